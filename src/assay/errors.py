@@ -1,0 +1,80 @@
+"""One exception tree, mapped onto the documented exit codes.
+
+Exit 1 ("a check failed") is not an exception: it is computed from results.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from assay.ir.origin import Origin
+
+
+class AssayError(Exception):
+    """Base of every error assay raises on purpose; carries a stable ``code``."""
+
+    exit_code: ClassVar[int] = 3
+    code: ClassVar[str] = "ASSAY_ERROR"
+
+    def __init__(self, message: str, origin: Origin | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.origin = origin
+        self.hint = hint
+
+    def __str__(self) -> str:
+        where = f"{self.origin}: " if self.origin is not None else ""
+        hint = f"\n  hint: {self.hint}" if self.hint else ""
+        return f"{where}{self.message}{hint}"
+
+
+class ConfigError(AssayError, ValueError):
+    """The config or the command line is wrong; nothing ran (exit 2)."""
+
+    exit_code = 2
+    code = "CONFIG_INVALID"
+
+
+class ThresholdSyntaxError(ConfigError):
+    """A threshold, tolerance or template string does not parse."""
+
+    code = "SYNTAX"
+
+
+class VariableError(ConfigError):
+    """A variable is unknown or cannot be resolved."""
+
+    code = "VARIABLE"
+
+
+class PreflightError(ConfigError):
+    """A rule does not fit the table's schema (missing column, wrong type)."""
+
+    code = "PREFLIGHT"
+
+
+class ConfigErrors(ConfigError):
+    """Several config errors found in one pass, reported together."""
+
+    code = "CONFIG_INVALID"
+
+    def __init__(self, errors: list[ConfigError]):
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
+
+
+class SparkFailure(AssayError):
+    """Spark or the environment failed (exit 3): unreachable server, Java missing,
+    a query Spark rejected at run time."""
+
+    exit_code = 3
+    code = "SPARK_FAILED"
+
+
+class EnvironmentFailure(SparkFailure):
+    """The machine cannot run Spark (no Java, Java too old, no free port)."""
+
+    code = "ENVIRONMENT"

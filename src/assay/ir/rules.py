@@ -1,0 +1,163 @@
+"""Rules: *what* is checked (a check) and *how* a failure counts (level), with origin.
+
+The split follows deequ: a check says what must be measured, :mod:`assay.evaluate`
+judges the measured values. Every dialect front end produces these same types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from assay.ir.expr import Expr
+from assay.ir.origin import Origin
+from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
+
+Level = Literal["error", "warn"]
+"""What a failing rule counts as: ``error`` fails the run, ``warn`` only reports."""
+
+TypeFamily = Literal["string", "numeric", "orderable", "temporal", "boolean", "any"]
+"""The kind of column a rule can work on (checked against the schema before any scan)."""
+
+ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
+GroupStat = Literal["distinct_count", "duplicate_count", "duplicate_percent", "uniqueness"]
+
+
+# --- metrics: a number measured over the whole table -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RowCountMetric:
+    """Rows in the table (after its filter)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnMetric:
+    """An aggregate of one column: min, max, avg, sum, stddev (sample). Nulls are ignored."""
+
+    fn: ColumnFn
+    column: str
+
+
+@dataclass(frozen=True, slots=True)
+class CountMetric:
+    """Rows for which ``counted`` is true (``missing_count``, ``invalid_count``); with
+    ``percent``, as a percentage (0-100) of the row count.
+
+    These count rows, so a failure can show sample rows like a row-level rule.
+    """
+
+    counted: Expr
+    percent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMetric:
+    """A statistic of the groups of equal values of ``columns`` (rows with a null in any of
+    them are ignored): ``distinct_count`` groups, ``duplicate_count`` rows that share their
+    value with another row, ``duplicate_percent`` those as a percentage of the rows
+    considered, ``uniqueness`` the fraction (0-1) of rows whose value occurs exactly once.
+    """
+
+    columns: tuple[str, ...]
+    stat: GroupStat
+
+
+@dataclass(frozen=True, slots=True)
+class FreshnessMetric:
+    """Seconds from the newest value of a date/timestamp column to now (server clock)."""
+
+    column: str
+
+
+Metric = RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RowCheck:
+    """Every row passes or fails: ``failing`` is true exactly for a failing row (never null).
+
+    Passes when the failing-row count is within ``tolerance``.
+    """
+
+    failing: Expr
+    tolerance: Tolerance = ZERO_TOLERANCE
+
+
+@dataclass(frozen=True, slots=True)
+class UniqueCheck:
+    """No two rows share a value of ``columns``; failing rows are all rows whose value is
+    shared (rows with a null in any key column are ignored, as in SQL ``UNIQUE``).
+    """
+
+    columns: tuple[str, ...]
+    tolerance: Tolerance = ZERO_TOLERANCE
+
+
+@dataclass(frozen=True, slots=True)
+class MetricCheck:
+    """A measured number judged by ``must`` (fail when violated) and an optional ``warn``
+    (severity warn when ``must`` holds but ``warn`` does not).
+    """
+
+    metric: Metric
+    must: Threshold
+    warn: Threshold | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaCheck:
+    """The table's schema: columns that must exist, must not exist, and expected types
+    (``types`` pairs a column with a Spark type name, aliases already normalised).
+    """
+
+    required: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    types: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SqlCheck:
+    """A SQL query over the temp view ``_validation_df``.
+
+    ``boolean``: the query returns one row with one boolean, true means pass.
+    ``failed_rows``: the query returns the offending rows; their number is the failed count.
+    """
+
+    query: str
+    mode: Literal["boolean", "failed_rows"] = "boolean"
+
+
+Check = RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One configured check, as it appears in results.
+
+    ``kind`` is the canonical rule type (``not_null``, ``range``...), ``columns`` the
+    columns it is about (shown in results and in sample rows), ``requires`` the column
+    kinds it needs (validated against the schema before any scan), ``threshold`` the
+    threshold text as the user wrote it.
+    """
+
+    kind: str
+    check: Check
+    origin: Origin
+    columns: tuple[str, ...] = ()
+    name: str | None = None
+    level: Level = "error"
+    threshold: str | None = None
+    requires: tuple[tuple[str, TypeFamily], ...] = ()
+    code: str | None = None
+    params: tuple[tuple[str, object], ...] = field(default=(), compare=False)
+
+    @property
+    def is_row_level(self) -> bool:
+        """Whether a failure can be explained by sample rows (the detail pass)."""
+        if isinstance(self.check, (RowCheck, UniqueCheck)):
+            return True
+        return isinstance(self.check, MetricCheck) and isinstance(self.check.metric, CountMetric)

@@ -1,0 +1,145 @@
+"""Judgement values: thresholds (`must_be`/`warn` DSL) and error tolerances.
+
+A threshold never becomes a Spark expression: the measure produces a number and
+:func:`Threshold.holds` decides on the client. Numbers are ``Decimal`` so bounds
+compare exactly (``= 0.3`` means 0.3, not the nearest double).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import Enum
+from typing import Literal
+
+Unit = Literal["number", "percent", "seconds"]
+
+
+class Op(Enum):
+    """A comparison operator of the threshold DSL."""
+
+    LT = "<"
+    LE = "<="
+    EQ = "="
+    NE = "!="
+    GE = ">="
+    GT = ">"
+
+    def apply(self, left: Decimal, right: Decimal) -> bool:
+        """``left <op> right``."""
+        return _APPLY[self](left, right)
+
+
+_APPLY = {
+    Op.LT: lambda a, b: a < b,
+    Op.LE: lambda a, b: a <= b,
+    Op.EQ: lambda a, b: a == b,
+    Op.NE: lambda a, b: a != b,
+    Op.GE: lambda a, b: a >= b,
+    Op.GT: lambda a, b: a > b,
+}
+
+
+def to_decimal(value: int | float | Decimal) -> Decimal | None:
+    """A measured value as an exact ``Decimal``; ``None`` for NaN (never satisfies a bound).
+
+    Floats go through ``repr`` so ``0.1 + 0.2`` stays ``0.30000000000000004``.
+
+    >>> to_decimal(3), to_decimal(0.5), to_decimal(float("nan"))
+    (Decimal('3'), Decimal('0.5'), None)
+    """
+    if isinstance(value, bool):
+        return Decimal(int(value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return Decimal("Infinity") if value > 0 else Decimal("-Infinity")
+        return Decimal(repr(value))
+    return Decimal(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """``<op> value``, e.g. ``< 5%`` or ``<= 2h`` (durations are stored in seconds).
+
+    >>> Comparison(Op.LT, Decimal(5), "< 5").holds(4)
+    True
+    """
+
+    op: Op
+    value: Decimal
+    text: str
+    unit: Unit = "number"
+
+    def holds(self, measured: int | float | Decimal) -> bool:
+        """Whether the measured value satisfies this threshold."""
+        m = to_decimal(measured)
+        return m is not None and self.op.apply(m, self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Between:
+    """``between low and high`` (inclusive both ends unless said otherwise); ``negate`` for
+    ``not between``.
+
+    >>> Between(Decimal(10), Decimal(20), "between 10 and 20").holds(20)
+    True
+    >>> Between(Decimal(1), Decimal(2), "not between 1 and 2", negate=True).holds(1.5)
+    False
+    """
+
+    low: Decimal | None
+    high: Decimal | None
+    text: str
+    negate: bool = False
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    unit: Unit = "number"
+
+    def holds(self, measured: int | float | Decimal) -> bool:
+        """Whether the measured value satisfies this threshold."""
+        m = to_decimal(measured)
+        if m is None:
+            return False
+        inside = True
+        if self.low is not None:
+            inside = m >= self.low if self.low_inclusive else m > self.low
+        if inside and self.high is not None:
+            inside = m <= self.high if self.high_inclusive else m < self.high
+        return inside != self.negate
+
+
+Threshold = Comparison | Between
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerance:
+    """How many failing rows a row-level rule may have (data-validator ``threshold``).
+
+    ``absolute``: at most ``value`` rows; ``fraction``: at most ``value * row_count`` rows
+    (``0.25`` and ``25%`` both parse to the fraction 0.25).
+
+    >>> Tolerance("fraction", Decimal("0.25"), "25%").allowed(100)
+    Decimal('25.00')
+    >>> Tolerance("absolute", Decimal(3), "3").passes(3, 10)
+    True
+    """
+
+    kind: Literal["absolute", "fraction"]
+    value: Decimal
+    text: str
+
+    def allowed(self, row_count: int) -> Decimal:
+        """The largest failing-row count that still passes."""
+        if self.kind == "absolute":
+            return self.value
+        return self.value * row_count
+
+    def passes(self, failed_count: int, row_count: int) -> bool:
+        """Whether ``failed_count`` failing rows are within the tolerance."""
+        return Decimal(failed_count) <= self.allowed(row_count)
+
+
+ZERO_TOLERANCE = Tolerance("absolute", Decimal(0), "0")
