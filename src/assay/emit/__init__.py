@@ -1,0 +1,1 @@
+"""Emission: plan IR -> Spark Connect DataFrames (the only place plans meet pyspark)."""

@@ -1,0 +1,155 @@
+"""Running a suite: preflight every table, then run tables concurrently.
+
+The only module that triggers Spark actions. Per table it submits the aggregate plan,
+the SQL plan (when the table has SQL rules) and, only when a row-level rule failed,
+the detail plan; it counts what it submits.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from pyspark.sql.connect.session import SparkSession
+
+from assay.emit import spark as emit
+from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.ir.suite import Suite
+from assay.planner import plan_table
+from assay.planner.plan import TablePlan
+from assay.preflight import check_table
+from assay.report.events import Event, RunSummary, TableFinished
+from assay.executor.spark_errors import to_assay_error
+from assay.executor.table import Prepared, TableOutcome, run_table
+
+Sink = Callable[[Event], None]
+
+
+@dataclass
+class Progress:
+    """Progress lines on stderr (a no-op unless enabled)."""
+
+    enabled: bool = False
+    write: Callable[[str], None] = field(default=lambda line: None)
+
+    def note(self, line: str) -> None:
+        if self.enabled:
+            self.write(line)
+
+
+def run_suite(
+    suite: Suite,
+    spark: SparkSession,
+    sink: Sink,
+    *,
+    concurrency: int = 4,
+    run_id: str | None = None,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Run every table of ``suite``; stream events to ``sink``; return the summary.
+
+    Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
+    """
+    run_id = run_id or uuid.uuid4().hex[:12]
+    progress = progress or Progress()
+    start = time.monotonic()
+    plans = [plan_table(t) for t in suite.tables]
+    workers = max(1, min(concurrency, len(plans)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
+        prepared = list(pool.map(lambda p: prepare(spark, p), plans))
+        problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
+        failures = [p for p in prepared if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)]
+        if problems:
+            raise ConfigErrors(problems)
+        if failures:
+            raise failures[0]
+        outcomes = list(
+            pool.map(lambda p: _run_one(spark, p, run_id, sink, progress), prepared)  # type: ignore[arg-type]
+        )
+    summary = _summary(run_id, outcomes, start)
+    sink(summary)
+    return summary
+
+
+def prepare(spark: SparkSession, plan: TablePlan) -> Prepared | AssayError:
+    """Read the schema (one analysis RPC, no scan) and check every rule against it."""
+    table = plan.table
+    try:
+        df = emit.source_frame(spark, table.source, table.filter)
+        struct = df.schema
+    except Exception as exc:  # noqa: BLE001 - classified below
+        return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
+    schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
+    keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
+    problems = check_table(table, schema, keys)
+    prepared = Prepared(plan, df, schema, keys)
+    if plan.sql is not None and not problems:
+        problems += _prepare_sql(spark, prepared)
+    return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]
+
+
+def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
+    """Bind ``_validation_df`` and analyze the SQL batch (no execution); on failure,
+    analyze each query alone so the error names the rule at fault."""
+    table = prepared.plan.table
+    text = emit.source_sql(table.source, table.filter)
+    if text is None:
+        # A path read with options has no SQL form: register a temp view (one command).
+        view = f"_assay_{uuid.uuid4().hex[:12]}"
+        prepared.df.createOrReplaceTempView(view)
+        prepared.setup_plans = 1
+        text = f"SELECT * FROM {view}"
+    prepared.validation_sql = text
+    assert prepared.plan.sql is not None
+    try:
+        spark.sql(emit.sql_text(prepared.plan.sql, text)).schema
+        return []
+    except Exception:  # noqa: BLE001 - re-analyzed per rule below
+        pass
+    errors: list[ConfigError] = []
+    for query in prepared.plan.sql.queries:
+        rule = table.rules[query.rule_index]
+        try:
+            spark.sql(emit.single_sql_text(query.check.query, query.check.mode, text)).schema
+        except Exception as exc:  # noqa: BLE001
+            err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin)
+            errors.append(err if isinstance(err, ConfigError) else ConfigError(err.message, origin=rule.origin))
+    return errors or [ConfigError("the SQL rules of this table fail together", origin=table.origin)]
+
+
+def _run_one(spark: SparkSession, prepared: Prepared, run_id: str, sink: Sink, progress: Progress) -> TableOutcome:
+    table = prepared.plan.table
+    progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
+    outcome = run_table(spark, prepared, run_id)
+    for event in outcome.events:
+        sink(event)
+    sink(outcome.finished)
+    f = outcome.finished
+    state = "error" if f.error else ("passed" if f.passed else f"{f.failed} failed")
+    progress.note(f"assay: {table.name}: {state} ({f.spark_plans} spark plans, {f.elapsed_ms} ms)")
+    return outcome
+
+
+def _summary(run_id: str, outcomes: list[TableOutcome], start: float) -> RunSummary:
+    tables = [o.finished for o in outcomes]
+    errors = sum(t.errors for t in tables) + sum(1 for t in tables if t.error)
+    failed = sum(t.failed for t in tables)
+    exit_code = 3 if errors else (1 if failed else 0)
+    return RunSummary(
+        run_id=run_id,
+        tables=len(tables),
+        rules=sum(t.rules for t in tables),
+        failed=failed,
+        warned=sum(t.warned for t in tables),
+        errors=errors,
+        spark_plans=sum(t.spark_plans for t in tables),
+        elapsed_ms=int((time.monotonic() - start) * 1000),
+        exit_code=exit_code,
+        failed_tables=tuple(t.table for t in tables if not t.passed),
+    )
+
+
+__all__ = ["Prepared", "Progress", "prepare", "run_suite"]

@@ -1,0 +1,56 @@
+"""Spark exceptions -> short messages and assay errors a user can act on."""
+
+from __future__ import annotations
+
+import re
+
+from assay.errors import AssayError, ConfigError, SparkFailure
+from assay.ir.origin import Origin
+
+# Analysis errors caused by the data not being there: the environment, not the config.
+_MISSING_DATA = ("TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "SCHEMA_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA")
+_TOKEN = re.compile(r"(token=)[^;&\s'\"]+")
+
+
+def condition_of(exc: BaseException) -> str | None:
+    """The Spark error condition (``TABLE_OR_VIEW_NOT_FOUND``...) when there is one."""
+    get = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    try:
+        return get() if callable(get) else None
+    except Exception:  # noqa: BLE001 - a broken error object must not hide the real error
+        return None
+
+
+def spark_message(exc: BaseException, max_lines: int = 12) -> str:
+    """The useful part of a Spark error: no JVM stack trace, no gRPC debug string, tokens
+    redacted, at most ``max_lines`` lines."""
+    text = str(exc)
+    for marker in ("\n\nJVM stacktrace:", "\nJVM stacktrace:", "\n\tdebug_error_string"):
+        text = text.split(marker)[0]
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    text = "\n".join(lines[:max_lines])
+    return _TOKEN.sub(r"\1***", text)
+
+
+def is_analysis_error(exc: BaseException) -> bool:
+    """Whether Spark rejected the query itself (bad SQL, unknown column), not the run."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return bool(names & {"AnalysisException", "ParseException"})
+
+
+def to_assay_error(exc: BaseException, what: str, origin: Origin | None) -> AssayError:
+    """Classify a Spark exception raised while doing ``what``.
+
+    Analysis errors in config text (bad SQL, unknown columns) are config errors (exit 2);
+    missing data and everything that failed while running are Spark failures (exit 3).
+    """
+    if isinstance(exc, AssayError):
+        return exc
+    condition = condition_of(exc)
+    message = f"{what}: {spark_message(exc)}"
+    if is_analysis_error(exc) and not (condition and condition.startswith(_MISSING_DATA)):
+        return ConfigError(message, origin=origin)
+    hint = None
+    if condition and condition.startswith(_MISSING_DATA):
+        hint = "check that the table or path exists and is readable by the Spark server"
+    return SparkFailure(message, origin=origin, hint=hint)

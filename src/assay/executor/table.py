@@ -1,0 +1,172 @@
+"""One table's run: aggregate plan, SQL plan, verdicts, then the detail plan if needed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from pyspark.sql.connect.dataframe import DataFrame
+from pyspark.sql.connect.session import SparkSession
+
+from assay.emit import spark as emit
+from assay.evaluate import Outcome, judge, judge_schema, judge_sql
+from assay.executor.spark_errors import spark_message
+from assay.ir.rules import Rule, SchemaCheck, SqlCheck
+from assay.planner import plan_detail
+from assay.planner.measures import GROUP_OUTPUTS, GroupStats, Measure, RowCount
+from assay.planner.plan import TablePlan
+from assay.report.events import RuleResult, TableFinished
+
+
+@dataclass
+class Prepared:
+    """A table ready to run: its plan, lazy DataFrame, schema and resolved keys."""
+
+    plan: TablePlan
+    df: DataFrame
+    schema: list[tuple[str, str]]
+    keys: tuple[str, ...]
+    validation_sql: str | None = None
+    setup_plans: int = 0
+
+
+@dataclass
+class TableOutcome:
+    """The events of one table, in config order, and its totals."""
+
+    events: list[RuleResult]
+    finished: TableFinished
+
+
+def run_table(spark: SparkSession, prepared: Prepared, run_id: str) -> TableOutcome:
+    """Run one prepared table; a Spark failure becomes an ``error`` result per rule."""
+    start = time.monotonic()
+    counter = [prepared.setup_plans]
+    table = prepared.plan.table
+    try:
+        outcomes, row_count = _verdicts(spark, prepared, counter)
+        samples = _samples(prepared, outcomes, counter)
+        error = None
+    except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3
+        error = spark_message(exc)
+        outcomes = [Outcome("error", None, None, f"not evaluated: {error}") for _ in table.rules]
+        row_count, samples = None, {}
+    elapsed = int((time.monotonic() - start) * 1000)
+    events = [
+        _result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
+        for i, rule in enumerate(table.rules)
+    ]
+    finished = TableFinished(
+        run_id=run_id,
+        table=table.name,
+        origin=table.origin,
+        row_count=row_count,
+        rules=len(table.rules),
+        failed=sum(o.severity == "fail" for o in outcomes),
+        warned=sum(o.severity == "warn" for o in outcomes),
+        errors=sum(o.severity == "error" for o in outcomes) if error is None else 0,
+        spark_plans=counter[0],
+        elapsed_ms=elapsed,
+        error=error,
+    )
+    return TableOutcome(events, finished)
+
+
+def _verdicts(spark: SparkSession, prepared: Prepared, counter: list[int]) -> tuple[list[Outcome], int | None]:
+    plan = prepared.plan
+    values = _aggregate_values(prepared, counter)
+    sql_values = _sql_values(spark, prepared, counter)
+    outcomes: list[Outcome] = []
+    for index, rule in enumerate(plan.table.rules):
+        if isinstance(rule.check, SchemaCheck):
+            outcomes.append(judge_schema(rule, prepared.schema))
+        elif isinstance(rule.check, SqlCheck):
+            n, value = sql_values[index]
+            outcomes.append(judge_sql(rule, n, value))
+        else:
+            outcomes.append(judge(rule, values))
+    row_count = values.get(RowCount())
+    return outcomes, int(row_count) if row_count is not None else None  # type: ignore[arg-type]
+
+
+def _aggregate_values(prepared: Prepared, counter: list[int]) -> dict[Measure, object]:
+    aggregate = prepared.plan.aggregate
+    if aggregate is None:
+        return {}
+    row = emit.aggregate_frame(prepared.df, aggregate).collect()[0].asDict()
+    counter[0] += 1
+    values: dict[Measure, object] = {}
+    for slot in aggregate.slots:
+        if isinstance(slot.measure, GroupStats):
+            values[slot.measure] = {k: row[f"{slot.name}_{k}"] for k in GROUP_OUTPUTS}
+        else:
+            values[slot.measure] = row[slot.name]
+    return values
+
+
+def _sql_values(spark: SparkSession, prepared: Prepared, counter: list[int]) -> dict[int, tuple[int, Any]]:
+    sql = prepared.plan.sql
+    if sql is None:
+        return {}
+    assert prepared.validation_sql is not None
+    row = spark.sql(emit.sql_text(sql, prepared.validation_sql)).collect()[0].asDict()
+    counter[0] += 1
+    found: dict[int, tuple[int, Any]] = {}
+    for q in sql.queries:
+        value = row[q.name]
+        if q.check.mode == "failed_rows":
+            found[q.rule_index] = (1, value)
+        else:
+            found[q.rule_index] = (int(value["n"]), value["v"])
+    return found
+
+
+def _samples(prepared: Prepared, outcomes: list[Outcome], counter: list[int]) -> dict[int, list[dict[str, Any]]]:
+    failed = {
+        i
+        for i, (rule, o) in enumerate(zip(prepared.plan.table.rules, outcomes, strict=True))
+        if rule.is_row_level and o.severity in ("fail", "warn") and (o.failed_count or 0) > 0
+    }
+    detail = plan_detail(prepared.plan, failed, prepared.keys) if failed else None
+    if detail is None:
+        return {}
+    rows = emit.detail_frame(prepared.df, detail).collect()
+    counter[0] += 1
+    samples: dict[int, list[dict[str, Any]]] = {i: [] for i in failed}
+    for row in rows:
+        samples.setdefault(int(row["_assay_rule"]), []).append(orjson.loads(row["_assay_row"]))
+    return samples
+
+
+def _result(
+    run_id: str,
+    table: str,
+    index: int,
+    rule: Rule,
+    outcome: Outcome,
+    row_count: int | None,
+    samples: list[Mapping[str, Any]] | None,
+    elapsed_ms: int,
+) -> RuleResult:
+    return RuleResult(
+        run_id=run_id,
+        table=table,
+        rule_index=index,
+        rule_type=rule.kind,
+        rule_name=rule.name,
+        columns=rule.columns,
+        code=rule.code,
+        passed=outcome.passed,
+        severity=outcome.severity,
+        failed_count=outcome.failed_count,
+        row_count=row_count,
+        metric_value=outcome.metric_value,
+        threshold=rule.threshold,
+        message=outcome.message,
+        samples=tuple(dict(s) for s in samples) if samples is not None else None,
+        origin=rule.origin,
+        elapsed_ms=elapsed_ms,
+    )

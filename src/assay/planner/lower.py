@@ -1,0 +1,118 @@
+"""Lowering: a table's rules -> :class:`TablePlan` (pure, deterministic)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+from assay.ir.rules import CountMetric, MetricCheck, RowCheck, Rule, SchemaCheck, SqlCheck, UniqueCheck
+from assay.ir.suite import Table
+from assay.planner.measures import (
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Measure,
+    RowCount,
+    ServerNow,
+    measures_of,
+)
+from assay.planner.plan import (
+    AggregatePlan,
+    DetailEntry,
+    DetailPlan,
+    GroupAggregate,
+    ScanAggregate,
+    Slot,
+    SqlPlan,
+    SqlQuery,
+    TablePlan,
+)
+
+
+def plan_table(table: Table) -> TablePlan:
+    """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
+
+    Equal measures requested by several rules share one slot; slot names come from the
+    order in which rules first ask for them, so the plan is stable across runs.
+    """
+    slots = _slots(table.rules)
+    scans = tuple(s for s in slots if not isinstance(s.measure, GroupStats))
+    groups = tuple(
+        GroupAggregate(s.measure.columns, s) for s in slots if isinstance(s.measure, GroupStats)
+    )
+    aggregate = AggregatePlan((ScanAggregate(scans),) if scans else (), groups) if slots else None
+    return TablePlan(
+        table=table,
+        aggregate=aggregate,
+        sql=_sql_plan(table.rules),
+        detail=_detail_template(table),
+        schema_rules=tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)),
+    )
+
+
+def plan_detail(plan: TablePlan, failed: Collection[int], keys: tuple[str, ...]) -> DetailPlan | None:
+    """The detail plan for the rules in ``failed`` (None when none of them is row-level)."""
+    if plan.detail is None:
+        return None
+    entries = tuple(
+        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group)
+        for e in plan.detail.entries
+        if e.rule_index in failed
+    )
+    if not entries:
+        return None
+    return DetailPlan(entries, keys, plan.detail.sample_size)
+
+
+def _slots(rules: Iterable[Rule]) -> tuple[Slot, ...]:
+    users: dict[Measure, list[int]] = {}
+    for index, rule in enumerate(rules):
+        for measure in measures_of(rule):
+            users.setdefault(measure, []).append(index)
+    return tuple(
+        Slot(f"m{n:03d}_{_suffix(m)}", m, tuple(dict.fromkeys(idx)))
+        for n, (m, idx) in enumerate(users.items())
+    )
+
+
+def _suffix(measure: Measure) -> str:
+    if isinstance(measure, RowCount):
+        return "rows"
+    if isinstance(measure, CountIf):
+        return "count"
+    if isinstance(measure, ColumnAgg):
+        return measure.fn
+    if isinstance(measure, ServerNow):
+        return "now"
+    return "groups"
+
+
+def _sql_plan(rules: tuple[Rule, ...]) -> SqlPlan | None:
+    sql_rules = [(i, r.check) for i, r in enumerate(rules) if isinstance(r.check, SqlCheck)]
+    queries = tuple(SqlQuery(f"q{n:03d}", i, check) for n, (i, check) in enumerate(sql_rules))
+    return SqlPlan(queries) if queries else None
+
+
+def _detail_template(table: Table) -> DetailPlan | None:
+    if not table.detail or table.sample_size <= 0:
+        return None
+    entries = tuple(
+        entry
+        for index, rule in enumerate(table.rules)
+        if (entry := _detail_entry(index, rule)) is not None
+    )
+    return DetailPlan(entries, table.keys, table.sample_size) if entries else None
+
+
+def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
+    check = rule.check
+    if isinstance(check, RowCheck):
+        return DetailEntry(index, rule.columns, predicate=check.failing)
+    if isinstance(check, UniqueCheck):
+        return DetailEntry(index, rule.columns, group=check.columns)
+    if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
+        return DetailEntry(index, rule.columns, predicate=check.metric.counted)
+    return None
+
+
+def _with_keys(keys: tuple[str, ...], columns: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(keys + columns))

@@ -1,0 +1,116 @@
+"""The plan IR: what one table's run submits to Spark, as frozen data.
+
+A :class:`TablePlan` has at most one :class:`AggregatePlan` (one Spark plan: every scan
+aggregate and group-by aggregate cross-joined into a single row), at most one
+:class:`SqlPlan` (every SQL rule of the table as one query), and a :class:`DetailPlan`
+template used only when a row-level rule fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay.ir.expr import Expr
+from assay.ir.rules import SqlCheck
+from assay.ir.suite import Table
+from assay.planner.measures import Measure
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One measure computed once, under an output name derived from its position."""
+
+    name: str
+    measure: Measure
+    rules: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanAggregate:
+    """``df.agg(...)`` over the table: one output column per slot."""
+
+    slots: tuple[Slot, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupAggregate:
+    """``df.groupBy(columns).count()`` then one row of group statistics."""
+
+    columns: tuple[str, ...]
+    slot: Slot
+
+
+@dataclass(frozen=True, slots=True)
+class AggregatePlan:
+    """All aggregates of a table, cross-joined into ONE single-row Spark plan."""
+
+    scans: tuple[ScanAggregate, ...]
+    groups: tuple[GroupAggregate, ...]
+
+    @property
+    def slots(self) -> tuple[Slot, ...]:
+        """Every slot, scans first."""
+        return tuple(s for scan in self.scans for s in scan.slots) + tuple(
+            g.slot for g in self.groups
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SqlQuery:
+    """One SQL rule inside the table's SQL plan."""
+
+    name: str
+    rule_index: int
+    check: SqlCheck
+
+
+@dataclass(frozen=True, slots=True)
+class SqlPlan:
+    """Every SQL rule of a table, evaluated as one query (one Spark plan)."""
+
+    queries: tuple[SqlQuery, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DetailEntry:
+    """Sample rows for one rule: rows where ``predicate`` is true, or rows whose
+    ``group`` value is shared by another row (uniqueness)."""
+
+    rule_index: int
+    columns: tuple[str, ...]
+    predicate: Expr | None = None
+    group: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DetailPlan:
+    """Up to ``sample_size`` failing rows per entry, with ``keys``, in one Spark plan."""
+
+    entries: tuple[DetailEntry, ...]
+    keys: tuple[str, ...]
+    sample_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlan:
+    """Everything a table's run may submit; ``detail`` lists every row-level rule (the
+    executor narrows it to the rules that failed)."""
+
+    table: Table
+    aggregate: AggregatePlan | None
+    sql: SqlPlan | None
+    detail: DetailPlan | None
+    schema_rules: tuple[int, ...]
+
+    @property
+    def base_plans(self) -> int:
+        """Spark plans submitted when every rule passes."""
+        return int(self.aggregate is not None) + int(self.sql is not None)
+
+    def slot_of(self, measure: Measure) -> Slot:
+        """The slot computing ``measure``."""
+        assert self.aggregate is not None
+        for slot in self.aggregate.slots:
+            if slot.measure == measure:
+                return slot
+        raise KeyError(measure)

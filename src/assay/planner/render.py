@@ -1,0 +1,191 @@
+"""Stable text forms of expressions and plans (``assay explain``, golden tests)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+
+from assay.ir.expr import (
+    And,
+    Coalesce,
+    Col,
+    Compare,
+    Expr,
+    InSet,
+    IsNaN,
+    IsNull,
+    Length,
+    Lit,
+    Matches,
+    Not,
+    Or,
+    Scalar,
+    Sql,
+)
+from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource
+from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount, ServerNow
+from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
+
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quote(name: str) -> str:
+    """A column name as SQL: bare when simple, else backticked.
+
+    >>> quote("id"), quote("order id")
+    ('id', '`order id`')
+    """
+    return name if _SIMPLE.fullmatch(name) else "`" + name.replace("`", "``") + "`"
+
+
+def literal(value: Scalar) -> str:
+    """A literal as SQL text.
+
+    >>> literal("it's"), literal(True), literal(dt.date(2024, 1, 2))
+    ("'it\\\\'s'", 'TRUE', "DATE '2024-01-02'")
+    """
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    if isinstance(value, dt.datetime):
+        return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def render_expr(expr: Expr) -> str:
+    """An expression as readable SQL.
+
+    >>> from assay.ir import Op
+    >>> render_expr(Or((IsNull(Col("a")), Compare(Op.GT, Col("a"), Lit(5)))))
+    '(a IS NULL OR a > 5)'
+    """
+    if isinstance(expr, Col):
+        return quote(expr.name)
+    if isinstance(expr, Lit):
+        return literal(expr.value)
+    if isinstance(expr, Compare):
+        return f"{render_expr(expr.left)} {expr.op.value} {render_expr(expr.right)}"
+    if isinstance(expr, (And, Or)):
+        word = " AND " if isinstance(expr, And) else " OR "
+        return "(" + word.join(render_expr(i) for i in expr.items) + ")"
+    if isinstance(expr, Coalesce):
+        return "coalesce(" + ", ".join(render_expr(i) for i in expr.items) + ")"
+    return _render_unary(expr)
+
+
+def _render_unary(expr: Expr) -> str:
+    if isinstance(expr, Not):
+        return f"NOT {render_expr(expr.item)}"
+    if isinstance(expr, IsNull):
+        return f"{render_expr(expr.item)} IS NULL"
+    if isinstance(expr, IsNaN):
+        return f"isnan({render_expr(expr.item)})"
+    if isinstance(expr, InSet):
+        return f"{render_expr(expr.item)} IN ({', '.join(literal(v) for v in expr.values)})"
+    if isinstance(expr, Matches):
+        return f"{render_expr(expr.item)} RLIKE {literal(expr.pattern)}"
+    if isinstance(expr, Length):
+        return f"length({render_expr(expr.item)})"
+    if isinstance(expr, Sql):
+        return f"({expr.text})"
+    raise TypeError(f"cannot render {type(expr).__name__}")
+
+
+def render_measure(measure: Measure) -> str:
+    """A measure as the aggregate it computes."""
+    if isinstance(measure, RowCount):
+        return "count(*)"
+    if isinstance(measure, CountIf):
+        return f"count_if({render_expr(measure.predicate)})"
+    if isinstance(measure, ColumnAgg):
+        fn = "stddev_samp" if measure.fn == "stddev" else measure.fn
+        return f"{fn}({quote(measure.column)})"
+    if isinstance(measure, ServerNow):
+        return "current_timestamp()"
+    if isinstance(measure, GroupStats):
+        return "groups, rows, dup_rows, unique_rows"
+    raise TypeError(f"cannot render {type(measure).__name__}")
+
+
+def render_source(source: Source) -> str:
+    """A one-line description of a table source."""
+    if isinstance(source, CatalogSource):
+        return f"table {source.table}"
+    if isinstance(source, SqlSource):
+        return "sql " + " ".join(source.query.split())
+    assert isinstance(source, PathSource)
+    options = "".join(f" {k}={v}" for k, v in source.options)
+    return f"{source.format} {', '.join(source.paths)}{options}"
+
+
+def render_plan(plan: TablePlan) -> str:
+    """The plan of one table as stable text (the golden form of ``assay explain``)."""
+    table = plan.table
+    lines = [f"table {table.name}  ({table.origin})", f"  source: {render_source(table.source)}"]
+    if table.filter:
+        lines.append(f"  filter: {table.filter}")
+    detail = " (+1 detail plan if a row-level rule fails)" if plan.detail else ""
+    lines.append(f"  spark plans: {plan.base_plans}{detail}")
+    if plan.aggregate is not None:
+        lines += _render_aggregate(plan.aggregate, plan)
+    if plan.sql is not None:
+        lines += _render_sql(plan.sql, plan)
+    if plan.schema_rules:
+        lines.append("  schema (no scan, read from the schema)")
+        lines += [f"    rules[{i}] {plan.table.rules[i].kind}" for i in plan.schema_rules]
+    if plan.detail is not None:
+        lines += _render_detail(plan.detail, plan)
+    return "\n".join(lines)
+
+
+def _rule_refs(indices: tuple[int, ...]) -> str:
+    return ", ".join(f"rules[{i}]" for i in indices)
+
+
+def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
+    parts = len(aggregate.scans) + len(aggregate.groups)
+    how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
+    lines = [f"  aggregate ({how})"]
+    for scan in aggregate.scans:
+        lines.append(f"    scan ({len(scan.slots)} outputs)")
+        width = max(len(s.name) for s in scan.slots)
+        lines += [
+            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_rule_refs(s.rules)}"
+            for s in scan.slots
+        ]
+    for group in aggregate.groups:
+        cols = ", ".join(quote(c) for c in group.columns)
+        lines.append(f"    group by ({cols}) where all keys are not null")
+        lines.append(
+            f"      {group.slot.name}  {render_measure(group.slot.measure)}"
+            f"  <- {_rule_refs(group.slot.rules)}"
+        )
+    return lines
+
+
+def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:
+    lines = [f"  sql ({len(sql.queries)} queries over _validation_df in one plan)"]
+    for q in sql.queries:
+        text = " ".join(q.check.query.split())
+        lines.append(f"    {q.name}  {q.check.mode}: {text}  <- rules[{q.rule_index}]")
+    return lines
+
+
+def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
+    keys = ", ".join(detail.keys) if detail.keys else "(from schema or none)"
+    lines = [
+        f"  detail (only if a row-level rule fails; up to {detail.sample_size} rows per rule;"
+        f" keys: {keys})"
+    ]
+    for e in detail.entries:
+        what = (
+            render_expr(e.predicate)
+            if e.predicate is not None
+            else f"value of ({', '.join(e.group or ())}) shared by another row"
+        )
+        lines.append(f"    rules[{e.rule_index}]  {what}")
+    return lines

@@ -1,0 +1,95 @@
+"""Rules against a table's schema, before any scan (pure: takes the schema as data).
+
+Every problem names the rule's config location. Column names resolve
+case-insensitively, as Spark resolves them by default.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from assay.errors import PreflightError
+from assay.ir.rules import Rule, TypeFamily
+from assay.ir.suite import Table
+
+Schema = Sequence[tuple[str, str]]
+"""``(column, Spark type string)`` pairs, e.g. ``("amount", "decimal(10,2)")``."""
+
+_NUMERIC = re.compile(r"(tinyint|smallint|int|bigint|float|double|decimal(\(\d+,\s*\d+\))?)$")
+_STRING = re.compile(r"(string|varchar\(\d+\)|char\(\d+\))$")
+_TEMPORAL = re.compile(r"(date|timestamp|timestamp_ntz|timestamp_ltz)$")
+
+
+def family_of(spark_type: str) -> set[TypeFamily]:
+    """The rule type families a Spark type belongs to.
+
+    >>> sorted(family_of("decimal(10,2)"))
+    ['any', 'numeric', 'orderable']
+    >>> sorted(family_of("varchar(5)"))
+    ['any', 'orderable', 'string']
+    """
+    t = spark_type.lower().strip()
+    families: set[TypeFamily] = {"any"}
+    if _NUMERIC.match(t):
+        families |= {"numeric", "orderable"}
+    elif _STRING.match(t):
+        families |= {"string", "orderable"}
+    elif _TEMPORAL.match(t):
+        families |= {"temporal", "orderable"}
+    elif t == "boolean":
+        families |= {"boolean", "orderable"}
+    return families
+
+
+_FAMILY_WORDS: dict[TypeFamily, str] = {
+    "string": "a string",
+    "numeric": "a number",
+    "orderable": "a number, string, date or timestamp",
+    "temporal": "a date or timestamp",
+    "boolean": "a boolean",
+    "any": "any type",
+}
+
+
+def check_table(table: Table, schema: Schema, keys: Sequence[str]) -> list[PreflightError]:
+    """Every mismatch between the table's rules (and keys) and its schema."""
+    types = {name.lower(): (name, kind) for name, kind in schema}
+    problems = [
+        _missing(key, types, table.origin.child("keys"), "key column")
+        for key in keys
+        if key.lower() not in types
+    ]
+    for rule in table.rules:
+        problems += check_rule(rule, types)
+    return problems
+
+
+def check_rule(rule: Rule, types: dict[str, tuple[str, str]]) -> list[PreflightError]:
+    """Problems of one rule: missing columns, then columns of the wrong kind."""
+    problems: list[PreflightError] = []
+    wanted = dict.fromkeys([*rule.columns, *(c for c, _ in rule.requires)])
+    if rule.kind == "schema":
+        return problems  # a schema rule reports missing columns as its own result
+    for column in wanted:
+        if column.lower() not in types:
+            problems.append(_missing(column, types, rule.origin, f"{rule.kind}: column"))
+    for column, family in rule.requires:
+        found = types.get(column.lower())
+        if found is not None and family not in family_of(found[1]):
+            problems.append(
+                PreflightError(
+                    f"{rule.kind}: column {found[0]} is {found[1]}, but this rule needs "
+                    f"{_FAMILY_WORDS[family]}",
+                    origin=rule.origin,
+                )
+            )
+    return problems
+
+
+def _missing(column: str, types: dict[str, tuple[str, str]], origin, what: str) -> PreflightError:
+    names = [name for name, _ in types.values()]
+    close = difflib.get_close_matches(column, names, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"columns: {', '.join(names[:20])}"
+    return PreflightError(f"{what} {column!r} does not exist in the table", origin=origin, hint=hint)

@@ -1,0 +1,1 @@
+"""Events (the JSON-lines contract) and their consumers."""

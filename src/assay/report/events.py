@@ -1,0 +1,166 @@
+"""The events ``assay run`` streams: one JSON object per line, documented in docs/events.md.
+
+Renaming or removing a field is a breaking change (bump ``SCHEMA_VERSION``); adding one
+is not. Numbers are JSON numbers; non-finite floats become ``null``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from assay.ir.origin import Origin
+
+SCHEMA_VERSION = 1
+
+
+def location(origin: Origin) -> dict[str, Any]:
+    """An origin as the ``location`` object of an event."""
+    return {"file": origin.file, "path": origin.path, "line": origin.line}
+
+
+def json_number(value: object) -> int | float | None:
+    """A measured number as a JSON-safe number (Decimal -> int/float, NaN/inf -> None)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    assert isinstance(value, (int, float))
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class RuleResult:
+    """The verdict on one rule (``event: "result"``)."""
+
+    run_id: str
+    table: str
+    rule_index: int
+    rule_type: str
+    rule_name: str | None
+    columns: tuple[str, ...]
+    code: str | None
+    passed: bool
+    severity: str
+    failed_count: int | None
+    row_count: int | None
+    metric_value: object
+    threshold: str | None
+    message: str
+    samples: tuple[dict[str, Any], ...] | None
+    origin: Origin
+    elapsed_ms: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this event."""
+        return {
+            "event": "result",
+            "schema_version": SCHEMA_VERSION,
+            "run_id": self.run_id,
+            "table": self.table,
+            "rule_index": self.rule_index,
+            "rule": {
+                "type": self.rule_type,
+                "name": self.rule_name,
+                "columns": list(self.columns),
+                "code": self.code,
+            },
+            "passed": self.passed,
+            "severity": self.severity,
+            "failed_count": self.failed_count,
+            "row_count": self.row_count,
+            "metric_value": json_number(self.metric_value),
+            "threshold": self.threshold,
+            "message": self.message,
+            "samples": list(self.samples) if self.samples is not None else None,
+            "location": location(self.origin),
+            "elapsed_ms": self.elapsed_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TableFinished:
+    """A table's totals, after all its results (``event: "table"``)."""
+
+    run_id: str
+    table: str
+    origin: Origin
+    row_count: int | None
+    rules: int
+    failed: int
+    warned: int
+    errors: int
+    spark_plans: int
+    elapsed_ms: int
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """No failed and no errored rule, and the table itself did not fail."""
+        return self.failed == 0 and self.errors == 0 and self.error is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this event."""
+        return {
+            "event": "table",
+            "schema_version": SCHEMA_VERSION,
+            "run_id": self.run_id,
+            "table": self.table,
+            "passed": self.passed,
+            "row_count": self.row_count,
+            "rules": self.rules,
+            "failed": self.failed,
+            "warned": self.warned,
+            "errors": self.errors,
+            "spark_plans": self.spark_plans,
+            "error": self.error,
+            "location": location(self.origin),
+            "elapsed_ms": self.elapsed_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """The last line of a run (``event: "summary"``)."""
+
+    run_id: str
+    tables: int
+    rules: int
+    failed: int
+    warned: int
+    errors: int
+    spark_plans: int
+    elapsed_ms: int
+    exit_code: int
+    failed_tables: tuple[str, ...] = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        """Exit code 0."""
+        return self.exit_code == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this event."""
+        return {
+            "event": "summary",
+            "schema_version": SCHEMA_VERSION,
+            "run_id": self.run_id,
+            "passed": self.passed,
+            "status": "PASS" if self.exit_code == 0 else ("FAIL" if self.exit_code == 1 else "ERROR"),
+            "exit_code": self.exit_code,
+            "tables": self.tables,
+            "rules": self.rules,
+            "failed": self.failed,
+            "warned": self.warned,
+            "errors": self.errors,
+            "spark_plans": self.spark_plans,
+            "failed_tables": list(self.failed_tables),
+            "elapsed_ms": self.elapsed_ms,
+        }
+
+
+Event = RuleResult | TableFinished | RunSummary
