@@ -64,7 +64,10 @@ def parse_yaml(text: str, file: str) -> Node | None:
         ConfigError: syntax errors (with line and column), unsafe tags, duplicate keys,
             non-string keys, resource limits.
     """
-    loader = _LimitedLoader(text, file)
+    try:
+        loader = _LimitedLoader(text, file)
+    except yaml.reader.ReaderError as e:
+        raise _reader_error(e, text, file) from None
     try:
         root = loader.get_single_node()
         if root is None:
@@ -73,10 +76,18 @@ def parse_yaml(text: str, file: str) -> Node | None:
         return _Builder(loader, file).build(root, Origin(file, "", _line(root)))
     except yaml.MarkedYAMLError as e:
         raise _syntax_error(e, file) from None
-    except yaml.YAMLError as e:  # ReaderError: bad characters, no mark
-        raise ConfigError(f"YAML syntax error: {e}", origin=Origin(file)) from None
+    except yaml.reader.ReaderError as e:
+        raise _reader_error(e, text, file) from None
     finally:
         loader.dispose()
+
+
+def _reader_error(e: yaml.reader.ReaderError, text: str, file: str) -> ConfigError:
+    line = text.count("\n", 0, e.position) + 1
+    column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+    char = e.character if isinstance(e.character, str) else chr(e.character)
+    return ConfigError(f"YAML syntax error at column {column}: character "
+                       f"U+{ord(char):04X} is not allowed", origin=Origin(file, "", line))
 
 
 def _syntax_error(e: yaml.MarkedYAMLError, file: str) -> ConfigError:

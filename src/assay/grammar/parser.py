@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 from copy import copy
 from decimal import Decimal
 from functools import cache, lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from lark import Lark, Token, Transformer, Tree, UnexpectedInput
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken, VisitError
@@ -29,11 +29,14 @@ from assay.grammar.transformers import (
 from assay.ir.origin import Origin
 from assay.ir.values import Threshold, Tolerance, to_decimal
 
+_T = TypeVar("_T")
+
 
 class _Syntax(NamedTuple):
     """How to report a parse error of one grammar: what it is, terminal names in words, a hint."""
 
     what: str
+    quoted: str  # the first line of the error when the text is short: ``{what}`` and ``{text}``
     words: dict[str, str]  # terminal name -> what users read; dict order is display order
     hint: str
 
@@ -42,10 +45,21 @@ _END = {"$END": "end of input"}
 
 _THRESHOLD = _Syntax(
     what="threshold",
+    quoted='invalid {what} "{text}"',
     words={
-        "LT": "<", "LE": "<=", "EQ": "=", "NE": "!=", "GE": ">=", "GT": ">",
-        "_BETWEEN": "between", "_NOT": "not between", "NUMBER": "a number",
-        "_PERCENT": "%", "DURATION": "a duration unit (s, m, h, d, w)", "_AND": "and", **_END,
+        "LT": "<",
+        "LE": "<=",
+        "EQ": "=",
+        "NE": "!=",
+        "GE": ">=",
+        "GT": ">",
+        "_BETWEEN": "between",
+        "_NOT": "not between",
+        "NUMBER": "a number",
+        "_PERCENT": "%",
+        "DURATION": "a duration unit (s, m, h, d, w)",
+        "_AND": "and",
+        **_END,
     },
     hint='write e.g. "> 0", "<= 10", "!= 0", "< 5%", "<= 2h" or "between 10 and 20"; '
     "numbers look like 5, -3 or 0.5",
@@ -53,12 +67,14 @@ _THRESHOLD = _Syntax(
 
 _TOLERANCE = _Syntax(
     what="tolerance",
+    quoted='invalid {what} "{text}"',
     words={"NUMBER": "a number", "_PERCENT": "%", **_END},
     hint='write a row count such as 10, a fraction such as 0.05, or a percentage such as "5%"',
 )
 
 _TEMPLATE = _Syntax(
-    what="variable reference in",
+    what="variable reference",
+    quoted='invalid {what} in "{text}"',
     words={"NAME": "a variable name (a letter, then letters, digits or _)", "_CLOSE": "}", **_END},
     hint='write ${name} or $name, and $$ for a literal "$"',
 )
@@ -82,7 +98,7 @@ def _template_lark() -> Lark:
 
 
 def parse_threshold(text: str | int | float, origin: Origin) -> Threshold:
-    """Parse a ``must_be``/``warn`` threshold such as ``"> 0"``, ``"< 5%"`` or ``"between 1 and 2"``.
+    """Parse a ``must_be``/``warn`` threshold such as ``> 0``, ``< 5%`` or ``between 1 and 2``.
 
     >>> from assay.ir.origin import UNKNOWN
     >>> parse_threshold("<= 2h", UNKNOWN)
@@ -92,7 +108,7 @@ def parse_threshold(text: str | int | float, origin: Origin) -> Threshold:
     >>> parse_threshold("not between 1% and 5%", UNKNOWN).holds(3)
     False
     """
-    source = _as_text(text, _THRESHOLD.what, origin).strip()
+    source = _as_text(text, _THRESHOLD, origin).strip()
     tree = _parse(_threshold_lark(), source, "threshold", _THRESHOLD, origin)
     return _transform(ThresholdTransformer(source, origin), tree)
 
@@ -110,7 +126,7 @@ def parse_tolerance(value: str | int | float, origin: Origin) -> Tolerance:
     >>> parse_tolerance(1000, UNKNOWN)
     Tolerance(kind='absolute', value=Decimal('1000'), text='1000')
     """
-    source = _as_text(value, _TOLERANCE.what, origin).strip()
+    source = _as_text(value, _TOLERANCE, origin).strip()
     tree = _parse(_threshold_lark(), source, "tolerance", _TOLERANCE, origin)
     return _transform(ToleranceTransformer(source, origin), tree)
 
@@ -133,7 +149,7 @@ def parse_template(text: str, origin: Origin) -> tuple[str | VarRef, ...]:
 
 
 def substitute(text: str, variables: Mapping[str, str], origin: Origin) -> str:
-    """Replace each variable reference by its value (values are inserted verbatim, never re-expanded).
+    """Replace variable references by their values (inserted verbatim, never re-expanded).
 
     >>> from assay.ir.origin import UNKNOWN
     >>> substitute("dt = '${day}' and price > $$1", {"day": "2024-01-01"}, UNKNOWN)
@@ -178,16 +194,16 @@ def _lookup(name: str, variables: Mapping[str, str], origin: Origin) -> str:
     raise VariableError(f'unknown variable "{name}"; {listed}', origin=origin, hint=hint)
 
 
-def _as_text(value: object, what: str, origin: Origin) -> str:
+def _as_text(value: object, syntax: _Syntax, origin: Origin) -> str:
     """A YAML scalar as threshold text: strings as they are, numbers in plain decimal notation."""
     if isinstance(value, str):
         return value
     numeric = isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
     if not numeric or (isinstance(value, float) and not math.isfinite(value)):
         raise ThresholdSyntaxError(
-            f"invalid {what} {value!r}: expected a number or a string",
+            f"invalid {syntax.what} {value!r}: expected a number or a string",
             origin=origin,
-            hint=_THRESHOLD.hint if what == _THRESHOLD.what else _TOLERANCE.hint,
+            hint=syntax.hint,
         )
     return format(to_decimal(value), "f")  # type: ignore[arg-type]  # finite: never None
 
@@ -200,7 +216,7 @@ def _parse(lark: Lark, text: str, start: str, syntax: _Syntax, origin: Origin) -
         raise _syntax_error(e, text, syntax, origin) from None
 
 
-def _transform(transformer: Transformer, tree: Tree):  # noqa: ANN202 - the transformer's type
+def _transform(transformer: Transformer[Token, _T], tree: Tree) -> _T:
     """Run a transformer, re-raising our own errors rather than lark's ``VisitError`` wrapper."""
     try:
         return transformer.transform(tree)
@@ -215,7 +231,7 @@ def _syntax_error(
 ) -> ThresholdSyntaxError:
     """The user-facing error: the text, a caret under the failing position, what was expected."""
     pos = _error_position(e, text)
-    message = "\n".join((_headline(text, pos, syntax.what), _pointer(text, pos), _expected(e, syntax)))
+    message = "\n".join((_headline(text, pos, syntax), _pointer(text, pos), _expected(e, syntax)))
     return ThresholdSyntaxError(message, origin=origin, hint=syntax.hint)
 
 
@@ -262,13 +278,13 @@ def _acceptable(state: ParserState) -> set[str]:
     return accepted
 
 
-def _headline(text: str, pos: int, what: str) -> str:
+def _headline(text: str, pos: int, syntax: _Syntax) -> str:
     """``invalid <what> "<text>"``, or the line and column when the text is long or multi-line."""
     if len(text) <= _SHOWN_WHOLE and "\n" not in text:
-        return f'invalid {what} "{text}"'
+        return syntax.quoted.format(what=syntax.what, text=text)
     line = text.count("\n", 0, pos) + 1
     column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-    return f"invalid {what} at line {line}, column {column}"
+    return f"invalid {syntax.what} at line {line}, column {column}"
 
 
 def _pointer(text: str, pos: int, span: int = 40) -> str:

@@ -15,7 +15,7 @@ from lark import Token, Transformer, v_args
 
 from assay.errors import ThresholdSyntaxError
 from assay.ir.origin import Origin
-from assay.ir.values import Between, Comparison, Op, Tolerance, Unit
+from assay.ir.values import Between, Comparison, Op, Threshold, Tolerance, Unit
 
 SECONDS_PER_UNIT: dict[str, int] = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 """Duration suffixes of the threshold DSL, in seconds."""
@@ -62,7 +62,7 @@ def _seconds(number: Decimal, suffix: str) -> Decimal:
 
 
 @v_args(inline=True)
-class ThresholdTransformer(Transformer[Token, object]):
+class ThresholdTransformer(Transformer[Token, Threshold]):
     """Builds a :data:`~assay.ir.values.Threshold` from a ``threshold`` tree."""
 
     def __init__(self, text: str, origin: Origin) -> None:
@@ -152,7 +152,7 @@ class ToleranceTransformer(Transformer[Token, Tolerance]):
 
 
 @v_args(inline=True)
-class TemplateTransformer(Transformer[Token, tuple]):
+class TemplateTransformer(Transformer[Token, tuple[str | VarRef, ...]]):
     """Builds the parts of a template: literal strings (adjacent ones merged) and VarRefs."""
 
     def start(self, *parts: str | VarRef) -> tuple[str | VarRef, ...]:
