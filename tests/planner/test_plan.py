@@ -1,0 +1,100 @@
+"""The planner is a pure compiler: one aggregate per table, deduped measures, shallow plans."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from assay.ir import (
+    Between,
+    Col,
+    ColumnMetric,
+    Comparison,
+    GroupMetric,
+    IsNull,
+    MetricCheck,
+    Op,
+    Origin,
+    PathSource,
+    RowCheck,
+    RowCountMetric,
+    Rule,
+    SchemaCheck,
+    SqlCheck,
+    Table,
+    UniqueCheck,
+)
+from assay.planner import plan_detail, plan_table
+from assay.planner.measures import CountIf, GroupStats, RowCount
+from assay.planner.render import render_plan
+
+ORIGIN = Origin("t.yaml", "tables[0]")
+
+
+def rule(i: int, kind: str, check, columns=()) -> Rule:
+    return Rule(kind, check, ORIGIN.child("rules").child(i), columns=tuple(columns))
+
+
+def table(*rules: Rule, keys=("id",)) -> Table:
+    return Table("t", PathSource("parquet", ("/data/t",)), tuple(rules), ORIGIN, keys=keys)
+
+
+def test_one_aggregate_and_shared_measures():
+    nulls = RowCheck(IsNull(Col("a")))
+    plan = plan_table(table(
+        rule(0, "not_null", nulls, ["a"]),
+        rule(1, "not_null", nulls, ["a"]),
+        rule(2, "row_count", MetricCheck(RowCountMetric(), Between(Decimal(1), None, ">= 1"))),
+        rule(3, "unique", UniqueCheck(("id",)), ["id"]),
+        rule(4, "distinct_count", MetricCheck(GroupMetric(("id",), "distinct_count"), Comparison(Op.GT, Decimal(0), "> 0")), ["id"]),
+    ))
+    assert plan.aggregate is not None
+    measures = [s.measure for s in plan.aggregate.slots]
+    assert measures.count(RowCount()) == 1
+    assert measures.count(CountIf(IsNull(Col("a")))) == 1
+    assert measures.count(GroupStats(("id",))) == 1
+    assert len(plan.aggregate.groups) == 1
+    assert plan.base_plans == 1
+    assert plan.slot_of(CountIf(IsNull(Col("a")))).rules == (0, 1)
+
+
+def test_sql_rules_batch_into_one_plan_and_schema_needs_no_scan():
+    plan = plan_table(table(
+        rule(0, "sql", SqlCheck("SELECT true")),
+        rule(1, "sql", SqlCheck("SELECT false")),
+        rule(2, "schema", SchemaCheck(required=("a",))),
+    ))
+    assert plan.aggregate is None
+    assert plan.sql is not None and [q.rule_index for q in plan.sql.queries] == [0, 1]
+    assert plan.schema_rules == (2,)
+    assert plan.base_plans == 1
+    assert plan.detail is None
+
+
+def test_detail_only_for_failed_row_rules():
+    plan = plan_table(table(
+        rule(0, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
+        rule(1, "unique", UniqueCheck(("id",)), ["id"]),
+        rule(2, "avg", MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")), ["a"]),
+    ))
+    assert plan.detail is not None
+    assert [e.rule_index for e in plan.detail.entries] == [0, 1]
+    detail = plan_detail(plan, {1, 2}, ("id",))
+    assert detail is not None and [e.rule_index for e in detail.entries] == [1]
+    assert detail.entries[0].columns == ("id",)
+    assert plan_detail(plan, {2}, ("id",)) is None
+
+
+def test_planning_is_deterministic_and_renders_stably():
+    rules = [rule(i, "not_null", RowCheck(IsNull(Col(f"c{i % 7}"))), [f"c{i % 7}"]) for i in range(30)]
+    first, second = render_plan(plan_table(table(*rules))), render_plan(plan_table(table(*rules)))
+    assert first == second
+    assert "m000_rows" in first and "spark plans: 1 (+1 detail plan" in first
+    # 30 rules over 7 columns: 7 distinct null counts + the row count.
+    assert len(plan_table(table(*rules)).aggregate.slots) == 8
+
+
+def test_thousand_rules_plan_quickly():
+    rules = [rule(i, "not_null", RowCheck(IsNull(Col(f"c{i}"))), [f"c{i}"]) for i in range(1000)]
+    plan = plan_table(table(*rules))
+    assert len(plan.aggregate.slots) == 1001
+    assert len(plan.detail.entries) == 1000
