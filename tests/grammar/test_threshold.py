@@ -193,7 +193,9 @@ REJECTED_MEANING = [
     pytest.param("between 20 and 10", ["20", "10", "lower bound"], id="bounds-reversed"),
     pytest.param("not between 2 and 1", ["2", "1", "lower bound"], id="not-between-reversed"),
     pytest.param("between 1d and 2h", ["1d", "2h", "lower bound"], id="durations-reversed"),
-    pytest.param("between 1% and 2h", ["1%", "percentage", "2h", "duration"], id="percent-vs-duration"),
+    pytest.param(
+        "between 1% and 2h", ["1%", "percentage", "2h", "duration"], id="percent-vs-duration"
+    ),
     pytest.param("between 1h and 5%", ["1h", "5%"], id="duration-vs-percent"),
     pytest.param("between 0 and 5%", ["0", "a number", "5%"], id="number-vs-percent"),
     pytest.param("between 1 and 2d", ["1", "2d", "duration"], id="number-vs-duration"),
@@ -244,7 +246,10 @@ def test_parser_is_built_once() -> None:
 def test_grammar_has_no_lalr_conflicts(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="lark")
     Lark.open_from_package(
-        "assay.grammar", "threshold.lark", parser="lalr", debug=True,
+        "assay.grammar",
+        "threshold.lark",
+        parser="lalr",
+        debug=True,
         start=["threshold", "tolerance"],
     )
     assert not [r.getMessage() for r in caplog.records if "conflict" in r.getMessage().lower()]
@@ -259,7 +264,10 @@ def test_conflict_check_is_not_vacuous(caplog: pytest.LogCaptureFixture) -> None
 def test_grammar_builds_in_strict_mode() -> None:
     try:
         Lark.open_from_package(
-            "assay.grammar", "threshold.lark", parser="lalr", strict=True,
+            "assay.grammar",
+            "threshold.lark",
+            parser="lalr",
+            strict=True,
             start=["threshold", "tolerance"],
         )
     except LexError as e:

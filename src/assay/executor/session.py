@@ -253,9 +253,11 @@ def check_java(env: Mapping[str, str] | None = None) -> str:
 
 
 def quiet_pyspark_logging() -> None:
-    """Silence pyspark's Python loggers (JSON error logs on stderr) and its
-    ``[RETRIES_EXCEEDED]`` warning. assay reports errors itself. ``SPARK_CONNECT_LOG_LEVEL``
-    still enables the Connect client logger for debugging."""
+    """Silence pyspark's Python loggers (JSON error logs on stderr), its ``[RETRIES_EXCEEDED]``
+    warning and gRPC's native log lines (``GRPC_VERBOSITY=ERROR`` unless set; it only takes
+    effect when this runs before anything imports grpc). assay reports errors itself.
+    ``SPARK_CONNECT_LOG_LEVEL`` still enables the Connect client logger for debugging."""
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     from pyspark.logger import PySparkLogger
 
     _filter_retry_warnings()
@@ -548,7 +550,7 @@ def _server_command(
     )
     submit = str(Path(_spark_home(), "bin", "spark-submit"))
     argv = [submit, "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
-    argv += ["--master", "local[*]"]
+    argv += ["--master", server_conf.get("spark.master", "local[*]")]
     for key, value in conf.items():
         argv += ["--conf", f"{key}={value}"]
     return argv
@@ -584,8 +586,16 @@ def _spawn(argv: list[str], env: dict[str, str], log: str) -> subprocess.Popen[b
 
 def _die_with_parent_fn() -> Callable[[], None] | None:
     """A ``preexec_fn`` that asks Linux to SIGTERM the child when we die (kept across the
-    ``exec`` chain spark-submit -> spark-class -> java). ``None`` off Linux."""
-    if not sys.platform.startswith("linux"):
+    ``exec`` chain spark-submit -> spark-class -> java).
+
+    ``None`` off Linux, and off the main thread: Linux signals the child when the *thread*
+    that forked it exits, which for a worker thread is long before the process ends. The
+    atexit hook and ``close()`` still apply then.
+    """
+    if (
+        not sys.platform.startswith("linux")
+        or threading.current_thread() is not threading.main_thread()
+    ):
         return None
     try:
         prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before fork

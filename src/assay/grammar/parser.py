@@ -114,7 +114,7 @@ def parse_threshold(text: str | int | float, origin: Origin) -> Threshold:
 
 
 def parse_tolerance(value: str | int | float, origin: Origin) -> Tolerance:
-    """Parse a row-level rule's tolerance: a count (>= 1), a fraction (< 1) or a percentage.
+    """Parse a row-level tolerance: a row count (0 or >= 1), a fraction (< 1) or a percentage.
 
     A fractional count such as ``1.5`` is allowed and means at most 1 failing row.
 

@@ -29,6 +29,9 @@ _OPS: dict[str, Op] = {
     "GT": Op.GT,
 }
 
+_KIND: dict[str, str] = {"number": "a number", "percent": "a percentage", "seconds": "a duration"}
+"""How a unit is named when the two bounds of a range disagree."""
+
 _HUNDRED = Decimal(100)
 
 
@@ -114,9 +117,6 @@ class ThresholdTransformer(Transformer[Token, Threshold]):
         )
 
 
-_KIND: dict[str, str] = {"number": "a number", "percent": "a percentage", "seconds": "a duration"}
-
-
 @v_args(inline=True)
 class ToleranceTransformer(Transformer[Token, Tolerance]):
     """Builds a :class:`~assay.ir.values.Tolerance` from a ``tolerance`` tree."""
@@ -128,7 +128,7 @@ class ToleranceTransformer(Transformer[Token, Tolerance]):
 
     def count(self, n: Token) -> Tolerance:
         value = self._non_negative(Decimal(n))
-        kind = "absolute" if value >= 1 else "fraction"
+        kind = "fraction" if 0 < value < 1 else "absolute"  # 0 is ZERO_TOLERANCE, 1 is one row
         return Tolerance(kind, value, self.text)
 
     def share(self, n: Token) -> Tolerance:
