@@ -67,15 +67,17 @@ class Node:
         """A :class:`ConfigError` located at this node."""
         return ConfigError(message, origin=self.origin, hint=hint)
 
-    def type_error(self, expected: str) -> ConfigError:
-        """``expected <expected>, got <kind>`` with a YAML quoting hint where it helps."""
+    def type_error(self, expected: str, *, text_expected: bool = False) -> ConfigError:
+        """``expected <expected>, got <kind>``; with ``text_expected``, a hint to quote a
+        YAML scalar that YAML 1.1 read as something else (``no``, ``012``, ``2024-01-01``).
+        """
         got = describe(self.value)
         hint = None
         if self.text is not None and not isinstance(self.value, (str, dict, list)):
             got = f"{got} ({self.text})"
-            if "string" in expected or "name" in expected:
-                hint = f"YAML reads the unquoted {self.text} as {describe(self.value)}; " \
-                       f"quote it: '{self.text}'"
+            if text_expected:
+                hint = (f"YAML reads the unquoted {self.text} as {describe(self.value)}; "
+                        f"quote it: '{self.text}'")
         return self.error(f"expected {expected}, got {got}", hint)
 
     # --- containers ---------------------------------------------------------------------
@@ -131,7 +133,7 @@ class Node:
     def as_str(self, what: str = "a string", *, allow_empty: bool = False) -> str:
         """This string (empty only with ``allow_empty``)."""
         if not isinstance(self.value, str):
-            raise self.type_error(what)
+            raise self.type_error(what, text_expected=True)
         if not allow_empty and not self.value.strip():
             raise self.error(f"expected {what}, got an empty string")
         return self.value

@@ -163,9 +163,12 @@ class _Builder:
 
     def _expect_tag(self, node: Any, kind: str, origin: Origin) -> None:
         if node.tag != _CORE + kind:
+            local = not node.tag.startswith(_CORE)
             raise ConfigError(f"unsupported YAML tag '{_tag(node.tag)}' "
                               "(only plain mappings, lists and scalars are allowed)",
-                              origin=Origin(origin.file, origin.path, _line(node)))
+                              origin=Origin(origin.file, origin.path, _line(node)),
+                              hint="quote the value if the '!' is part of the text "
+                                   "(e.g. \"!= 0\")" if local else None)
 
     def _scalar(self, node: ScalarNode, origin: Origin) -> Node:
         if node.tag not in _SCALAR_TAGS:

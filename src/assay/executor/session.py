@@ -105,6 +105,8 @@ class SparkHandle:
     ui_url: str | None
     embedded: bool
     log_path: str | None = None
+    connect_url: str = field(default="", repr=False)
+    """The unredacted URL (may hold a token): for child processes, never for printing."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -302,7 +304,9 @@ def _open_remote(url: str, connect_timeout: float) -> SparkHandle:
     """Validate ``url`` and connect to it."""
     normalised = validate_remote_url(url)
     spark = _connect(normalised, _url_secrets(normalised), connect_timeout)
-    return SparkHandle(spark=spark, url=redact_url(normalised), ui_url=None, embedded=False)
+    return SparkHandle(
+        spark=spark, url=redact_url(normalised), ui_url=None, embedded=False, connect_url=normalised
+    )
 
 
 def validate_remote_url(url: str) -> str:
@@ -474,6 +478,7 @@ def _open_embedded(
         ui_url=f"http://127.0.0.1:{ui_port}",
         embedded=True,
         log_path=log,
+        connect_url=url,
         _proc=proc,
     )
 
@@ -635,7 +640,8 @@ def _startup_failure(why: str, log: str) -> SparkFailure:
     excerpt = "".join(f"\n    {redact_text(line)}" for line in errors)
     return SparkFailure(
         f"the embedded Spark Connect server {why} (full log: {log}){excerpt}",
-        hint="read the server log; set JAVA_HOME to a Java 17+ runtime, or pass --remote sc://...",
+        hint="the server log has the full error; check the server settings, "
+        "or use --remote sc://... to run on an existing Spark Connect server",
     )
 
 

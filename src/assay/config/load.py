@@ -1,0 +1,85 @@
+"""Loading a suite: config files -> one validated :class:`~assay.ir.Suite`, or every error.
+
+This is the only file I/O before a run. Nothing here talks to Spark.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+# ``assay.dialects`` imports ``assay.config.node``; importing the package module (not names
+# from it) keeps either import order working while one of them is half-initialised.
+from assay import dialects
+from assay.config.document import read_document
+from assay.config.node import Node
+from assay.dialects.base import Context, Dialect
+from assay.errors import ConfigError, ConfigErrors
+from assay.ir.suite import Suite, Table
+
+
+def load_suite(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    variables: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+) -> Suite:
+    """Read every config file and build one suite with their tables, in file order.
+
+    ``variables`` override (and may add to) each file's ``vars``; ``dialect`` forces a
+    format instead of detecting it per file. ``Suite.files`` lists the paths as given.
+
+    Raises:
+        ConfigErrors: every config error of every file (``.errors``, in file order), even
+            when there is only one; nothing is returned unless the whole suite is valid.
+    """
+    try:
+        forced = dialects.get(dialect) if dialect is not None else None
+    except ConfigError as e:
+        raise ConfigErrors([e]) from None
+    errors: list[ConfigError] = []
+    if not paths:
+        errors.append(ConfigError("no config file given"))
+    tables: list[Table] = []
+    for path in paths:
+        ctx = Context(file=os.fspath(path), base_dir=Path(path).resolve().parent,
+                      variables=dict(variables or {}), table_offset=len(tables), errors=errors)
+        first_error = len(errors)
+        tables.extend(_load_file(ctx, forced))
+        errors[first_error:] = sorted(errors[first_error:], key=_line)
+    _check_unique_names(tables, errors)
+    if errors:
+        raise ConfigErrors(errors)
+    return Suite(tables=tuple(tables), files=tuple(os.fspath(p) for p in paths))
+
+
+def _load_file(ctx: Context, forced: Dialect | None) -> tuple[Table, ...]:
+    """The valid tables of one file; its errors go to ``ctx.errors``."""
+    doc = ctx.attempt(read_document, ctx.file)
+    if doc is None:
+        return ()
+    dialect = forced or ctx.attempt(_detected, doc)
+    if dialect is None:
+        return ()
+    return ctx.attempt(dialect.build, doc, ctx) or ()
+
+
+def _line(error: ConfigError) -> int:
+    """Sort key: errors of one file in line order (file-level errors first)."""
+    return error.origin.line or 0 if error.origin is not None else 0
+
+
+def _detected(doc: Node) -> Dialect:
+    return dialects.get(dialects.detect(doc))
+
+
+def _check_unique_names(tables: list[Table], errors: list[ConfigError]) -> None:
+    """Table names identify results: a second table with a name already used is an error."""
+    seen: dict[str, Table] = {}
+    for table in tables:
+        first = seen.setdefault(table.name, table)
+        if first is not table:
+            errors.append(ConfigError(
+                f"duplicate table name '{table.name}' (first used at {first.origin})",
+                origin=table.origin, hint="give one of the tables a different 'name'"))

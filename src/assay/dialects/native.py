@@ -1,0 +1,291 @@
+"""The native assay format (see docs/config.md): document -> tables.
+
+This module handles the document, variables, tables and sources; rules live in
+:mod:`assay.dialects.native_rules`. Every independent part is built under
+:meth:`Context.attempt`, so one pass reports every error of the file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from assay.config.node import Node
+from assay.dialects import params as p
+from assay.dialects.base import Context, Dialect
+from assay.dialects.native_rules import build_rule
+from assay.errors import ConfigError, VariableError
+from assay.grammar import substitute
+from assay.ir.rules import Rule
+from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
+
+TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "tables"})
+EXTENSION = "x-"
+"""Top-level keys starting with this are ignored (a place for YAML anchors)."""
+TABLE_KEYS = frozenset({"name", "source", "filter", "keys", "sample_size", "rules"})
+SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
+VAR_KEYS = frozenset({"env", "default"})
+MAX_SAMPLE_SIZE = 1000
+
+FORMATS = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json",
+           ".ndjson": "json", ".orc": "orc", ".avro": "avro", ".txt": "text"}
+"""File extension -> Spark format, for ``path`` sources without ``format``."""
+_COMPRESSED = {".gz", ".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".xz"}
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+def matches(doc: Node) -> bool:
+    """A mapping with ``tables`` whose entries have ``source`` or ``rules`` (or whose
+    ``tables`` is too malformed to tell: the native builder then explains what is wrong)."""
+    if not isinstance(doc.value, dict) or "tables" not in doc.value:
+        return False
+    tables = doc.value["tables"].value
+    if not isinstance(tables, list):
+        return True
+    entries = [t.value for t in tables if isinstance(t.value, dict)]
+    return not entries or any("source" in e or "rules" in e for e in entries)
+
+
+def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
+    """The tables of a native document, in order; errors go to ``ctx.errors`` (a table
+    with any error is left out)."""
+    mapping = doc.as_mapping("a mapping with 'tables'")
+    ctx.attempt(doc.check_keys, TOP_KEYS | {k for k in mapping if k.startswith(EXTENSION)})
+    ctx.attempt(_version, doc)
+    variables = _variables(doc, ctx)
+    sample_size = ctx.attempt(_sample_size, doc)
+    tables_node = doc.require("tables")
+    items = tables_node.as_list("a list of tables", non_empty=True)
+    tables = []
+    for i, item in enumerate(items):
+        item = _substituted(item, variables, ctx)
+        table = _table(item, ctx.table_offset + i, ctx,
+                       DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size)
+        if table is not None:
+            tables.append(table)
+    return tuple(tables)
+
+
+def _version(doc: Node) -> None:
+    node = doc.get("version")
+    if node is not None and node.as_int("the format version (1)") != 1:
+        raise node.error(f"unsupported version {node.value}; this assay reads version 1")
+
+
+def _sample_size(node: Node) -> int | None:
+    child = node.get("sample_size")
+    return None if child is None else child.as_int("a sample size", minimum=0,
+                                                   maximum=MAX_SAMPLE_SIZE)
+
+
+# --- variables ----------------------------------------------------------------------------
+
+
+def _variables(doc: Node, ctx: Context) -> dict[str, str]:
+    """``vars`` resolved (environment read now), overridden by the caller's variables.
+
+    A variable that fails to resolve gets its own reference as value, so its uses do not
+    add "unknown variable" errors on top of the real one.
+    """
+    values = dict(ctx.variables)
+    node = doc.get("vars")
+    if node is None:
+        return values
+    definitions = ctx.attempt(node.as_mapping, "a mapping of variable name to value") or {}
+    for name, child in definitions.items():
+        if name not in values:
+            value = ctx.attempt(_variable, name, child)
+            if value is not None or _VAR_NAME.fullmatch(name):
+                values[name] = f"${{{name}}}" if value is None else value
+    return values
+
+
+def _variable(name: str, node: Node) -> str:
+    if not _VAR_NAME.fullmatch(name):
+        raise VariableError(f"invalid variable name '{name}' (use letters, digits and _, "
+                            "not starting with a digit)", origin=node.origin)
+    if not isinstance(node.value, dict):
+        return _text(node, "a variable value (a string, number or boolean, or {env: NAME})")
+    node.check_keys(VAR_KEYS)
+    env = node.require("env").as_str("an environment variable name")
+    if env in os.environ:
+        return os.environ[env]
+    default = node.get("default")
+    if default is None:
+        raise VariableError(f"environment variable '{env}' is not set (needed by variable "
+                            f"'{name}')", origin=node.origin,
+                            hint=f"set {env}, add 'default:', or pass --var {name}=...")
+    return _text(default, "a default value (a string, number or boolean)")
+
+
+def _text(node: Node, what: str) -> str:
+    """A scalar as text: strings as they are, booleans ``true``/``false``, other scalars
+    as written in YAML (``012`` stays ``012``)."""
+    value = node.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (dict, list)):
+        raise node.type_error(what)
+    if node.text is not None:
+        return node.text
+    return value.isoformat() if isinstance(value, dt.date) else str(value)
+
+
+def _substituted(node: Node, variables: Mapping[str, str], ctx: Context) -> Node:
+    """``node`` with variables replaced in every string scalar (not in keys); a string
+    with a bad reference is kept as is after its error is recorded."""
+    value = node.value
+    if isinstance(value, str):
+        text = ctx.attempt(substitute, value, variables, node.origin)
+        return node if text is None or text == value else Node(text, node.origin)
+    if isinstance(value, dict):
+        return Node({k: _substituted(v, variables, ctx) for k, v in value.items()}, node.origin)
+    if isinstance(value, list):
+        return Node([_substituted(v, variables, ctx) for v in value], node.origin)
+    return node
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+def _table(node: Node, position: int, ctx: Context, sample_size: int) -> Table | None:
+    """One table, or ``None`` when any part of it is wrong (all its errors recorded)."""
+    before = len(ctx.errors)
+    if ctx.attempt(node.as_mapping, "a table (a mapping with 'source' and 'rules')") is None:
+        return None
+    ctx.attempt(node.check_keys, TABLE_KEYS)
+    source = ctx.attempt(_source, node, ctx)
+    rules = _rules(node, ctx)
+    filter_node, keys_node = node.get("filter"), node.get("keys")
+    where = ctx.attempt(filter_node.as_str, "a SQL predicate") if filter_node else None
+    keys = ctx.attempt(p.column_list, keys_node) if keys_node else ()
+    own_sample = ctx.attempt(_sample_size, node)
+    name = ctx.attempt(_name, node, source, position) if source else None
+    if len(ctx.errors) > before or source is None or name is None:
+        return None
+    return Table(name=name, source=source, rules=rules, origin=node.origin, filter=where,
+                 keys=keys or (), sample_size=sample_size if own_sample is None else own_sample)
+
+
+def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
+    rules_node = ctx.attempt(node.require, "rules")
+    if rules_node is None:
+        return ()
+    items = ctx.attempt(rules_node.as_list, "a list of rules")
+    if items == []:
+        ctx.errors.append(rules_node.error("expected at least one rule, got an empty list",
+                                          hint="a table with 0 checks would pass silently"))
+    built = (ctx.attempt(build_rule, item) for item in items or ())
+    return tuple(rule for rule in built if rule is not None)
+
+
+def _name(node: Node, source: Source, position: int) -> str:
+    """The ``name`` given, else one derived from the source (see docs/config.md)."""
+    name_node = node.get("name")
+    if name_node is not None:
+        name = name_node.as_str("a table name")
+        if not _TABLE_NAME.fullmatch(name):
+            raise name_node.error(f"invalid table name '{name}': use letters, digits, "
+                                  "'_', '.' and '-'")
+        return name
+    if isinstance(source, CatalogSource):
+        derived = source.table
+    elif isinstance(source, PathSource) and source.paths:
+        derived = _stem(source.paths[0])
+    else:
+        return f"query_{position}"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", derived).strip("_.") or f"table_{position}"
+
+
+def _stem(path: str) -> str:
+    name = PurePosixPath(path.rstrip("/")).name
+    while PurePosixPath(name).suffix.lower() in FORMATS.keys() | _COMPRESSED:
+        name = PurePosixPath(name).stem
+    return name
+
+
+# --- sources ------------------------------------------------------------------------------
+
+
+def _source(table: Node, ctx: Context) -> Source:
+    """Exactly one of ``table``, ``path`` (+ ``format``, ``options``) or ``sql``."""
+    node = table.require("source")
+    node.as_mapping("a source (a mapping with 'table', 'path' or 'sql')")
+    node.check_keys(SOURCE_KEYS)
+    given = [k for k in ("table", "path", "sql") if node.get(k) is not None]
+    if len(given) != 1:
+        got = " and ".join(f"'{k}'" for k in given) if given else "none"
+        raise node.error(f"a source needs exactly one of 'table', 'path' or 'sql', got {got}")
+    for key in ("format", "options"):
+        if given[0] != "path" and node.get(key) is not None:
+            raise node.require(key).error(f"'{key}' applies only to a 'path' source")
+    if given[0] == "table":
+        return CatalogSource(node.require("table").as_str("a table name"))
+    if given[0] == "sql":
+        return SqlSource(node.require("sql").as_str("a SQL query"))
+    return _path_source(node, ctx)
+
+
+def _path_source(node: Node, ctx: Context) -> PathSource:
+    path_node = node.require("path")
+    if isinstance(path_node.value, list):
+        items = path_node.as_list("a list of paths", non_empty=True)
+        written = [item.as_str("a path") for item in items]
+    else:
+        written = [path_node.as_str("a path (or a list of paths)")]
+    paths = tuple(_resolve(path, ctx) for path in written)
+    format_node = node.get("format")
+    if format_node is not None:
+        fmt = format_node.as_str("a Spark data source format such as 'parquet'").strip().lower()
+    else:
+        fmt = _format_of(written, path_node)
+    return PathSource(fmt, paths, _options(node.get("options")))
+
+
+def _resolve(path: str, ctx: Context) -> str:
+    """URIs (``s3://``, ``file:``...) as written; other paths absolute, relative ones
+    against the config file's directory."""
+    if _URI.match(path):
+        return path
+    return os.path.normpath(os.path.join(ctx.base_dir, path))
+
+
+def _format_of(paths: list[str], node: Node) -> str:
+    formats = {FORMATS.get(_extension(path)) for path in paths}
+    if len(formats) == 1 and None not in formats:
+        return formats.pop()  # type: ignore[return-value]
+    known = ", ".join(sorted(set(FORMATS.values())))
+    raise node.error(f"cannot tell the data format from the file extension of '{paths[0]}'"
+                     if len(formats) == 1 else "the paths have different file extensions",
+                     hint=f"add 'format:' to the source ({known}, or any Spark data source)")
+
+
+def _extension(path: str) -> str:
+    name = PurePosixPath(path.rstrip("/")).name.lower()
+    while PurePosixPath(name).suffix in _COMPRESSED:
+        name = PurePosixPath(name).stem
+    return PurePosixPath(name).suffix
+
+
+def _options(node: Node | None) -> tuple[tuple[str, str], ...]:
+    if node is None:
+        return ()
+    mapping = node.as_mapping("a mapping of reader option to value")
+    return tuple((key, _text(value, "an option value (a string, number or boolean)"))
+                 for key, value in mapping.items())
+
+
+DIALECT = Dialect(
+    name="native",
+    shape="a native assay config (a mapping with 'tables', each table with 'source' and "
+          "'rules')",
+    matches=matches,
+    build=build,
+)

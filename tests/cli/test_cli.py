@@ -1,0 +1,160 @@
+"""The CLI as users run it (a real subprocess): exit codes, stdout JSON lines only,
+clear errors on stderr without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers import validate_event, write_config
+
+pytestmark = pytest.mark.spark
+
+
+def assay(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("SPARK_REMOTE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=full_env,
+    )
+
+
+def json_lines(stdout: str) -> list[dict]:
+    events = [json.loads(line) for line in stdout.splitlines()]
+    for event in events:
+        validate_event(event)
+    return events
+
+
+def assert_clean_error(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    assert proc.returncode == code, proc.stderr
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def data(spark, tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("cli") / "t.parquet")
+    rows = [(i, f"n{i}" if i % 10 else None) for i in range(1, 51)]
+    spark.createDataFrame(rows, "id long, name string").write.parquet(path)
+    return path
+
+
+def cfg(tmp_path: Path, data: str, rules: str, extra: str = "") -> Path:
+    return write_config(tmp_path, f"""
+        tables:
+          - name: t
+            source: {{path: "{data}"}}
+            keys: [id]
+        {extra}    rules:
+        {rules}
+        """)
+
+
+def test_passing_run_exits_0_with_json_lines(server, data, tmp_path):
+    path = cfg(tmp_path, data, "      - {type: unique, column: id}\n          - {type: row_count, min: 50}")
+    proc = assay("run", str(path), "--remote", server.url)
+    assert proc.returncode == 0, proc.stderr
+    events = json_lines(proc.stdout)
+    assert [e["event"] for e in events] == ["result", "result", "table", "summary"]
+    assert events[-1]["status"] == "PASS" and events[-1]["spark_plans"] == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_failing_run_exits_1_with_samples(server, data, tmp_path):
+    proc = assay("run", str(cfg(tmp_path, data, "      - {type: not_null, column: name}")), "--remote", server.url)
+    assert proc.returncode == 1, proc.stderr
+    result = json_lines(proc.stdout)[0]
+    assert result["failed_count"] == 5
+    assert result["samples"] == [{"id": i, "name": None} for i in (10, 20, 30, 40, 50)]
+
+
+def test_sample_size_option(server, data, tmp_path):
+    path = cfg(tmp_path, data, "      - {type: not_null, column: name}")
+    proc = assay("run", str(path), "--remote", server.url, "--sample-size", "2")
+    assert [s["id"] for s in json_lines(proc.stdout)[0]["samples"]] == [10, 20]
+
+
+def test_config_error_exits_2_naming_file_and_path(tmp_path, data):
+    path = cfg(tmp_path, data, "      - {type: not_null, colums: [name]}")
+    proc = assay("run", str(path), "--remote", "sc://localhost:1")
+    assert_clean_error(proc, 2, "checks.yaml", "tables[0].rules[0]", "colums", "did you mean")
+
+
+def test_bad_threshold_shows_caret(tmp_path, data):
+    path = cfg(tmp_path, data, "      - {type: avg, column: id, must_be: 'betwen 1 and 2'}")
+    proc = assay("check", str(path))
+    assert_clean_error(proc, 2, "tables[0].rules[0]", "^")
+
+
+def test_missing_column_is_reported_before_any_scan(server, data, tmp_path):
+    rules = "      - {type: not_null, column: nme}\n          - {type: regex, column: id, pattern: x}"
+    before = server.sql_executions()
+    proc = assay("run", str(cfg(tmp_path, data, rules)), "--remote", server.url)
+    assert_clean_error(proc, 2, "tables[0].rules[0]", "'nme'", "did you mean 'name'", "tables[0].rules[1]", "bigint")
+    assert server.sql_executions() == before
+
+
+def test_missing_source_exits_3(server, tmp_path):
+    proc = assay("run", str(cfg(tmp_path, str(tmp_path / "nope.parquet"), "      - {type: row_count, min: 1}")), "--remote", server.url)
+    assert_clean_error(proc, 3, "tables[0]", "cannot read its source")
+
+
+def test_unreachable_server_exits_3_quickly(tmp_path, data):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    start = time.monotonic()
+    proc = assay("run", str(cfg(tmp_path, data, "      - {type: row_count, min: 1}")), "--remote", f"sc://localhost:{port}/;token=s3cr3t")
+    assert time.monotonic() - start < 30
+    assert_clean_error(proc, 3, f"localhost:{port}")
+    assert "s3cr3t" not in proc.stderr
+
+
+def test_bad_var_syntax_is_a_usage_error(tmp_path, data):
+    proc = assay("check", str(cfg(tmp_path, data, "      - {type: row_count, min: 1}")), "--var", "novalue")
+    assert_clean_error(proc, 2, "NAME=VALUE")
+
+
+def test_check_and_explain_need_no_spark(tmp_path, data):
+    path = cfg(tmp_path, data, "      - {type: not_null, column: name}\n          - {type: sql, query: 'SELECT true'}")
+    proc = assay("check", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert json_lines_plain(proc.stdout) == [{"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2}]
+    proc = assay("explain", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "spark plans: 2 (+1 detail plan if a row-level rule fails)" in proc.stdout
+    proc = assay("explain", str(path), "--format", "json")
+    assert json_lines_plain(proc.stdout)[0]["spark_plans"] == 2
+
+
+def json_lines_plain(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def test_missing_config_file(tmp_path):
+    assert_clean_error(assay("run", str(tmp_path / "none.yaml")), 2, "none.yaml")
+
+
+def test_readme_example_on_the_embedded_server():
+    proc = assay("run", "examples/orders.yaml")
+    assert proc.returncode == 1, proc.stderr
+    events = json_lines(proc.stdout)
+    failed = [e for e in events if e["event"] == "result" and e["severity"] == "fail"]
+    assert [(e["table"], e["rule"]["type"], e["failed_count"]) for e in failed] == [("orders", "regex", 3)]
+    assert [s["order_id"] for s in failed[0]["samples"]] == [18, 424, 912]
+    warned = [e for e in events if e["event"] == "result" and e["severity"] == "warn"]
+    assert [e["rule"]["type"] for e in warned] == ["missing_percent"]
+    assert events[-1] == {**events[-1], "event": "summary", "exit_code": 1, "tables": 2}
+    assert "Traceback" not in proc.stderr

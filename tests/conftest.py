@@ -1,0 +1,57 @@
+"""Shared fixtures: ONE real embedded Spark Connect server for the whole test session."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class SparkServer:
+    """The session's server: a Connect session, its URL for CLI runs, and its UI."""
+
+    def __init__(self, handle) -> None:
+        self.handle = handle
+        self.spark = handle.spark
+        self.url = handle.connect_url
+        self.ui_url = handle.ui_url
+        self._app_id: str | None = None
+
+    def sql_executions(self) -> int:
+        """SQL executions the server has run so far (Spark UI REST API)."""
+        if self._app_id is None:
+            with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=10) as r:
+                self._app_id = json.load(r)[0]["id"]
+        url = f"{self.ui_url}/api/v1/applications/{self._app_id}/sql?length=1000000&details=false"
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return len(json.load(r))
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[SparkServer]:
+    from assay.executor.session import open_session, quiet_pyspark_logging
+
+    quiet_pyspark_logging()
+    os.environ.pop("SPARK_REMOTE", None)
+    handle = open_session(server_conf={"spark.sql.shuffle.partitions": "4", "spark.ui.retainedExecutions": "100000"})
+    try:
+        yield SparkServer(handle)
+    finally:
+        handle.close()
+
+
+@pytest.fixture(scope="session")
+def spark(server: SparkServer):
+    return server.spark
+
+
+@pytest.fixture(autouse=True)
+def _no_spark_remote(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests pass --remote explicitly; an inherited SPARK_REMOTE must not leak in."""
+    monkeypatch.delenv("SPARK_REMOTE", raising=False)

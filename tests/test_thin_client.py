@@ -1,0 +1,54 @@
+"""Only the Spark Connect API: no SparkContext, py4j, RDDs, cache or persist in the package,
+and pyspark imported only where plans are emitted or run."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import assay
+
+PACKAGE = Path(assay.__file__).parent
+FORBIDDEN_NAMES = {"SparkContext", "RDD"}
+FORBIDDEN_ATTRS = {"SparkContext", "rdd", "cache", "persist", "_jvm", "_jsc", "sparkContext"}
+PYSPARK_ALLOWED = {"emit", "executor"}
+
+
+def sources() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_no_classic_spark_anywhere():
+    """Names in code (not prose): no SparkContext, py4j, RDDs, cache or persist."""
+    offenders = []
+    for path in sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            bad = (isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES) or (
+                isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS
+            )
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )
+            if bad or any(m.split(".")[0] == "py4j" for m in modules):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_pyspark_only_in_emit_and_executor():
+    offenders = []
+    for path in sources():
+        layer = path.relative_to(PACKAGE).parts[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            )
+            if any(n.split(".")[0] == "pyspark" for n in names) and layer not in PYSPARK_ALLOWED:
+                offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []
+
+
+def test_pyspark_connect_only():
+    for path in sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyspark.sql"):
+                assert node.module.startswith(("pyspark.sql.connect", "pyspark.sql.types")), (path, node.module)
