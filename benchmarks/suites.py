@@ -313,12 +313,12 @@ def _first_block() -> list[Case]:
 
 
 def _not_null_sequence() -> Iterator[Case]:
-    """Every column alone (l_orderkey is in the first block), then pairs, then triples."""
+    """Every column alone (l_orderkey is in the first block), then pairs, triples..."""
     for c in COLUMNS[1:]:
         yield not_null(c)
-    for width in itertools.count(2):
-        for i in range(len(COLUMNS)):
-            yield not_null(*(COLUMNS[(i + k * width) % len(COLUMNS)] for k in range(width)))
+    for width in range(2, len(COLUMNS) + 1):
+        for combination in itertools.combinations(COLUMNS, width):
+            yield not_null(*combination)
 
 
 NUMERIC_STEP = {  # how far each variation widens a range

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import validate_event, write_config
+from tests.helpers import validate_event
 
 pytestmark = pytest.mark.spark
 
@@ -51,19 +51,16 @@ def data(spark, tmp_path_factory) -> str:
     return path
 
 
-def cfg(tmp_path: Path, data: str, rules: str, extra: str = "") -> Path:
-    return write_config(tmp_path, f"""
-        tables:
-          - name: t
-            source: {{path: "{data}"}}
-            keys: [id]
-        {extra}    rules:
-        {rules}
-        """)
+def cfg(tmp_path: Path, data: str, *rules: str, extra: str = "") -> Path:
+    body = "".join(f"      - {r}\n" for r in rules)
+    text = f"tables:\n  - name: t\n    source: {{path: \"{data}\"}}\n    keys: [id]\n{extra}    rules:\n{body}"
+    path = tmp_path / "checks.yaml"
+    path.write_text(text)
+    return path
 
 
 def test_passing_run_exits_0_with_json_lines(server, data, tmp_path):
-    path = cfg(tmp_path, data, "      - {type: unique, column: id}\n          - {type: row_count, min: 50}")
+    path = cfg(tmp_path, data, "{type: unique, column: id}", "{type: row_count, min: 50}")
     proc = assay("run", str(path), "--remote", server.url)
     assert proc.returncode == 0, proc.stderr
     events = json_lines(proc.stdout)
@@ -73,7 +70,7 @@ def test_passing_run_exits_0_with_json_lines(server, data, tmp_path):
 
 
 def test_failing_run_exits_1_with_samples(server, data, tmp_path):
-    proc = assay("run", str(cfg(tmp_path, data, "      - {type: not_null, column: name}")), "--remote", server.url)
+    proc = assay("run", str(cfg(tmp_path, data, "{type: not_null, column: name}")), "--remote", server.url)
     assert proc.returncode == 1, proc.stderr
     result = json_lines(proc.stdout)[0]
     assert result["failed_count"] == 5
@@ -81,33 +78,33 @@ def test_failing_run_exits_1_with_samples(server, data, tmp_path):
 
 
 def test_sample_size_option(server, data, tmp_path):
-    path = cfg(tmp_path, data, "      - {type: not_null, column: name}")
+    path = cfg(tmp_path, data, "{type: not_null, column: name}")
     proc = assay("run", str(path), "--remote", server.url, "--sample-size", "2")
     assert [s["id"] for s in json_lines(proc.stdout)[0]["samples"]] == [10, 20]
 
 
 def test_config_error_exits_2_naming_file_and_path(tmp_path, data):
-    path = cfg(tmp_path, data, "      - {type: not_null, colums: [name]}")
+    path = cfg(tmp_path, data, "{type: not_null, colums: [name]}")
     proc = assay("run", str(path), "--remote", "sc://localhost:1")
     assert_clean_error(proc, 2, "checks.yaml", "tables[0].rules[0]", "colums", "did you mean")
 
 
 def test_bad_threshold_shows_caret(tmp_path, data):
-    path = cfg(tmp_path, data, "      - {type: avg, column: id, must_be: 'betwen 1 and 2'}")
+    path = cfg(tmp_path, data, "{type: avg, column: id, must_be: 'betwen 1 and 2'}")
     proc = assay("check", str(path))
     assert_clean_error(proc, 2, "tables[0].rules[0]", "^")
 
 
 def test_missing_column_is_reported_before_any_scan(server, data, tmp_path):
-    rules = "      - {type: not_null, column: nme}\n          - {type: regex, column: id, pattern: x}"
+    rules = "{type: not_null, column: nme}", "{type: regex, column: id, pattern: x}"
     before = server.sql_executions()
-    proc = assay("run", str(cfg(tmp_path, data, rules)), "--remote", server.url)
+    proc = assay("run", str(cfg(tmp_path, data, *rules)), "--remote", server.url)
     assert_clean_error(proc, 2, "tables[0].rules[0]", "'nme'", "did you mean 'name'", "tables[0].rules[1]", "bigint")
     assert server.sql_executions() == before
 
 
 def test_missing_source_exits_3(server, tmp_path):
-    proc = assay("run", str(cfg(tmp_path, str(tmp_path / "nope.parquet"), "      - {type: row_count, min: 1}")), "--remote", server.url)
+    proc = assay("run", str(cfg(tmp_path, str(tmp_path / "nope.parquet"), "{type: row_count, min: 1}")), "--remote", server.url)
     assert_clean_error(proc, 3, "tables[0]", "cannot read its source")
 
 
@@ -116,19 +113,19 @@ def test_unreachable_server_exits_3_quickly(tmp_path, data):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     start = time.monotonic()
-    proc = assay("run", str(cfg(tmp_path, data, "      - {type: row_count, min: 1}")), "--remote", f"sc://localhost:{port}/;token=s3cr3t")
+    proc = assay("run", str(cfg(tmp_path, data, "{type: row_count, min: 1}")), "--remote", f"sc://localhost:{port}/;token=s3cr3t")
     assert time.monotonic() - start < 30
     assert_clean_error(proc, 3, f"localhost:{port}")
     assert "s3cr3t" not in proc.stderr
 
 
 def test_bad_var_syntax_is_a_usage_error(tmp_path, data):
-    proc = assay("check", str(cfg(tmp_path, data, "      - {type: row_count, min: 1}")), "--var", "novalue")
+    proc = assay("check", str(cfg(tmp_path, data, "{type: row_count, min: 1}")), "--var", "novalue")
     assert_clean_error(proc, 2, "NAME=VALUE")
 
 
 def test_check_and_explain_need_no_spark(tmp_path, data):
-    path = cfg(tmp_path, data, "      - {type: not_null, column: name}\n          - {type: sql, query: 'SELECT true'}")
+    path = cfg(tmp_path, data, "{type: not_null, column: name}", "{type: sql, query: 'SELECT true'}")
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
     assert json_lines_plain(proc.stdout) == [{"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2}]

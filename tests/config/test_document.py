@@ -43,8 +43,14 @@ def test_json_keeps_the_line_and_path_of_every_key_and_item():
 
 def test_json_values_match_the_stdlib():
     doc = json_('{"s": "\\u00e9\\n\\"", "i": 12, "f": 1e3, "n": null, "b": false, "l": [-0.5]}')
-    assert doc.plain() == (("s", 'é\n"'), ("i", 12), ("f", 1000.0), ("n", None), ("b", False),
-                           ("l", (-0.5,)))
+    assert doc.plain() == (
+        ("s", 'é\n"'),
+        ("i", 12),
+        ("f", 1000.0),
+        ("n", None),
+        ("b", False),
+        ("l", (-0.5,)),
+    )
 
 
 def test_yaml_scalars_keep_their_yaml_1_1_types_and_text():
@@ -81,20 +87,36 @@ def test_accessors_return_typed_values():
     ("text", "call", "message"),
     [
         ("v: [a]", lambda n: n.as_str("a column name"), "expected a column name, got a list"),
-        ("v: x", lambda n: n.as_list("a list of column names"),
-         "expected a list of column names, got a string"),
+        (
+            "v: x",
+            lambda n: n.as_list("a list of column names"),
+            "expected a list of column names, got a string",
+        ),
         ("v: true", lambda n: n.as_int(), "expected an integer, got a boolean (true)"),
         ("v: 1.5", lambda n: n.as_int(), "expected an integer, got a number (1.5)"),
         ("v: 7", lambda n: n.as_int("a size", maximum=5), "expected a size <= 5, got 7"),
         ("v: 'yes'", lambda n: n.as_bool(), "expected true or false, got a string"),
         ("v: yes", lambda n: n.as_number(), "expected a number, got a boolean (yes)"),
         ("v: ''", lambda n: n.as_str("a name"), "expected a name, got an empty string"),
-        ("v: []", lambda n: n.as_list("a list", non_empty=True),
-         "expected a list, got an empty list"),
+        (
+            "v: []",
+            lambda n: n.as_list("a list", non_empty=True),
+            "expected a list, got an empty list",
+        ),
         ("v: 1", lambda n: n.as_mapping(), "expected a mapping, got an integer (1)"),
     ],
-    ids=["str-list", "list-str", "int-bool", "int-float", "int-max", "bool-str", "number-bool",
-         "str-empty", "list-empty", "mapping-int"],
+    ids=[
+        "str-list",
+        "list-str",
+        "int-bool",
+        "int-float",
+        "int-max",
+        "bool-str",
+        "number-bool",
+        "str-empty",
+        "list-empty",
+        "mapping-int",
+    ],
 )
 def test_wrong_types_name_what_was_expected_and_what_was_found(text, call, message):
     node = yaml(text).require("v")
@@ -146,8 +168,10 @@ def test_plain_is_immutable_data():
     ("text", "message"),
     [
         ("a: 1\na: 2", "c.yaml:2 a: duplicate key 'a' (first at line 1)"),
-        ("!!python/object/apply:os.system ['true']",
-         "unsupported YAML tag '!!python/object/apply:os.system'"),
+        (
+            "!!python/object/apply:os.system ['true']",
+            "unsupported YAML tag '!!python/object/apply:os.system'",
+        ),
         ("a: !!python/name:os.system ''", "unsupported YAML tag '!!python/name:os.system'"),
         ("a: !!binary aGk=", "unsupported YAML tag '!!binary'"),
         ("a: !local x", "unsupported YAML tag '!local'"),
@@ -187,7 +211,8 @@ def test_json_errors(text, message):
 
 def test_billion_laughs_is_rejected_fast():
     text = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
-        f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
     )
     start = time.perf_counter()
     with pytest.raises(ConfigError, match="values after expanding YAML aliases"):
@@ -196,8 +221,9 @@ def test_billion_laughs_is_rejected_fast():
 
 
 def test_exponential_aliases_below_the_alias_cap_are_rejected():
-    text = "a0: &a0 [x, x]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]\n"
-                                        for i in range(1, 40))
+    text = "a0: &a0 [x, x]\n" + "".join(
+        f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}]\n" for i in range(1, 40)
+    )
     with pytest.raises(ConfigError, match="values after expanding"):
         yaml(text)
 

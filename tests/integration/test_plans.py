@@ -58,7 +58,7 @@ def tables(path: str, *rule_sets: list[str]) -> str:
         ([PASSING + SQL + FAILING_ROW], 3),
         ([PASSING, PASSING + SQL, PASSING + FAILING_ROW], 1 + 2 + 2),
         ([SQL], 1),
-        (["{type: schema, required_columns: [id]}"], 0),
+        ([["{type: schema, required_columns: [id]}"]], 0),
     ],
     ids=["pass", "pass+sql", "row-fails", "sql+row-fails", "three-tables", "sql-only", "schema-only"],
 )

@@ -118,6 +118,9 @@ def test_fused_equals_one_rule_at_a_time(spark, people, fused, tmp_path):
         alone = run_config(spark, write_config(tmp_path, config(people, [case[0]]), f"r{index}.yaml"))
         mine, together = alone.result("people", 0), fused.result("people", index)
         for key in ("severity", "failed_count", "metric_value", "row_count", "samples", "message"):
+            if key == "row_count" and "schema" in case[0]:
+                assert mine[key] is None  # a schema rule alone reads the schema only: no scan
+                continue
             assert mine[key] == together[key], (case[0], key)
 
 

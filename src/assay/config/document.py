@@ -19,8 +19,15 @@ from assay.errors import ConfigError
 from assay.ir.origin import Origin
 
 __all__ = [
-    "MAX_ALIASES", "MAX_BYTES", "MAX_DEPTH", "MAX_VALUES", "Node", "describe", "parse_text",
-    "read_document", "unknown_message",
+    "MAX_ALIASES",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_VALUES",
+    "Node",
+    "describe",
+    "parse_text",
+    "read_document",
+    "unknown_message",
 ]
 
 MAX_BYTES = 1 << 20
@@ -49,8 +56,9 @@ def read_document(path: str | os.PathLike[str]) -> Node:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ConfigError(f"config file is not UTF-8 text (byte {e.start})",
-                          origin=origin) from None
+        raise ConfigError(
+            f"config file is not UTF-8 text (byte {e.start})", origin=origin
+        ) from None
     return parse_text(text, file, _EXTENSIONS.get(Path(file).suffix.lower()))
 
 
@@ -62,8 +70,9 @@ def parse_text(text: str, file: str, fmt: Format | None = None) -> Node:
         ConfigError: too large, empty, or invalid for the format.
     """
     if len(text) > MAX_BYTES:
-        raise ConfigError(f"config file is larger than {MAX_BYTES // 1024} KiB",
-                          origin=Origin(file))
+        raise ConfigError(
+            f"config file is larger than {MAX_BYTES // 1024} KiB", origin=Origin(file)
+        )
     if not text.strip():
         raise ConfigError("config file is empty", origin=Origin(file))
     if fmt is None:

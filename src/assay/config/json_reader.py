@@ -32,11 +32,13 @@ def parse_json(text: str, file: str) -> Node:
     try:
         json.loads(text, parse_constant=lambda name: None)
     except json.JSONDecodeError as e:
-        raise ConfigError(f"JSON syntax error at column {e.colno}: {e.msg}",
-                          origin=Origin(file, "", e.lineno)) from None
+        raise ConfigError(
+            f"JSON syntax error at column {e.colno}: {e.msg}", origin=Origin(file, "", e.lineno)
+        ) from None
     except RecursionError:
-        raise ConfigError(f"nesting deeper than {MAX_DEPTH} levels",
-                          origin=Origin(file, "", 1)) from None
+        raise ConfigError(
+            f"nesting deeper than {MAX_DEPTH} levels", origin=Origin(file, "", 1)
+        ) from None
     return _Walker(text, file).document()
 
 
@@ -44,8 +46,11 @@ class _Walker:
     """A recursive-descent pass over text already known to be valid JSON."""
 
     def __init__(self, text: str, file: str) -> None:
-        self.tokens = [(m.lastgroup, m.group(m.lastgroup or ""), m.start(m.lastgroup or ""))
-                       for m in _TOKEN.finditer(text) if m.lastgroup]
+        self.tokens = [
+            (m.lastgroup, m.group(m.lastgroup or ""), m.start(m.lastgroup or ""))
+            for m in _TOKEN.finditer(text)
+            if m.lastgroup
+        ]
         self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
         self.file = file
         self.pos = 0
@@ -70,8 +75,9 @@ class _Walker:
         if token == "[":
             return Node(self.sequence(origin, depth), origin)
         if token in _NON_FINITE:
-            raise ConfigError(f"{token} is not allowed in JSON (not a finite number)",
-                              origin=origin)
+            raise ConfigError(
+                f"{token} is not allowed in JSON (not a finite number)", origin=origin
+            )
         return Node(json.loads(token), origin)
 
     def mapping(self, origin: Origin, depth: int) -> dict[str, Node]:
@@ -83,8 +89,8 @@ class _Walker:
             child = origin.child(key, line)
             if key in items:
                 raise ConfigError(
-                    f"duplicate key '{key}' (first at line {items[key].origin.line})",
-                    origin=child)
+                    f"duplicate key '{key}' (first at line {items[key].origin.line})", origin=child
+                )
             items[key] = self.value(child, depth + 1)
             if self.tokens[self.pos][1] == ",":
                 self.take()

@@ -43,8 +43,13 @@ def load_suite(
         errors.append(ConfigError("no config file given"))
     tables: list[Table] = []
     for path in paths:
-        ctx = Context(file=os.fspath(path), base_dir=Path(path).resolve().parent,
-                      variables=dict(variables or {}), table_offset=len(tables), errors=errors)
+        ctx = Context(
+            file=os.fspath(path),
+            base_dir=Path(path).resolve().parent,
+            variables=dict(variables or {}),
+            table_offset=len(tables),
+            errors=errors,
+        )
         first_error = len(errors)
         tables.extend(_load_file(ctx, forced))
         errors[first_error:] = sorted(errors[first_error:], key=_line)
@@ -80,6 +85,10 @@ def _check_unique_names(tables: list[Table], errors: list[ConfigError]) -> None:
     for table in tables:
         first = seen.setdefault(table.name, table)
         if first is not table:
-            errors.append(ConfigError(
-                f"duplicate table name '{table.name}' (first used at {first.origin})",
-                origin=table.origin, hint="give one of the tables a different 'name'"))
+            errors.append(
+                ConfigError(
+                    f"duplicate table name '{table.name}' (first used at {first.origin})",
+                    origin=table.origin,
+                    hint="give one of the tables a different 'name'",
+                )
+            )

@@ -13,13 +13,13 @@ import difflib
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeAlias
 
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.origin import Origin
 
-Scalar = Union[str, int, float, bool, None, dt.date, dt.datetime]
-Value = Union[Scalar, "dict[str, Node]", "list[Node]"]
+Scalar: TypeAlias = "str | int | float | bool | None | dt.date | dt.datetime"
+Value: TypeAlias = "Scalar | dict[str, Node] | list[Node]"
 
 
 def describe(value: object) -> str:
@@ -76,8 +76,10 @@ class Node:
         if self.text is not None and not isinstance(self.value, (str, dict, list)):
             got = f"{got} ({self.text})"
             if text_expected:
-                hint = (f"YAML reads the unquoted {self.text} as {describe(self.value)}; "
-                        f"quote it: '{self.text}'")
+                hint = (
+                    f"YAML reads the unquoted {self.text} as {describe(self.value)}; "
+                    f"quote it: '{self.text}'"
+                )
         return self.error(f"expected {expected}, got {got}", hint)
 
     # --- containers ---------------------------------------------------------------------

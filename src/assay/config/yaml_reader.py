@@ -51,9 +51,8 @@ class _LimitedLoader(yaml.SafeLoader):
         finally:
             self.depth -= 1
 
-
     def _limit(self, message: str) -> ConfigError:
-        line = self.peek_event().start_mark.line + 1
+        line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
         return ConfigError(message, origin=Origin(self.file, "", line))
 
 
@@ -86,8 +85,10 @@ def _reader_error(e: yaml.reader.ReaderError, text: str, file: str) -> ConfigErr
     line = text.count("\n", 0, e.position) + 1
     column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
     char = e.character if isinstance(e.character, str) else chr(e.character)
-    return ConfigError(f"YAML syntax error at column {column}: character "
-                       f"U+{ord(char):04X} is not allowed", origin=Origin(file, "", line))
+    return ConfigError(
+        f"YAML syntax error at column {column}: character U+{ord(char):04X} is not allowed",
+        origin=Origin(file, "", line),
+    )
 
 
 def _syntax_error(e: yaml.MarkedYAMLError, file: str) -> ConfigError:
@@ -102,13 +103,16 @@ def _syntax_error(e: yaml.MarkedYAMLError, file: str) -> ConfigError:
     return ConfigError(where + (f"\n{snippet}" if snippet else ""), Origin(file, "", mark.line + 1))
 
 
-def _measure(node: Any, depth: int, memo: dict[int, tuple[int, int]], active: set[int],
-             file: str) -> tuple[int, int]:
+def _measure(
+    node: Any, depth: int, memo: dict[int, tuple[int, int]], active: set[int], file: str
+) -> tuple[int, int]:
     """(values, height) of ``node`` once aliases are expanded; rejects cycles and bombs."""
     key = id(node)
     if depth > MAX_DEPTH:
-        raise ConfigError(f"nesting deeper than {MAX_DEPTH} levels (after expanding aliases)",
-                          origin=Origin(file, "", _line(node)))
+        raise ConfigError(
+            f"nesting deeper than {MAX_DEPTH} levels (after expanding aliases)",
+            origin=Origin(file, "", _line(node)),
+        )
     if key in active:
         raise ConfigError("recursive YAML alias", origin=Origin(file, "", _line(node)))
     if key not in memo:
@@ -119,11 +123,15 @@ def _measure(node: Any, depth: int, memo: dict[int, tuple[int, int]], active: se
         memo[key] = (1 + sum(s for s, _ in sizes), 1 + max((h for _, h in sizes), default=0))
     size, height = memo[key]
     if depth - 1 + height > MAX_DEPTH:
-        raise ConfigError(f"nesting deeper than {MAX_DEPTH} levels (after expanding aliases)",
-                          origin=Origin(file, "", _line(node)))
+        raise ConfigError(
+            f"nesting deeper than {MAX_DEPTH} levels (after expanding aliases)",
+            origin=Origin(file, "", _line(node)),
+        )
     if size > MAX_VALUES:
-        raise ConfigError(f"more than {MAX_VALUES} values after expanding YAML aliases",
-                          origin=Origin(file, "", _line(node)))
+        raise ConfigError(
+            f"more than {MAX_VALUES} values after expanding YAML aliases",
+            origin=Origin(file, "", _line(node)),
+        )
     return size, height
 
 
@@ -140,7 +148,7 @@ def _line(node: Any) -> int:
 
 
 def _tag(tag: str) -> str:
-    return "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
 
 
 class _Builder:
@@ -155,8 +163,9 @@ class _Builder:
             return self._scalar(node, origin)
         if isinstance(node, SequenceNode):
             self._expect_tag(node, "seq", origin)
-            items = [self.build(item, origin.child(i, _line(item))) for i, item in
-                     enumerate(node.value)]
+            items = [
+                self.build(item, origin.child(i, _line(item))) for i, item in enumerate(node.value)
+            ]
             return Node(items, origin)
         self._expect_tag(node, "map", origin)
         return Node(self._mapping(node, origin), origin)
@@ -164,11 +173,14 @@ class _Builder:
     def _expect_tag(self, node: Any, kind: str, origin: Origin) -> None:
         if node.tag != _CORE + kind:
             local = not node.tag.startswith(_CORE)
-            raise ConfigError(f"unsupported YAML tag '{_tag(node.tag)}' "
-                              "(only plain mappings, lists and scalars are allowed)",
-                              origin=Origin(origin.file, origin.path, _line(node)),
-                              hint="quote the value if the '!' is part of the text "
-                                   "(e.g. \"!= 0\")" if local else None)
+            raise ConfigError(
+                f"unsupported YAML tag '{_tag(node.tag)}' "
+                "(only plain mappings, lists and scalars are allowed)",
+                origin=Origin(origin.file, origin.path, _line(node)),
+                hint="quote the value if the '!' is part of the text (e.g. \"!= 0\")"
+                if local
+                else None,
+            )
 
     def _scalar(self, node: ScalarNode, origin: Origin) -> Node:
         if node.tag not in _SCALAR_TAGS:
@@ -176,8 +188,9 @@ class _Builder:
         try:
             value = self.loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as e:
-            raise ConfigError(f"invalid {_tag(node.tag)[2:]} value '{node.value}': {e}",
-                              origin=origin) from None
+            raise ConfigError(
+                f"invalid {_tag(node.tag)[2:]} value '{node.value}': {e}", origin=origin
+            ) from None
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"'{node.value}' is not a finite number", origin=origin)
         text = node.value if node.style is None else None
@@ -188,19 +201,24 @@ class _Builder:
         merges: list[Any] = []
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
-                merges.extend(value_node.value if isinstance(value_node, SequenceNode)
-                              else [value_node])
+                merges.extend(
+                    value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                )
                 continue
             key = self._key(key_node, origin)
             line = _line(key_node)
             if key in own:
-                raise ConfigError(f"duplicate key '{key}' (first at line {own[key].origin.line})",
-                                  origin=origin.child(key, line))
+                raise ConfigError(
+                    f"duplicate key '{key}' (first at line {own[key].origin.line})",
+                    origin=origin.child(key, line),
+                )
             own[key] = self.build(value_node, origin.child(key, line))
         for source in merges:
             if not isinstance(source, MappingNode):
-                raise ConfigError("a '<<' merge needs a mapping (or a list of mappings)",
-                                  origin=Origin(origin.file, origin.path, _line(source)))
+                raise ConfigError(
+                    "a '<<' merge needs a mapping (or a list of mappings)",
+                    origin=Origin(origin.file, origin.path, _line(source)),
+                )
             for key, child in self._mapping(source, origin).items():
                 own.setdefault(key, child)
         return own
@@ -208,12 +226,16 @@ class _Builder:
     def _key(self, key_node: Any, origin: Origin) -> str:
         where = Origin(origin.file, origin.path, _line(key_node))
         if not isinstance(key_node, ScalarNode):
-            raise ConfigError("mapping keys must be plain strings, got a "
-                              f"{'list' if isinstance(key_node, SequenceNode) else 'mapping'}",
-                              origin=where)
+            raise ConfigError(
+                "mapping keys must be plain strings, got a "
+                f"{'list' if isinstance(key_node, SequenceNode) else 'mapping'}",
+                origin=where,
+            )
         if key_node.tag != _CORE + "str":
             value = self._scalar(key_node, origin).value
-            raise ConfigError(f"mapping keys must be strings, got {describe(value)} "
-                              f"({key_node.value})", origin=where,
-                              hint=f"quote the key: '{key_node.value}'")
+            raise ConfigError(
+                f"mapping keys must be strings, got {describe(value)} ({key_node.value})",
+                origin=where,
+                hint=f"quote the key: '{key_node.value}'",
+            )
         return str(key_node.value)

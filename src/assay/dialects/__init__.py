@@ -30,7 +30,7 @@ def detect(doc: Node) -> str:
     shapes = "; or ".join(d.shape for d in DIALECTS.values())
     if not isinstance(doc.value, dict):
         raise doc.error(f"expected {shapes}; got {describe(doc.value)} at the root")
-    keys = ", ".join(f"'{k}'" for k in doc.keys()) or "no keys"
+    keys = ", ".join(f"'{k}'" for k in doc.as_mapping()) or "no keys"
     raise doc.error(f"cannot tell the config format: expected {shapes}; got {keys}")
 
 

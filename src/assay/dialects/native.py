@@ -17,7 +17,7 @@ from assay.config.node import Node
 from assay.dialects import params as p
 from assay.dialects.base import Context, Dialect
 from assay.dialects.native_rules import build_rule
-from assay.errors import ConfigError, VariableError
+from assay.errors import VariableError
 from assay.grammar import substitute
 from assay.ir.rules import Rule
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
@@ -30,8 +30,16 @@ SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
 VAR_KEYS = frozenset({"env", "default"})
 MAX_SAMPLE_SIZE = 1000
 
-FORMATS = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "json",
-           ".ndjson": "json", ".orc": "orc", ".avro": "avro", ".txt": "text"}
+FORMATS = {
+    ".parquet": "parquet",
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".orc": "orc",
+    ".avro": "avro",
+    ".txt": "text",
+}
 """File extension -> Spark format, for ``path`` sources without ``format``."""
 _COMPRESSED = {".gz", ".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".xz"}
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -64,8 +72,12 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     tables = []
     for i, item in enumerate(items):
         item = _substituted(item, variables, ctx)
-        table = _table(item, ctx.table_offset + i, ctx,
-                       DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size)
+        table = _table(
+            item,
+            ctx.table_offset + i,
+            ctx,
+            DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size,
+        )
         if table is not None:
             tables.append(table)
     return tuple(tables)
@@ -79,8 +91,9 @@ def _version(doc: Node) -> None:
 
 def _sample_size(node: Node) -> int | None:
     child = node.get("sample_size")
-    return None if child is None else child.as_int("a sample size", minimum=0,
-                                                   maximum=MAX_SAMPLE_SIZE)
+    return (
+        None if child is None else child.as_int("a sample size", minimum=0, maximum=MAX_SAMPLE_SIZE)
+    )
 
 
 # --- variables ----------------------------------------------------------------------------
@@ -107,8 +120,11 @@ def _variables(doc: Node, ctx: Context) -> dict[str, str]:
 
 def _variable(name: str, node: Node) -> str:
     if not _VAR_NAME.fullmatch(name):
-        raise VariableError(f"invalid variable name '{name}' (use letters, digits and _, "
-                            "not starting with a digit)", origin=node.origin)
+        raise VariableError(
+            f"invalid variable name '{name}' (use letters, digits and _, "
+            "not starting with a digit)",
+            origin=node.origin,
+        )
     if not isinstance(node.value, dict):
         return _text(node, "a variable value (a string, number or boolean, or {env: NAME})")
     node.check_keys(VAR_KEYS)
@@ -117,9 +133,11 @@ def _variable(name: str, node: Node) -> str:
         return os.environ[env]
     default = node.get("default")
     if default is None:
-        raise VariableError(f"environment variable '{env}' is not set (needed by variable "
-                            f"'{name}')", origin=node.origin,
-                            hint=f"set {env}, add 'default:', or pass --var {name}=...")
+        raise VariableError(
+            f"environment variable '{env}' is not set (needed by variable '{name}')",
+            origin=node.origin,
+            hint=f"set {env}, add 'default:', or pass --var {name}=...",
+        )
     return _text(default, "a default value (a string, number or boolean)")
 
 
@@ -144,12 +162,30 @@ def _substituted(node: Node, variables: Mapping[str, str], ctx: Context) -> Node
     value = node.value
     if isinstance(value, str):
         text = ctx.attempt(substitute, value, variables, node.origin)
-        return node if text is None or text == value else Node(text, node.origin)
+        if text is None or text == value:
+            return node
+        return Node(_as_number(text), node.origin, text=text)
     if isinstance(value, dict):
         return Node({k: _substituted(v, variables, ctx) for k, v in value.items()}, node.origin)
     if isinstance(value, list):
         return Node([_substituted(v, variables, ctx) for v in value], node.origin)
     return node
+
+
+_INT = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
+
+
+def _as_number(text: str) -> str | int | float:
+    """A substituted string that is exactly a number becomes that number, as if written
+    in place (``max: $limit`` with ``limit: 20``), like data-validator's textual
+    substitution; any other text stays a string."""
+    stripped = text.strip()
+    if _INT.fullmatch(stripped):
+        return int(stripped)
+    if _FLOAT.fullmatch(stripped):
+        return float(stripped)
+    return text
 
 
 # --- tables -------------------------------------------------------------------------------
@@ -164,14 +200,21 @@ def _table(node: Node, position: int, ctx: Context, sample_size: int) -> Table |
     source = ctx.attempt(_source, node, ctx)
     rules = _rules(node, ctx)
     filter_node, keys_node = node.get("filter"), node.get("keys")
-    where = ctx.attempt(filter_node.as_str, "a SQL predicate") if filter_node else None
-    keys = ctx.attempt(p.column_list, keys_node) if keys_node else ()
+    where = ctx.attempt(filter_node.as_str, "a SQL predicate") if filter_node is not None else None
+    keys = ctx.attempt(p.column_list, keys_node) if keys_node is not None else ()
     own_sample = ctx.attempt(_sample_size, node)
-    name = ctx.attempt(_name, node, source, position) if source else None
+    name = ctx.attempt(_name, node, source, position) if source is not None else None
     if len(ctx.errors) > before or source is None or name is None:
         return None
-    return Table(name=name, source=source, rules=rules, origin=node.origin, filter=where,
-                 keys=keys or (), sample_size=sample_size if own_sample is None else own_sample)
+    return Table(
+        name=name,
+        source=source,
+        rules=rules,
+        origin=node.origin,
+        filter=where,
+        keys=keys or (),
+        sample_size=sample_size if own_sample is None else own_sample,
+    )
 
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
@@ -180,8 +223,12 @@ def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
         return ()
     items = ctx.attempt(rules_node.as_list, "a list of rules")
     if items == []:
-        ctx.errors.append(rules_node.error("expected at least one rule, got an empty list",
-                                          hint="a table with 0 checks would pass silently"))
+        ctx.errors.append(
+            rules_node.error(
+                "expected at least one rule, got an empty list",
+                hint="a table with 0 checks would pass silently",
+            )
+        )
     built = (ctx.attempt(build_rule, item) for item in items or ())
     return tuple(rule for rule in built if rule is not None)
 
@@ -192,8 +239,9 @@ def _name(node: Node, source: Source, position: int) -> str:
     if name_node is not None:
         name = name_node.as_str("a table name")
         if not _TABLE_NAME.fullmatch(name):
-            raise name_node.error(f"invalid table name '{name}': use letters, digits, "
-                                  "'_', '.' and '-'")
+            raise name_node.error(
+                f"invalid table name '{name}': use letters, digits, '_', '.' and '-'"
+            )
         return name
     if isinstance(source, CatalogSource):
         derived = source.table
@@ -262,9 +310,12 @@ def _format_of(paths: list[str], node: Node) -> str:
     if len(formats) == 1 and None not in formats:
         return formats.pop()  # type: ignore[return-value]
     known = ", ".join(sorted(set(FORMATS.values())))
-    raise node.error(f"cannot tell the data format from the file extension of '{paths[0]}'"
-                     if len(formats) == 1 else "the paths have different file extensions",
-                     hint=f"add 'format:' to the source ({known}, or any Spark data source)")
+    raise node.error(
+        f"cannot tell the data format from the file extension of '{paths[0]}'"
+        if len(formats) == 1
+        else "the paths have different file extensions",
+        hint=f"add 'format:' to the source ({known}, or any Spark data source)",
+    )
 
 
 def _extension(path: str) -> str:
@@ -278,14 +329,15 @@ def _options(node: Node | None) -> tuple[tuple[str, str], ...]:
     if node is None:
         return ()
     mapping = node.as_mapping("a mapping of reader option to value")
-    return tuple((key, _text(value, "an option value (a string, number or boolean)"))
-                 for key, value in mapping.items())
+    return tuple(
+        (key, _text(value, "an option value (a string, number or boolean)"))
+        for key, value in mapping.items()
+    )
 
 
 DIALECT = Dialect(
     name="native",
-    shape="a native assay config (a mapping with 'tables', each table with 'source' and "
-          "'rules')",
+    shape="a native assay config (a mapping with 'tables', each table with 'source' and 'rules')",
     matches=matches,
     build=build,
 )

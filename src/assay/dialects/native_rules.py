@@ -14,10 +14,36 @@ from functools import partial
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
-from assay.ir.expr import Col, Compare, Expr, InSet, IsNull, Length, Lit, Matches, Not, any_of, is_true
+from assay.ir.expr import (
+    Col,
+    Compare,
+    Expr,
+    InSet,
+    IsNull,
+    Length,
+    Lit,
+    Matches,
+    Not,
+    any_of,
+    is_true,
+)
 from assay.ir.rules import (
-    Check, ColumnFn, ColumnMetric, CountMetric, GroupMetric, GroupStat, Level, Metric, MetricCheck,
-    RowCheck, RowCountMetric, Rule, SchemaCheck, SqlCheck, TypeFamily, UniqueCheck,
+    Check,
+    ColumnFn,
+    ColumnMetric,
+    CountMetric,
+    GroupMetric,
+    GroupStat,
+    Level,
+    Metric,
+    MetricCheck,
+    RowCheck,
+    RowCountMetric,
+    Rule,
+    SchemaCheck,
+    SqlCheck,
+    TypeFamily,
+    UniqueCheck,
 )
 from assay.ir.values import Between, Op
 
@@ -71,8 +97,10 @@ def _range(rule: Node) -> Built:
     low, high = (rule.get("min"), rule.get("max"))
     if low is None and high is None:
         raise rule.error("range needs 'min', 'max' or both")
-    bounds = (p.bound(low) if low is not None else None,
-              p.bound(high) if high is not None else None)
+    bounds = (
+        p.bound(low) if low is not None else None,
+        p.bound(high) if high is not None else None,
+    )
     if bounds[0] is not None and bounds[1] is not None:
         p.ordered(bounds[0], bounds[1], rule)
     inclusive = rule.get("inclusive")
@@ -230,8 +258,9 @@ RULES: dict[str, RuleSpec] = {
     "missing_percent": RuleSpec(partial(_missing, True), METRIC_KEYS | _ONE | {"missing_values"}),
     "duplicate_count": RuleSpec(partial(_group, "duplicate_count"), METRIC_KEYS | _ONE_OR_MANY),
     "distinct_count": RuleSpec(partial(_group, "distinct_count"), METRIC_KEYS | _ONE_OR_MANY),
-    "schema": RuleSpec(_schema, frozenset({"required_columns", "forbidden_columns",
-                                           "column_types"})),
+    "schema": RuleSpec(
+        _schema, frozenset({"required_columns", "forbidden_columns", "column_types"})
+    ),
     "sql": RuleSpec(_sql, frozenset({"query", "error_message"})),
 }
 """Canonical rule type -> spec. The order is the order of the reference docs."""
@@ -252,11 +281,16 @@ def build_rule(node: Node) -> Rule:
     node.check_keys(COMMON_KEYS | spec.keys)
     built = spec.build(node)
     return Rule(
-        kind=kind, check=built.check, origin=node.origin, columns=built.columns,
-        name=_optional_text(node, "name"), level=_level(node), threshold=built.threshold,
-        requires=built.requires, code=_optional_text(node, "code"),
-        params=tuple((k, v.plain()) for k, v in node.as_mapping().items()
-                     if k not in COMMON_KEYS),
+        kind=kind,
+        check=built.check,
+        origin=node.origin,
+        columns=built.columns,
+        name=_optional_text(node, "name"),
+        level=_level(node),
+        threshold=built.threshold,
+        requires=built.requires,
+        code=_optional_text(node, "code"),
+        params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
     )
 
 
@@ -278,7 +312,7 @@ def _level(node: Node) -> Level:
     level = level_node.as_str("'error' or 'warn'")
     if level not in LEVELS:
         raise level_node.error(f"expected 'error' or 'warn', got '{level}'")
-    return level  # type: ignore[return-value]
+    return level
 
 
 def _optional_text(node: Node, key: str) -> str | None:

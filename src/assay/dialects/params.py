@@ -84,9 +84,10 @@ def bound(node: Node) -> Bound:
             # Python 3.10's fromisoformat does not read a trailing "Z".
             return dt.datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", text))
         except ValueError:
-            raise node.error(f"expected a number, a date or a timestamp, got '{value}'",
-                             hint="dates and timestamps are ISO 8601: 2024-01-31, "
-                                  "2024-01-31T12:00:00") from None
+            raise node.error(
+                f"expected a number, a date or a timestamp, got '{value}'",
+                hint="dates and timestamps are ISO 8601: 2024-01-31, 2024-01-31T12:00:00",
+            ) from None
     raise node.type_error("a number, a date or a timestamp")
 
 
@@ -120,8 +121,10 @@ def scalar_values(node: Node, what: str) -> tuple[Scalar, ...]:
     values: list[Scalar] = []
     for item in node.as_list(what, non_empty=True):
         if item.value is None:
-            raise item.error("null is not allowed here",
-                             hint="nulls are handled by the rule itself; use not_null for them")
+            raise item.error(
+                "null is not allowed here",
+                hint="nulls are handled by the rule itself; use not_null for them",
+            )
         if not item.is_scalar():
             raise item.type_error("a string, number, boolean or date")
         if item.value not in values:
@@ -132,14 +135,38 @@ def scalar_values(node: Node, what: str) -> tuple[Scalar, ...]:
 # --- Spark type names (schema rule) ------------------------------------------------------
 
 _TYPE_ALIASES = {
-    "long": "bigint", "integer": "int", "short": "smallint", "byte": "tinyint",
-    "real": "float", "bool": "boolean", "str": "string", "varchar": "string",
-    "text": "string", "numeric": "decimal", "dec": "decimal",
+    "long": "bigint",
+    "integer": "int",
+    "short": "smallint",
+    "byte": "tinyint",
+    "real": "float",
+    "bool": "boolean",
+    "str": "string",
+    "varchar": "string",
+    "text": "string",
+    "numeric": "decimal",
+    "dec": "decimal",
 }
-SPARK_TYPES = frozenset({
-    "string", "binary", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double",
-    "decimal", "date", "timestamp", "timestamp_ntz", "timestamp_ltz", "void", "variant",
-})
+SPARK_TYPES = frozenset(
+    {
+        "string",
+        "binary",
+        "boolean",
+        "tinyint",
+        "smallint",
+        "int",
+        "bigint",
+        "float",
+        "double",
+        "decimal",
+        "date",
+        "timestamp",
+        "timestamp_ntz",
+        "timestamp_ltz",
+        "void",
+        "variant",
+    }
+)
 _DECIMAL = re.compile(r"(decimal|numeric|dec)(\(\d+(,\d+)?\))?")
 _VARCHAR = re.compile(r"(var)?char\(\d+\)")
 

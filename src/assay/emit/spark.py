@@ -196,6 +196,8 @@ def sql_text(plan: SqlPlan, validation_df: str) -> str:
     query returning several rows is reported rather than failing the whole batch.
     """
     items = ", ".join(f"{_sql_item(q.check.query, q.check.mode)} AS {q.name}" for q in plan.queries)
+    if plan.count_rows:
+        items += ", (SELECT count(*) FROM _validation_df) AS _assay_rows"
     return f"WITH _validation_df AS ({validation_df}) SELECT {items}"
 
 

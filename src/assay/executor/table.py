@@ -79,6 +79,8 @@ def _verdicts(spark: SparkSession, prepared: Prepared, counter: list[int]) -> tu
     plan = prepared.plan
     values = _aggregate_values(prepared, counter)
     sql_values = _sql_values(spark, prepared, counter)
+    if RowCount() not in values and -1 in sql_values:
+        values[RowCount()] = sql_values.pop(-1)[1]
     outcomes: list[Outcome] = []
     for index, rule in enumerate(plan.table.rules):
         if isinstance(rule.check, SchemaCheck):
@@ -115,6 +117,8 @@ def _sql_values(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
     row = spark.sql(emit.sql_text(sql, prepared.validation_sql)).collect()[0].asDict()
     counter[0] += 1
     found: dict[int, tuple[int, Any]] = {}
+    if sql.count_rows:
+        found[-1] = (1, row["_assay_rows"])  # the row count, under a rule index no rule has
     for q in sql.queries:
         value = row[q.name]
         if q.check.mode == "failed_rows":

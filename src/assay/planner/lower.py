@@ -40,10 +40,13 @@ def plan_table(table: Table) -> TablePlan:
         GroupAggregate(s.measure.columns, s) for s in slots if isinstance(s.measure, GroupStats)
     )
     aggregate = AggregatePlan((ScanAggregate(scans),) if scans else (), groups) if slots else None
+    sql = _sql_plan(table.rules)
+    if sql is not None and aggregate is None:
+        sql = SqlPlan(sql.queries, count_rows=True)
     return TablePlan(
         table=table,
         aggregate=aggregate,
-        sql=_sql_plan(table.rules),
+        sql=sql,
         detail=_detail_template(table),
         schema_rules=tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)),
     )
@@ -64,10 +67,13 @@ def plan_detail(plan: TablePlan, failed: Collection[int], keys: tuple[str, ...])
 
 
 def _slots(rules: Iterable[Rule]) -> tuple[Slot, ...]:
-    users: dict[Measure, list[int]] = {}
+    # The row count is always computed with the other aggregates: every result reports it.
+    users: dict[Measure, list[int]] = {RowCount(): []}
     for index, rule in enumerate(rules):
         for measure in measures_of(rule):
             users.setdefault(measure, []).append(index)
+    if len(users) == 1 and not users[RowCount()]:
+        return ()
     return tuple(
         Slot(f"m{n:03d}_{_suffix(m)}", m, tuple(dict.fromkeys(idx)))
         for n, (m, idx) in enumerate(users.items())

@@ -66,9 +66,11 @@ class SqlQuery:
 
 @dataclass(frozen=True, slots=True)
 class SqlPlan:
-    """Every SQL rule of a table, evaluated as one query (one Spark plan)."""
+    """Every SQL rule of a table, evaluated as one query (one Spark plan); with
+    ``count_rows`` it also counts the table's rows (when there is no aggregate plan)."""
 
     queries: tuple[SqlQuery, ...]
+    count_rows: bool = False
 
 
 @dataclass(frozen=True, slots=True)

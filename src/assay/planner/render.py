@@ -143,7 +143,7 @@ def render_plan(plan: TablePlan) -> str:
 
 
 def _rule_refs(indices: tuple[int, ...]) -> str:
-    return ", ".join(f"rules[{i}]" for i in indices)
+    return ", ".join(f"rules[{i}]" for i in indices) if indices else "(row_count of every result)"
 
 
 def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
@@ -168,7 +168,8 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
 
 
 def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:
-    lines = [f"  sql ({len(sql.queries)} queries over _validation_df in one plan)"]
+    rows = " + the row count" if sql.count_rows else ""
+    lines = [f"  sql ({len(sql.queries)} queries over _validation_df{rows} in one plan)"]
     for q in sql.queries:
         text = " ".join(q.check.query.split())
         lines.append(f"    {q.name}  {q.check.mode}: {text}  <- rules[{q.rule_index}]")

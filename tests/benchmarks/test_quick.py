@@ -1,0 +1,74 @@
+"""The benchmark harness must keep working: ``benchmarks/run.py --quick`` on tiny data.
+
+Runs the harness once (a subprocess with its own embedded Spark server, about a minute)
+and checks the JSON it writes. Nothing here asserts anything about time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STRATEGIES = ("floor", "handwritten", "naive", "assay_api", "assay_cli")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("bench") / "quick.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--suites", "10",
+         "--repeat", "1", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def _rows(document: dict) -> dict[str, dict]:
+    return {r["strategy"]: r for r in document["results"] if r["suite"] == 10}
+
+
+def test_every_strategy_ran_without_error(quick: dict) -> None:
+    rows = _rows(quick)
+    assert set(rows) == set(STRATEGIES)
+    for name, row in rows.items():
+        assert "error" not in row, (name, row.get("error"))
+        assert row["seconds"] > 0
+        assert isinstance(row["sql_executions"], int) and row["sql_executions"] >= 1
+
+
+def test_sql_executions_are_counted_from_the_ui(quick: dict) -> None:
+    rows = _rows(quick)
+    assert rows["floor"]["sql_executions"] == 1
+    assert rows["naive"]["sql_executions"] == 10  # one action per rule
+    assert rows["handwritten"]["sql_executions"] in (1, 2)  # + one spark.sql for SQL rules
+
+
+def test_strategies_agree_on_which_rules_fail(quick: dict) -> None:
+    expected = quick["suites"]["10"]["expected_failures"]
+    assert expected, "the suite must fail on purpose so the detail plan runs"
+    for name in STRATEGIES[1:]:
+        assert _rows(quick)[name]["failed_rules"] == expected, name
+
+
+def test_assay_reports_the_plans_the_server_ran(quick: dict) -> None:
+    for name in ("assay_api", "assay_cli"):
+        row = _rows(quick)[name]
+        assert row["sql_executions"] == row["spark_plans"], name
+
+
+@pytest.mark.xfail(
+    reason="issue 5 target: SQL rules still run as a separate plan, so a failing table "
+    "with SQL rules takes 3 executions today",
+    strict=False,
+)
+def test_assay_runs_one_or_two_sql_executions_per_table(quick: dict) -> None:
+    for name in ("assay_api", "assay_cli"):
+        assert _rows(quick)[name]["sql_executions"] in (1, 2), name
