@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import suites as suites_mod  # noqa: E402
+from cpu import CpuMeter  # noqa: E402
 from sparkui import SparkUI  # noqa: E402
 from strategies import DESCRIPTIONS, STRATEGIES, Context, timed  # noqa: E402
 
@@ -146,13 +147,24 @@ class Interrupter:
 # --- measuring ----------------------------------------------------------------------------
 
 
+METER = CpuMeter(None)
+WAIT_IDLE = 0.0
+
+
 def measure_once(name: str, ctx: Context, ui: SparkUI | None) -> dict[str, Any]:
-    """One run of one strategy: seconds, SQL executions, outcome (or the error)."""
-    mark = ui.mark() if ui else None
+    """One run of one strategy: seconds, SQL executions, outcome (or the error), and the
+    CPU other processes used meanwhile (``other_cores``)."""
     record: dict[str, Any] = {}
+    if WAIT_IDLE > 0:
+        waited = METER.wait_idle(WAIT_IDLE)
+        if waited:
+            record["waited_for_idle_seconds"] = waited
+    mark = ui.mark() if ui else None
     try:
         with Interrupter(ctx.spark, ctx.timeout) as stopper:
+            before = METER.snapshot()
             seconds, outcome = timed(lambda: STRATEGIES[name](ctx))
+            record["other_cores"] = METER.other_cores(before, METER.snapshot())
         record.update(seconds=round(seconds, 3), failed=outcome.failed, **outcome.extra)
     except Exception as exc:  # noqa: BLE001 - recorded, the benchmark goes on
         message = " ".join(str(exc).split())[:600]
@@ -197,7 +209,8 @@ def bench_suite(n: int, ctx: Context, ui: SparkUI | None, strategies: list[str],
             runs[s].append(rec)
             shown = f"{rec['seconds']:.2f} s" if "seconds" in rec else f"ERROR {rec['error'][:160]}"
             log(f"suite {n}: run {r + 1}/{repeat} {s}: {shown}, "
-                f"{rec.get('sql_executions')} SQL executions")
+                f"{rec.get('sql_executions')} SQL executions, "
+                f"other processes {rec.get('other_cores')} cores")
             if "error" in rec:
                 broken[s] = rec
     expected = [i for i, c in enumerate(ctx.cases) if c.expect_fail]
@@ -228,6 +241,7 @@ def _summarise(n: int, strategy: str, runs: list[dict[str, Any]], error: dict[st
         sql_root_executions=ok[-1].get("sql_root_executions"),
         server_seconds=round(statistics.median(r.get("server_seconds") or 0 for r in ok), 3),
         failed_rules=ok[-1].get("failed"),
+        other_cores_runs=[r.get("other_cores") for r in ok],
     )
     for key in ("spark_plans", "exit_code", "rule_errors", "first_error"):
         if key in ok[-1]:
@@ -260,7 +274,8 @@ def add_ratios(rows: list[dict[str, Any]]) -> None:
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
-    head = ("rules", "strategy", "seconds", "x floor", "x assay", "SQL execs", "server s", "note")
+    head = ("rules", "strategy", "seconds", "x floor", "x assay", "SQL execs", "server s",
+            "other cores", "note")
     lines = [head]
     for r in rows:
         note = ""
@@ -279,16 +294,22 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             f"{r['ratio_assay']:.2f}" if r.get("ratio_assay") else "-",
             str(r.get("sql_executions", "-")),
             f"{r['server_seconds']:.2f}" if r.get("server_seconds") is not None else "-",
+            _max_text(r.get("other_cores_runs")),
             note,
         ))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     out = []
     for k, line in enumerate(lines):
-        out.append("  ".join(cell.ljust(widths[i]) if i in (1, 7) else cell.rjust(widths[i])
+        out.append("  ".join(cell.ljust(widths[i]) if i in (1, 8) else cell.rjust(widths[i])
                              for i, cell in enumerate(line)).rstrip())
         if k == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+def _max_text(values: list[float | None] | None) -> str:
+    known = [v for v in values or [] if v is not None]
+    return f"{max(known):.2f}" if known else "-"
 
 
 def write_json(path: Path, document: dict[str, Any]) -> None:
@@ -313,6 +334,8 @@ def environment(scale: float, data: Path | None, args: argparse.Namespace) -> di
         "cpus": os.cpu_count(),
         "repeat": args.repeat,
         "warmup": args.warmup,
+        "wait_idle": args.wait_idle,
+        "loadavg_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "server_conf": {**SERVER_CONF, **dict(args.conf)},
     }
 
@@ -332,6 +355,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help=f"tiny data (scale {QUICK_SCALE}) and suites 10,50 unless given; for CI")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "latest.json")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per strategy run")
+    ap.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
+                    help="before each run, wait up to SECONDS until other processes use "
+                         "< 0.3 cores (for shared machines; default off)")
     ap.add_argument("--conf", action="append", default=[], type=_assignment,
                     help="extra Spark conf KEY=VALUE for the embedded server (repeatable)")
     ap.add_argument("--remote", default=None,
@@ -411,6 +437,9 @@ def main(argv: list[str] | None = None) -> int:
                                        connect_url_source=how,
                                        server_log=getattr(handle, "log_path", None))
         log(f"Spark {spark.version} up; UI {ui_url}; CLI URL {how}")
+        global METER, WAIT_IDLE
+        METER = CpuMeter(getattr(handle, "pid", None))
+        WAIT_IDLE = args.wait_idle
         base = Context(spark, str(data), [], suite_dir, url, args.timeout)
         _global_warmup(base)
         document["suites"] = {}
