@@ -123,7 +123,7 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
 def _run_one(spark: SparkSession, prepared: Prepared, run_id: str, sink: Sink, progress: Progress) -> TableOutcome:
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
-    outcome = run_table(spark, prepared, run_id)
+    outcome = run_table(spark, prepared, run_id, lambda line: progress.note(f"assay: {table.name}: {line}"))
     for event in outcome.events:
         sink(event)
     sink(outcome.finished)

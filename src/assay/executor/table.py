@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -31,6 +31,7 @@ class Prepared:
     keys: tuple[str, ...]
     validation_sql: str | None = None
     setup_plans: int = 0
+    note: Callable[[str], None] = field(default=lambda _: None, repr=False)
 
 
 @dataclass
@@ -41,10 +42,16 @@ class TableOutcome:
     finished: TableFinished
 
 
-def run_table(spark: SparkSession, prepared: Prepared, run_id: str) -> TableOutcome:
-    """Run one prepared table; a Spark failure becomes an ``error`` result per rule."""
+def run_table(
+    spark: SparkSession, prepared: Prepared, run_id: str, note: Callable[[str], None] = lambda _: None
+) -> TableOutcome:
+    """Run one prepared table; a Spark failure becomes an ``error`` result per rule.
+
+    ``note`` receives a line as each Spark plan is submitted (progress on stderr).
+    """
     start = time.monotonic()
     counter = [prepared.setup_plans]
+    prepared.note = note
     table = prepared.plan.table
     try:
         outcomes, row_count = _verdicts(spark, prepared, counter)
@@ -98,6 +105,7 @@ def _aggregate_values(prepared: Prepared, counter: list[int]) -> dict[Measure, o
     aggregate = prepared.plan.aggregate
     if aggregate is None:
         return {}
+    prepared.note(f"aggregate plan ({len(aggregate.slots)} measures)")
     row = emit.aggregate_frame(prepared.df, aggregate).collect()[0].asDict()
     counter[0] += 1
     values: dict[Measure, object] = {}
@@ -114,6 +122,7 @@ def _sql_values(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
     if sql is None:
         return {}
     assert prepared.validation_sql is not None
+    prepared.note(f"sql plan ({len(sql.queries)} queries)")
     row = spark.sql(emit.sql_text(sql, prepared.validation_sql)).collect()[0].asDict()
     counter[0] += 1
     found: dict[int, tuple[int, Any]] = {}
@@ -137,6 +146,7 @@ def _samples(prepared: Prepared, outcomes: list[Outcome], counter: list[int]) ->
     detail = plan_detail(prepared.plan, failed, prepared.keys) if failed else None
     if detail is None:
         return {}
+    prepared.note(f"detail plan (samples for {len(detail.entries)} failed rules)")
     rows = emit.detail_frame(prepared.df, detail).collect()
     counter[0] += 1
     samples: dict[int, list[dict[str, Any]]] = {i: [] for i in failed}
