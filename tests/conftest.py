@@ -39,7 +39,9 @@ def server() -> Iterator[SparkServer]:
 
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
-    handle = open_session(server_conf={"spark.sql.shuffle.partitions": "4", "spark.ui.retainedExecutions": "100000"})
+    handle = open_session(
+        server_conf={"spark.sql.shuffle.partitions": "4", "spark.ui.retainedExecutions": "100000"}
+    )
     try:
         yield SparkServer(handle)
     finally:

@@ -27,13 +27,13 @@ from assay.ir import (
 )
 from assay.planner.measures import ColumnAgg, CountIf, GroupStats, RowCount
 
-O = Origin("t.yaml", "tables[0].rules[0]")
+ORIGIN = Origin("t.yaml", "tables[0].rules[0]")
 NULLS = IsNull(Col("a"))
 
 
 def row_rule(tolerance=None, level="error") -> Rule:
     check = RowCheck(NULLS) if tolerance is None else RowCheck(NULLS, tolerance)
-    return Rule("not_null", check, O, columns=("a",), level=level)
+    return Rule("not_null", check, ORIGIN, columns=("a",), level=level)
 
 
 @pytest.mark.parametrize(
@@ -62,7 +62,7 @@ def test_warn_level_failure_is_a_warning():
 
 
 def metric(check_metric, must, warn=None) -> Rule:
-    return Rule("m", MetricCheck(check_metric, must, warn), O, columns=("a",))
+    return Rule("m", MetricCheck(check_metric, must, warn), ORIGIN, columns=("a",))
 
 
 LT5 = Comparison(Op.LT, Decimal(5), "< 5")
@@ -88,23 +88,35 @@ def test_metric_with_no_value_fails_with_reason():
 
 def test_decimal_bounds_are_exact():
     between = Between(Decimal("10.10"), Decimal("20"), "between 10.10 and 20")
-    out = judge(metric(ColumnMetric("sum", "a"), between), {ColumnAgg("sum", "a"): Decimal("10.10")})
+    out = judge(
+        metric(ColumnMetric("sum", "a"), between), {ColumnAgg("sum", "a"): Decimal("10.10")}
+    )
     assert out.severity == "pass"
-    out = judge(metric(ColumnMetric("sum", "a"), between), {ColumnAgg("sum", "a"): Decimal("10.09")})
+    out = judge(
+        metric(ColumnMetric("sum", "a"), between), {ColumnAgg("sum", "a"): Decimal("10.09")}
+    )
     assert out.severity == "fail"
 
 
 def test_group_stats():
     stats = {"groups": 8, "rows": 10, "dup_rows": 3, "unique_rows": 7}
     values = {RowCount(): 11, GroupStats(("id",)): stats}
-    unique = Rule("unique", UniqueCheck(("id",)), O, columns=("id",))
+    unique = Rule("unique", UniqueCheck(("id",)), ORIGIN, columns=("id",))
     assert judge(unique, values).failed_count == 3
     distinct = metric(GroupMetric(("id",), "distinct_count"), Comparison(Op.EQ, Decimal(8), "= 8"))
     assert judge(distinct, values).metric_value == 8
 
 
 def test_schema_and_types():
-    rule = Rule("schema", SchemaCheck(required=("id", "x"), forbidden=("_debug",), types=(("amount", "decimal"), ("id", "bigint"))), O)
+    rule = Rule(
+        "schema",
+        SchemaCheck(
+            required=("id", "x"),
+            forbidden=("_debug",),
+            types=(("amount", "decimal"), ("id", "bigint")),
+        ),
+        ORIGIN,
+    )
     out = judge_schema(rule, [("id", "int"), ("amount", "decimal(10,2)"), ("_debug", "string")])
     assert out.severity == "fail"
     assert "missing column x" in out.message and "forbidden column _debug" in out.message
@@ -113,10 +125,10 @@ def test_schema_and_types():
 
 
 def test_sql_verdicts():
-    rule = Rule("sql", SqlCheck("SELECT true"), O)
+    rule = Rule("sql", SqlCheck("SELECT true"), ORIGIN)
     assert judge_sql(rule, 1, True).severity == "pass"
     assert judge_sql(rule, 1, False).severity == "fail"
     assert judge_sql(rule, 1, None).severity == "fail"
     assert judge_sql(rule, 2, True).severity == "error"
-    rows = Rule("sql", SqlCheck("SELECT * FROM t", "failed_rows"), O)
+    rows = Rule("sql", SqlCheck("SELECT * FROM t", "failed_rows"), ORIGIN)
     assert (judge_sql(rows, 1, 4).severity, judge_sql(rows, 1, 4).failed_count) == ("fail", 4)

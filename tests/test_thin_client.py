@@ -26,8 +26,10 @@ def test_no_classic_spark_anywhere():
             bad = (isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES) or (
                 isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRS
             )
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             )
             if bad or any(m.split(".")[0] == "py4j" for m in modules):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
@@ -39,8 +41,10 @@ def test_pyspark_only_in_emit_and_executor():
     for path in sources():
         layer = path.relative_to(PACKAGE).parts[0]
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             )
             if any(n.split(".")[0] == "pyspark" for n in names) and layer not in PYSPARK_ALLOWED:
                 offenders.append(str(path.relative_to(PACKAGE)))
@@ -51,4 +55,7 @@ def test_pyspark_connect_only():
     for path in sources():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pyspark.sql"):
-                assert node.module.startswith(("pyspark.sql.connect", "pyspark.sql.types")), (path, node.module)
+                assert node.module.startswith(("pyspark.sql.connect", "pyspark.sql.types")), (
+                    path,
+                    node.module,
+                )

@@ -92,4 +92,6 @@ def _missing(column: str, types: dict[str, tuple[str, str]], origin, what: str) 
     names = [name for name, _ in types.values()]
     close = difflib.get_close_matches(column, names, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"columns: {', '.join(names[:20])}"
-    return PreflightError(f"{what} {column!r} does not exist in the table", origin=origin, hint=hint)
+    return PreflightError(
+        f"{what} {column!r} does not exist in the table", origin=origin, hint=hint
+    )

@@ -19,12 +19,18 @@ from tests.helpers import validate_event
 pytestmark = pytest.mark.spark
 
 
-def assay(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+def assay(
+    *args: str, timeout: float = 300, env: dict | None = None
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **(env or {})}
     full_env.pop("SPARK_REMOTE", None)
     return subprocess.run(
         [sys.executable, "-m", "assay", *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=full_env,
     )
 
 
@@ -53,7 +59,7 @@ def data(spark, tmp_path_factory) -> str:
 
 def cfg(tmp_path: Path, data: str, *rules: str, extra: str = "") -> Path:
     body = "".join(f"      - {r}\n" for r in rules)
-    text = f"tables:\n  - name: t\n    source: {{path: \"{data}\"}}\n    keys: [id]\n{extra}    rules:\n{body}"
+    text = f'tables:\n  - name: t\n    source: {{path: "{data}"}}\n    keys: [id]\n{extra}    rules:\n{body}'
     path = tmp_path / "checks.yaml"
     path.write_text(text)
     return path
@@ -70,7 +76,9 @@ def test_passing_run_exits_0_with_json_lines(server, data, tmp_path):
 
 
 def test_failing_run_exits_1_with_samples(server, data, tmp_path):
-    proc = assay("run", str(cfg(tmp_path, data, "{type: not_null, column: name}")), "--remote", server.url)
+    proc = assay(
+        "run", str(cfg(tmp_path, data, "{type: not_null, column: name}")), "--remote", server.url
+    )
     assert proc.returncode == 1, proc.stderr
     result = json_lines(proc.stdout)[0]
     assert result["failed_count"] == 5
@@ -99,12 +107,25 @@ def test_missing_column_is_reported_before_any_scan(server, data, tmp_path):
     rules = "{type: not_null, column: nme}", "{type: regex, column: id, pattern: x}"
     before = server.sql_executions()
     proc = assay("run", str(cfg(tmp_path, data, *rules)), "--remote", server.url)
-    assert_clean_error(proc, 2, "tables[0].rules[0]", "'nme'", "did you mean 'name'", "tables[0].rules[1]", "bigint")
+    assert_clean_error(
+        proc,
+        2,
+        "tables[0].rules[0]",
+        "'nme'",
+        "did you mean 'name'",
+        "tables[0].rules[1]",
+        "bigint",
+    )
     assert server.sql_executions() == before
 
 
 def test_missing_source_exits_3(server, tmp_path):
-    proc = assay("run", str(cfg(tmp_path, str(tmp_path / "nope.parquet"), "{type: row_count, min: 1}")), "--remote", server.url)
+    proc = assay(
+        "run",
+        str(cfg(tmp_path, str(tmp_path / "nope.parquet"), "{type: row_count, min: 1}")),
+        "--remote",
+        server.url,
+    )
     assert_clean_error(proc, 3, "tables[0]", "cannot read its source")
 
 
@@ -113,7 +134,12 @@ def test_unreachable_server_exits_3_quickly(tmp_path, data):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     start = time.monotonic()
-    proc = assay("run", str(cfg(tmp_path, data, "{type: row_count, min: 1}")), "--remote", f"sc://localhost:{port}/;token=s3cr3t")
+    proc = assay(
+        "run",
+        str(cfg(tmp_path, data, "{type: row_count, min: 1}")),
+        "--remote",
+        f"sc://localhost:{port}/;token=s3cr3t",
+    )
     assert time.monotonic() - start < 30
     assert_clean_error(proc, 3, f"localhost:{port}")
     assert "s3cr3t" not in proc.stderr
@@ -125,10 +151,14 @@ def test_bad_var_syntax_is_a_usage_error(tmp_path, data):
 
 
 def test_check_and_explain_need_no_spark(tmp_path, data):
-    path = cfg(tmp_path, data, "{type: not_null, column: name}", "{type: sql, query: 'SELECT true'}")
+    path = cfg(
+        tmp_path, data, "{type: not_null, column: name}", "{type: sql, query: 'SELECT true'}"
+    )
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
-    assert json_lines_plain(proc.stdout) == [{"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2}]
+    assert json_lines_plain(proc.stdout) == [
+        {"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2}
+    ]
     proc = assay("explain", str(path))
     assert proc.returncode == 0, proc.stderr
     assert "spark plans: 2 (+1 detail plan if a row-level rule fails)" in proc.stdout
@@ -149,7 +179,9 @@ def test_readme_example_on_the_embedded_server():
     assert proc.returncode == 1, proc.stderr
     events = json_lines(proc.stdout)
     failed = [e for e in events if e["event"] == "result" and e["severity"] == "fail"]
-    assert [(e["table"], e["rule"]["type"], e["failed_count"]) for e in failed] == [("orders", "regex", 3)]
+    assert [(e["table"], e["rule"]["type"], e["failed_count"]) for e in failed] == [
+        ("orders", "regex", 3)
+    ]
     assert [s["order_id"] for s in failed[0]["samples"]] == [18, 424, 912]
     warned = [e for e in events if e["event"] == "result" and e["severity"] == "warn"]
     assert [e["rule"]["type"] for e in warned] == ["missing_percent"]

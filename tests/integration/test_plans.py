@@ -44,7 +44,12 @@ FAILING_ROW = ["{type: range, column: grp, max: 5}", "{type: not_null, column: g
 def tables(path: str, *rule_sets: list[str]) -> str:
     out = ["tables:"]
     for n, rules in enumerate(rule_sets):
-        out += [f"  - name: t{n}", f"    source: {{path: '{path}'}}", "    keys: [id]", "    rules:"]
+        out += [
+            f"  - name: t{n}",
+            f"    source: {{path: '{path}'}}",
+            "    keys: [id]",
+            "    rules:",
+        ]
         out += [f"      - {r}" for r in rules]
     return "\n".join(out) + "\n"
 
@@ -60,7 +65,15 @@ def tables(path: str, *rule_sets: list[str]) -> str:
         ([SQL], 1),
         ([["{type: schema, required_columns: [id]}"]], 0),
     ],
-    ids=["pass", "pass+sql", "row-fails", "sql+row-fails", "three-tables", "sql-only", "schema-only"],
+    ids=[
+        "pass",
+        "pass+sql",
+        "row-fails",
+        "sql+row-fails",
+        "three-tables",
+        "sql-only",
+        "schema-only",
+    ],
 )
 def test_sql_executions(server, data, tmp_path, rule_sets, expected):
     cfg = write_config(tmp_path, tables(data, *[list(r) for r in rule_sets]))
@@ -72,7 +85,9 @@ def test_sql_executions(server, data, tmp_path, rule_sets, expected):
 
 
 def test_metric_failure_needs_no_detail_plan(server, data, tmp_path):
-    cfg = write_config(tmp_path, tables(data, PASSING + ["{type: avg, column: grp, must_be: '> 100'}"]))
+    cfg = write_config(
+        tmp_path, tables(data, PASSING + ["{type: avg, column: grp, must_be: '> 100'}"])
+    )
     before = server.sql_executions()
     out = run_config(server.spark, cfg)
     assert server.sql_executions() - before == 1
@@ -88,9 +103,13 @@ def test_thousand_rules_on_one_table(server, data, tmp_path):
         elif kind == 1:
             rules.append(f"{{type: length, column: name, min: 1, max: {10 + i}}}")
         elif kind == 2:
-            rules.append(f"{{type: accepted_values, column: grp, values: [0,1,2,3,4,5,6,7,8,9,{100 + i}]}}")
+            rules.append(
+                f"{{type: accepted_values, column: grp, values: [0,1,2,3,4,5,6,7,8,9,{100 + i}]}}"
+            )
         else:
-            rules.append(f"{{type: regex, column: email, pattern: 'u[0-9]+@x{i % 7 if i % 7 else ''}'}}")
+            rules.append(
+                f"{{type: regex, column: email, pattern: 'u[0-9]+@x{i % 7 if i % 7 else ''}'}}"
+            )
     cfg = write_config(tmp_path, tables(data, rules))
     before = server.sql_executions()
     out = run_config(server.spark, cfg)

@@ -40,13 +40,22 @@ def table(*rules: Rule, keys=("id",)) -> Table:
 
 def test_one_aggregate_and_shared_measures():
     nulls = RowCheck(IsNull(Col("a")))
-    plan = plan_table(table(
-        rule(0, "not_null", nulls, ["a"]),
-        rule(1, "not_null", nulls, ["a"]),
-        rule(2, "row_count", MetricCheck(RowCountMetric(), Between(Decimal(1), None, ">= 1"))),
-        rule(3, "unique", UniqueCheck(("id",)), ["id"]),
-        rule(4, "distinct_count", MetricCheck(GroupMetric(("id",), "distinct_count"), Comparison(Op.GT, Decimal(0), "> 0")), ["id"]),
-    ))
+    plan = plan_table(
+        table(
+            rule(0, "not_null", nulls, ["a"]),
+            rule(1, "not_null", nulls, ["a"]),
+            rule(2, "row_count", MetricCheck(RowCountMetric(), Between(Decimal(1), None, ">= 1"))),
+            rule(3, "unique", UniqueCheck(("id",)), ["id"]),
+            rule(
+                4,
+                "distinct_count",
+                MetricCheck(
+                    GroupMetric(("id",), "distinct_count"), Comparison(Op.GT, Decimal(0), "> 0")
+                ),
+                ["id"],
+            ),
+        )
+    )
     assert plan.aggregate is not None
     measures = [s.measure for s in plan.aggregate.slots]
     assert measures.count(RowCount()) == 1
@@ -58,11 +67,13 @@ def test_one_aggregate_and_shared_measures():
 
 
 def test_sql_rules_batch_into_one_plan_and_schema_needs_no_scan():
-    plan = plan_table(table(
-        rule(0, "sql", SqlCheck("SELECT true")),
-        rule(1, "sql", SqlCheck("SELECT false")),
-        rule(2, "schema", SchemaCheck(required=("a",))),
-    ))
+    plan = plan_table(
+        table(
+            rule(0, "sql", SqlCheck("SELECT true")),
+            rule(1, "sql", SqlCheck("SELECT false")),
+            rule(2, "schema", SchemaCheck(required=("a",))),
+        )
+    )
     assert plan.aggregate is None
     assert plan.sql is not None and [q.rule_index for q in plan.sql.queries] == [0, 1]
     assert plan.schema_rules == (2,)
@@ -71,11 +82,18 @@ def test_sql_rules_batch_into_one_plan_and_schema_needs_no_scan():
 
 
 def test_detail_only_for_failed_row_rules():
-    plan = plan_table(table(
-        rule(0, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
-        rule(1, "unique", UniqueCheck(("id",)), ["id"]),
-        rule(2, "avg", MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")), ["a"]),
-    ))
+    plan = plan_table(
+        table(
+            rule(0, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
+            rule(1, "unique", UniqueCheck(("id",)), ["id"]),
+            rule(
+                2,
+                "avg",
+                MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")),
+                ["a"],
+            ),
+        )
+    )
     assert plan.detail is not None
     assert [e.rule_index for e in plan.detail.entries] == [0, 1]
     detail = plan_detail(plan, {1, 2}, ("id",))
@@ -85,7 +103,9 @@ def test_detail_only_for_failed_row_rules():
 
 
 def test_planning_is_deterministic_and_renders_stably():
-    rules = [rule(i, "not_null", RowCheck(IsNull(Col(f"c{i % 7}"))), [f"c{i % 7}"]) for i in range(30)]
+    rules = [
+        rule(i, "not_null", RowCheck(IsNull(Col(f"c{i % 7}"))), [f"c{i % 7}"]) for i in range(30)
+    ]
     first, second = render_plan(plan_table(table(*rules))), render_plan(plan_table(table(*rules)))
     assert first == second
     assert "m000_rows" in first and "spark plans: 1 (+1 detail plan" in first

@@ -113,6 +113,7 @@ def run(
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
+
     def action() -> int:
         suite = _load(configs, _variables(var, vars_), sample_size)
         server_conf = parse_assignments(conf or [], "--conf")
@@ -121,7 +122,13 @@ def run(
     raise typer.Exit(_guarded(debug, action))
 
 
-def _run(suite: Suite, remote: str | None, server_conf: dict[str, str], concurrency: int, progress: bool | None) -> int:
+def _run(
+    suite: Suite,
+    remote: str | None,
+    server_conf: dict[str, str],
+    concurrency: int,
+    progress: bool | None,
+) -> int:
     from assay.executor.run import Progress, run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
     from assay.report.jsonl import JsonLinesSink
@@ -132,7 +139,9 @@ def _run(suite: Suite, remote: str | None, server_conf: dict[str, str], concurre
     reporter.note("assay: starting Spark" if remote is None else "assay: connecting to Spark")
     with open_session(remote, server_conf=server_conf) as handle:
         reporter.note(f"assay: connected to {handle.url}")
-        summary = run_suite(suite, handle.spark, JsonLinesSink(), concurrency=concurrency, progress=reporter)
+        summary = run_suite(
+            suite, handle.spark, JsonLinesSink(), concurrency=concurrency, progress=reporter
+        )
     return summary.exit_code
 
 
@@ -145,15 +154,18 @@ def check(
     debug: opt.Debug = False,
 ) -> None:
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
+
     def action() -> None:
         suite = _load(configs, _variables(var, vars_))
-        _out({
-            "event": "check",
-            "valid": True,
-            "files": [str(c) for c in configs],
-            "tables": len(suite.tables),
-            "rules": sum(len(t.rules) for t in suite.tables),
-        })
+        _out(
+            {
+                "event": "check",
+                "valid": True,
+                "files": [str(c) for c in configs],
+                "tables": len(suite.tables),
+                "rules": sum(len(t.rules) for t in suite.tables),
+            }
+        )
 
     _guarded(debug, action)
 
@@ -180,13 +192,15 @@ def explain(
         for plan in plans:
             text = render_plan(plan)
             if format == "json":
-                _out({
-                    "event": "plan",
-                    "table": plan.table.name,
-                    "spark_plans": plan.base_plans,
-                    "detail_plan": plan.detail is not None,
-                    "plan": text,
-                })
+                _out(
+                    {
+                        "event": "plan",
+                        "table": plan.table.name,
+                        "spark_plans": plan.base_plans,
+                        "detail_plan": plan.detail is not None,
+                        "plan": text,
+                    }
+                )
             else:
                 sys.stdout.write(text + "\n\n")
         if format == "text":
@@ -207,7 +221,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
 ) -> None:
     """Data-quality checks for Apache Spark over Spark Connect."""
 

@@ -9,7 +9,9 @@ import typer
 
 Configs = Annotated[
     list[Path],
-    typer.Argument(help="Config files (YAML or JSON); their tables run together.", show_default=False),
+    typer.Argument(
+        help="Config files (YAML or JSON); their tables run together.", show_default=False
+    ),
 ]
 Remote = Annotated[
     Optional[str],  # noqa: UP045 - typer needs Optional on 3.10
@@ -32,7 +34,9 @@ Var = Annotated[
 ]
 Vars = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--vars", help="Variables as k1=v1,k2=v2 (data-validator style).", show_default=False),
+    typer.Option(
+        "--vars", help="Variables as k1=v1,k2=v2 (data-validator style).", show_default=False
+    ),
 ]
 SampleSize = Annotated[
     Optional[int],  # noqa: UP045

@@ -32,9 +32,9 @@ from assay.ir.expr import (
     Or,
     Sql,
 )
-from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource
+from assay.ir.suite import CatalogSource, Source, SqlSource
 from assay.ir.values import Op
-from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount, ServerNow
+from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, ServerNow
 from assay.planner.plan import AggregatePlan, DetailPlan, GroupAggregate, ScanAggregate, SqlPlan
 from assay.planner.render import quote
 

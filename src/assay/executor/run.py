@@ -17,13 +17,13 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor.spark_errors import to_assay_error
+from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.suite import Suite
 from assay.planner import plan_table
 from assay.planner.plan import TablePlan
 from assay.preflight import check_table
-from assay.report.events import Event, RunSummary, TableFinished
-from assay.executor.spark_errors import to_assay_error
-from assay.executor.table import Prepared, TableOutcome, run_table
+from assay.report.events import Event, RunSummary
 
 Sink = Callable[[Event], None]
 
@@ -61,7 +61,9 @@ def run_suite(
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda p: prepare(spark, p), plans))
         problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
-        failures = [p for p in prepared if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)]
+        failures = [
+            p for p in prepared if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)
+        ]
         if problems:
             raise ConfigErrors(problems)
         if failures:
@@ -105,7 +107,7 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
     prepared.validation_sql = text
     assert prepared.plan.sql is not None
     try:
-        spark.sql(emit.sql_text(prepared.plan.sql, text)).schema
+        _ = spark.sql(emit.sql_text(prepared.plan.sql, text)).schema
         return []
     except Exception:  # noqa: BLE001 - re-analyzed per rule below
         pass
@@ -113,17 +115,25 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
     for query in prepared.plan.sql.queries:
         rule = table.rules[query.rule_index]
         try:
-            spark.sql(emit.single_sql_text(query.check.query, query.check.mode, text)).schema
+            _ = spark.sql(emit.single_sql_text(query.check.query, query.check.mode, text)).schema
         except Exception as exc:  # noqa: BLE001
             err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin)
-            errors.append(err if isinstance(err, ConfigError) else ConfigError(err.message, origin=rule.origin))
+            errors.append(
+                err
+                if isinstance(err, ConfigError)
+                else ConfigError(err.message, origin=rule.origin)
+            )
     return errors or [ConfigError("the SQL rules of this table fail together", origin=table.origin)]
 
 
-def _run_one(spark: SparkSession, prepared: Prepared, run_id: str, sink: Sink, progress: Progress) -> TableOutcome:
+def _run_one(
+    spark: SparkSession, prepared: Prepared, run_id: str, sink: Sink, progress: Progress
+) -> TableOutcome:
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
-    outcome = run_table(spark, prepared, run_id, lambda line: progress.note(f"assay: {table.name}: {line}"))
+    outcome = run_table(
+        spark, prepared, run_id, lambda line: progress.note(f"assay: {table.name}: {line}")
+    )
     for event in outcome.events:
         sink(event)
     sink(outcome.finished)

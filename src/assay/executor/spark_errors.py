@@ -8,7 +8,12 @@ from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.ir.origin import Origin
 
 # Analysis errors caused by the data not being there: the environment, not the config.
-_MISSING_DATA = ("TABLE_OR_VIEW_NOT_FOUND", "PATH_NOT_FOUND", "SCHEMA_NOT_FOUND", "UNABLE_TO_INFER_SCHEMA")
+_MISSING_DATA = (
+    "TABLE_OR_VIEW_NOT_FOUND",
+    "PATH_NOT_FOUND",
+    "SCHEMA_NOT_FOUND",
+    "UNABLE_TO_INFER_SCHEMA",
+)
 _TOKEN = re.compile(r"(token=)[^;&\s'\"]+")
 
 

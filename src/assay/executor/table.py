@@ -43,7 +43,10 @@ class TableOutcome:
 
 
 def run_table(
-    spark: SparkSession, prepared: Prepared, run_id: str, note: Callable[[str], None] = lambda _: None
+    spark: SparkSession,
+    prepared: Prepared,
+    run_id: str,
+    note: Callable[[str], None] = lambda _: None,
 ) -> TableOutcome:
     """Run one prepared table; a Spark failure becomes an ``error`` result per rule.
 
@@ -82,7 +85,9 @@ def run_table(
     return TableOutcome(events, finished)
 
 
-def _verdicts(spark: SparkSession, prepared: Prepared, counter: list[int]) -> tuple[list[Outcome], int | None]:
+def _verdicts(
+    spark: SparkSession, prepared: Prepared, counter: list[int]
+) -> tuple[list[Outcome], int | None]:
     plan = prepared.plan
     values = _aggregate_values(prepared, counter)
     sql_values = _sql_values(spark, prepared, counter)
@@ -117,7 +122,9 @@ def _aggregate_values(prepared: Prepared, counter: list[int]) -> dict[Measure, o
     return values
 
 
-def _sql_values(spark: SparkSession, prepared: Prepared, counter: list[int]) -> dict[int, tuple[int, Any]]:
+def _sql_values(
+    spark: SparkSession, prepared: Prepared, counter: list[int]
+) -> dict[int, tuple[int, Any]]:
     sql = prepared.plan.sql
     if sql is None:
         return {}
@@ -137,7 +144,9 @@ def _sql_values(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
     return found
 
 
-def _samples(prepared: Prepared, outcomes: list[Outcome], counter: list[int]) -> dict[int, list[dict[str, Any]]]:
+def _samples(
+    prepared: Prepared, outcomes: list[Outcome], counter: list[int]
+) -> dict[int, list[dict[str, Any]]]:
     failed = {
         i
         for i, (rule, o) in enumerate(zip(prepared.plan.table.rules, outcomes, strict=True))

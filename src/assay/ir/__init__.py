@@ -41,7 +41,7 @@ from assay.ir.rules import (
     UniqueCheck,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource, Suite, Table
-from assay.ir.values import Between, Comparison, Op, Threshold, Tolerance, ZERO_TOLERANCE
+from assay.ir.values import ZERO_TOLERANCE, Between, Comparison, Op, Threshold, Tolerance
 
 __all__ = [
     "And", "Between", "CatalogSource", "Check", "Coalesce", "Col", "ColumnMetric", "Compare",

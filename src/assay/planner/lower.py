@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from assay.ir.rules import CountMetric, MetricCheck, RowCheck, Rule, SchemaCheck, SqlCheck, UniqueCheck
+from assay.ir.rules import (
+    CountMetric,
+    MetricCheck,
+    RowCheck,
+    Rule,
+    SchemaCheck,
+    SqlCheck,
+    UniqueCheck,
+)
 from assay.ir.suite import Table
 from assay.planner.measures import (
     ColumnAgg,
