@@ -416,13 +416,41 @@ def _assignment(text: str) -> tuple[str, str]:
     return key, value
 
 
+def snapshot_source() -> dict[str, Any]:
+    """Copy the ``assay`` package to a private directory and import it from there, for this
+    process and (via ``PYTHONPATH``) every ``assay`` subprocess: a run measures one version
+    of the code even while the working tree changes. Returns where and a fingerprint."""
+    import hashlib
+    import importlib.util
+
+    spec = importlib.util.find_spec("assay")
+    if spec is None or not spec.submodule_search_locations:
+        return {"error": "assay is not importable"}
+    source = Path(list(spec.submodule_search_locations)[0])
+    target = Path(tempfile.mkdtemp(prefix="assay-bench-src-")) / "assay"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    digest = hashlib.sha256()
+    for path in sorted(target.rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(target)).encode())
+            digest.update(path.read_bytes())
+    import atexit
+
+    atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
+    sys.path.insert(0, str(target.parent))
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(target.parent), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {"copied_from": str(source), "snapshot": str(target), "sha256": digest.hexdigest()[:16]}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    source = snapshot_source() if not args.rss_child else None
     import extras
 
     if args.rss_child:
         return extras.rss_child(args.rss_child)
-    document: dict[str, Any] = {"benchmark": "assay", "version": 1}
+    document: dict[str, Any] = {"benchmark": "assay", "version": 1, "assay_source": source}
     if args.compile_only:
         document["environment"] = environment(args.scale, None, args)
         document["compile"] = extras.compile_times([int(x) for x in args.compile_rules.split(",")])

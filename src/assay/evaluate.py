@@ -12,13 +12,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
 from assay.ir.rules import (
+    ColStatsCheck,
     ColumnMetric,
     CountMetric,
+    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
+    GroupNulls,
     MetricCheck,
     RowCheck,
     RowCountMetric,
@@ -27,7 +30,17 @@ from assay.ir.rules import (
     SqlCheck,
     UniqueCheck,
 )
-from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount, ServerNow
+from assay.planner.measures import (
+    AgeMicros,
+    AggEquals,
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Histogram,
+    Measure,
+    RowCount,
+    colstats_measures,
+)
 
 Severity = Literal["pass", "warn", "fail", "error"]
 Number = int | float | Decimal
@@ -42,6 +55,7 @@ class Outcome:
     failed_count: int | None
     metric_value: Number | None
     message: str
+    details: Mapping[str, Any] | None = None
 
     @property
     def passed(self) -> bool:
@@ -61,6 +75,10 @@ def judge(rule: Rule, values: Values) -> Outcome:
         return _tolerance_outcome(rule, failed, rows, check.tolerance, "share their value")
     if isinstance(check, MetricCheck):
         return _metric_outcome(rule, check, values, rows)
+    if isinstance(check, EqualsCheck):
+        return _equals_outcome(rule, check, values)
+    if isinstance(check, ColStatsCheck):
+        return _colstats_outcome(rule, check, values)
     raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
 
 
@@ -77,8 +95,10 @@ def _tolerance_outcome(rule: Rule, failed: int, rows: int, tolerance, what: str 
     return Outcome("pass" if ok else _fail(rule), failed, None, message)
 
 
-def _group(values: Values, columns: tuple[str, ...]) -> Mapping[str, object]:
-    stats = values[GroupStats(columns)]
+def _group(
+    values: Values, columns: tuple[str, ...], nulls: GroupNulls = "any"
+) -> Mapping[str, object]:
+    stats = values[GroupStats(columns, nulls if len(columns) > 1 else "any")]
     assert isinstance(stats, Mapping)
     return stats
 
@@ -94,13 +114,14 @@ def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None
         count = int(values[CountIf(metric.counted)] or 0)
         return _percent(count, rows) if metric.percent else count
     if isinstance(metric, GroupMetric):
-        return _group_value(metric, _group(values, metric.columns), rows)
+        return _group_value(metric, _group(values, metric.columns, metric.nulls), rows)
     if isinstance(metric, FreshnessMetric):
-        return _age_seconds(values[ColumnAgg("max", metric.column)], values[ServerNow()])
+        micros = values[AgeMicros(metric.column)]
+        return None if micros is None else Decimal(int(micros)).scaleb(-6)  # type: ignore[call-overload]
     raise TypeError(f"unknown metric {type(metric).__name__}")
 
 
-def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) -> Number:
+def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) -> Number | None:
     dup = int(stats["dup_rows"] or 0)
     if metric.stat == "distinct_count":
         return int(stats["groups"] or 0)
@@ -108,8 +129,10 @@ def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) ->
         return dup
     if metric.stat == "duplicate_percent":
         return _percent(dup, rows)
+    # deequ's Uniqueness: unique rows / rows considered; undefined (no value) for none.
+    considered = int(stats["rows"] or 0)
     unique = int(stats["unique_rows"] or 0)
-    return unique / rows if rows else 1.0
+    return unique / considered if considered else None
 
 
 def _percent(count: int, rows: int) -> float:
@@ -126,17 +149,6 @@ def _number(value: object) -> Number | None:
     return value
 
 
-def _age_seconds(newest: object, now: object) -> float | None:
-    if newest is None or not isinstance(now, dt.datetime):
-        return None
-    if not isinstance(newest, dt.datetime):
-        assert isinstance(newest, dt.date)
-        newest = dt.datetime(newest.year, newest.month, newest.day)
-    if (newest.tzinfo is None) != (now.tzinfo is None):
-        newest, now = newest.replace(tzinfo=None), now.replace(tzinfo=None)
-    return (now - newest).total_seconds()
-
-
 def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -> Outcome:
     label = metric_label(rule)
     try:
@@ -145,10 +157,8 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
         return Outcome("error", None, None, f"{label}: the measured value is not a number")
     failed = _counted(check, values)
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return Outcome(
-            _fail(rule), failed, None,
-            f"{label} has no value (empty table or only nulls); must be {check.must.text}",
-        )
+        why = "is NaN (the column holds NaN)" if value is not None else _no_value(check)
+        return Outcome(_fail(rule), failed, None, f"{label} {why}; must be {check.must.text}")
     shown = f"{label} = {_fmt(value)}"
     if not check.must.holds(value):
         return Outcome(_fail(rule), failed, value, f"{shown}; must be {check.must.text}")
@@ -157,13 +167,104 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
     return Outcome("pass", failed, value, f"{shown}; must be {check.must.text}")
 
 
+def _no_value(check: MetricCheck) -> str:
+    metric = check.metric
+    if isinstance(metric, ColumnMetric) and metric.fn == "stddev":
+        return "has no value (fewer than 2 non-null values)"
+    if isinstance(metric, GroupMetric):
+        return "has no value (no row to consider: empty table or only nulls)"
+    return "has no value (empty table or only nulls)"
+
+
 def _counted(check: MetricCheck, values: Values) -> int | None:
     metric = check.metric
     if isinstance(metric, CountMetric):
         return int(values[CountIf(metric.counted)] or 0)
-    if isinstance(metric, GroupMetric) and metric.stat.startswith("duplicate"):
-        return int(_group(values, metric.columns)["dup_rows"] or 0)
+    if isinstance(metric, GroupMetric) and metric.stat != "distinct_count":
+        return int(_group(values, metric.columns, metric.nulls)["dup_rows"] or 0)
     return None
+
+
+def _equals_outcome(rule: Rule, check: EqualsCheck, values: Values) -> Outcome:
+    metric = check.metric
+    label = f"{metric.fn}({metric.column})"
+    measured = values[ColumnAgg(metric.fn, metric.column)]
+    equal = values[AggEquals(metric.fn, metric.column, check.value)]
+    wanted = _show(check.value)
+    if measured is None:
+        why = "has no value (empty table or only nulls)"
+        return Outcome(_fail(rule), None, None, f"{label} {why}; must equal {wanted}")
+    numeric = isinstance(measured, (int, float, Decimal)) and not isinstance(measured, bool)
+    number = measured if numeric else None
+    shown = f"{label} = {_show(measured)}"
+    if equal is True:
+        return Outcome("pass", None, number, f"{shown}; must equal {wanted}")
+    return Outcome(_fail(rule), None, number, f"{shown}; must equal {wanted}")
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return _fmt(value)
+
+
+def colstats_values(column: str, values: Values) -> tuple[object, ...]:
+    """``(count, mean, min, max, stddev)`` of a colstats column from the aggregate pass."""
+    return tuple(values[m] for m in colstats_measures(column))
+
+
+def histogram_bounds(column: str, values: Values) -> tuple[float, float] | None:
+    """The finite ``(min, max)`` a colstats histogram buckets over, or None (no values,
+    NaN or infinite bounds: no histogram)."""
+    _, _, low, high, _ = colstats_values(column, values)
+    if low is None or high is None:
+        return None
+    bounds = (float(low), float(high))  # type: ignore[arg-type]
+    return bounds if all(math.isfinite(b) for b in bounds) else None
+
+
+def _colstats_outcome(rule: Rule, check: ColStatsCheck, values: Values) -> Outcome:
+    count, mean, low, high, stddev = colstats_values(check.column, values)
+    histogram = None
+    counts = values.get(Histogram(check.column, check.bins))
+    bounds = histogram_bounds(check.column, values)
+    if counts is not None and bounds is not None:
+        histogram = {"bins": _bins(bounds, [int(c) for c in counts], check.bins)}  # type: ignore[union-attr]
+    details = {
+        "count": int(count or 0),  # type: ignore[call-overload]
+        "mean": _float(mean),
+        "min": _float(low),
+        "max": _float(high),
+        "stdDev": _float(stddev),
+        "histogram": histogram,
+    }
+    shown = ", ".join(
+        f"{k} {_fmt(details[k]) if details[k] is not None else 'none'}"
+        for k in ("count", "mean", "min", "max", "stdDev")
+    )
+    return Outcome("pass", None, None, f"colstats({check.column}): {shown}", details)
+
+
+def _bins(bounds: tuple[float, float], counts: list[int], bins: int) -> list[dict[str, object]]:
+    """data-validator's bins: bucket i spans [min + i*width, min + (i+1)*width), the last
+    one ends at max."""
+    low, high = bounds
+    width = (high - low) / bins
+    edges = [low + i * width for i in range(bins)] + [high]
+    return [
+        {"lowerBound": edges[i], "upperBound": edges[i + 1], "count": counts[i]}
+        for i in range(bins)
+    ]
+
+
+def _float(value: object) -> float | None:
+    if value is None:
+        return None
+    return float(value)  # type: ignore[arg-type]
 
 
 def metric_label(rule: Rule) -> str:

@@ -28,16 +28,16 @@ def family_of(spark_type: str) -> set[TypeFamily]:
     >>> sorted(family_of("decimal(10,2)"))
     ['any', 'numeric', 'orderable']
     >>> sorted(family_of("varchar(5)"))
-    ['any', 'orderable', 'string']
+    ['any', 'orderable', 'string', 'string_or_temporal']
     """
     t = spark_type.lower().strip()
     families: set[TypeFamily] = {"any"}
     if _NUMERIC.match(t):
         families |= {"numeric", "orderable"}
     elif _STRING.match(t):
-        families |= {"string", "orderable"}
+        families |= {"string", "orderable", "string_or_temporal"}
     elif _TEMPORAL.match(t):
-        families |= {"temporal", "orderable"}
+        families |= {"temporal", "orderable", "string_or_temporal"}
     elif t == "boolean":
         families |= {"boolean", "orderable"}
     return families
@@ -49,6 +49,7 @@ _FAMILY_WORDS: dict[TypeFamily, str] = {
     "orderable": "a number, string, date or timestamp",
     "temporal": "a date or timestamp",
     "boolean": "a boolean",
+    "string_or_temporal": "a string, date or timestamp",
     "any": "any type",
 }
 

@@ -39,6 +39,7 @@ SQL = [
     "{type: sql, query: 'SELECT min(id) = 1 FROM _validation_df'}",
 ]
 FAILING_ROW = ["{type: range, column: grp, max: 5}", "{type: not_null, column: grp, level: warn}"]
+COLSTATS = ["{type: colstats, column: grp}", "{type: colstats, column: id}"]
 
 
 def tables(path: str, *rule_sets: list[str]) -> str:
@@ -64,6 +65,10 @@ def tables(path: str, *rule_sets: list[str]) -> str:
         ([PASSING, PASSING + SQL, PASSING + FAILING_ROW], 1 + 2 + 2),
         ([SQL], 1),
         ([["{type: schema, required_columns: [id]}"]], 0),
+        # every colstats histogram of a table: one plan after the aggregate
+        ([PASSING + COLSTATS], 2),
+        ([PASSING + SQL + COLSTATS + FAILING_ROW], 4),
+        ([COLSTATS], 2),
     ],
     ids=[
         "pass",
@@ -73,6 +78,9 @@ def tables(path: str, *rule_sets: list[str]) -> str:
         "three-tables",
         "sql-only",
         "schema-only",
+        "colstats",
+        "colstats+sql+row-fails",
+        "colstats-only",
     ],
 )
 def test_sql_executions(server, data, tmp_path, rule_sets, expected):

@@ -17,6 +17,7 @@ from assay.config.node import Node
 from assay.dialects import params as p
 from assay.dialects.base import Context, Dialect
 from assay.dialects.native_rules import build_rule
+from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute
 from assay.ir.rules import Rule
@@ -229,7 +230,8 @@ def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
                 hint="a table with 0 checks would pass silently",
             )
         )
-    built = (ctx.attempt(build_rule, item) for item in items or ())
+    expanded = [rule for item in items or () for rule in ctx.attempt(expand_targets, item) or ()]
+    built = (ctx.attempt(build_rule, item) for item in expanded)
     return tuple(rule for rule in built if rule is not None)
 
 

@@ -14,6 +14,8 @@ from functools import partial
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
+from assay.dialects.validity import VALIDITY_KEYS, missing, validity
+from assay.errors import ConfigError
 from assay.ir.expr import (
     Col,
     Compare,
@@ -29,9 +31,12 @@ from assay.ir.expr import (
 )
 from assay.ir.rules import (
     Check,
+    ColStatsCheck,
     ColumnFn,
     ColumnMetric,
     CountMetric,
+    EqualsCheck,
+    FreshnessMetric,
     GroupMetric,
     GroupStat,
     Level,
@@ -45,9 +50,10 @@ from assay.ir.rules import (
     TypeFamily,
     UniqueCheck,
 )
-from assay.ir.values import Between, Op
+from assay.ir.values import Between, Comparison, Op, to_decimal
 
-COMMON_KEYS = frozenset({"type", "name", "level", "code"})
+COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets"})
+"""Keys every rule accepts (``targets`` is expanded away before a rule is built)."""
 LEVELS: tuple[Level, ...] = ("error", "warn")
 
 
@@ -111,7 +117,10 @@ def _range(rule: Node) -> Built:
         outside.append(Compare(Op.LE if strict else Op.LT, col, Lit(bounds[0])))
     if bounds[1] is not None:
         outside.append(Compare(Op.GE if strict else Op.GT, col, Lit(bounds[1])))
-    return _row(rule, is_true(any_of(*outside)), (name,), "orderable")
+    # Numbers bound numeric columns, dates and timestamps temporal ones (anything else
+    # would make Spark cast every value, and fail at run time on a string).
+    family = p.bound_family(bounds[0] if bounds[0] is not None else bounds[1])  # type: ignore[arg-type]
+    return _row(rule, is_true(any_of(*outside)), (name,), family)
 
 
 def _regex(rule: Node) -> Built:
@@ -127,16 +136,16 @@ def _accepted_values(rule: Node) -> Built:
     return _row(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
 
 
-def _length(rule: Node) -> Built:
+def _length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
     name = p.column(rule)
-    low, high = (rule.get("min"), rule.get("max"))
+    low, high = (rule.get(keys[0]), rule.get(keys[1]))
     if low is None and high is None:
-        raise rule.error("length needs 'min', 'max' or both")
+        raise rule.error(f"{rule_type(rule)} needs '{keys[0]}', '{keys[1]}' or both")
     what = "a length (an integer)"
     lo = low.as_int(what, minimum=0) if low is not None else None
     hi = high.as_int(what, minimum=0) if high is not None else None
     if lo is not None and hi is not None and lo > hi:
-        raise rule.error(f"min ({lo}) is greater than max ({hi})")
+        raise rule.error(f"{keys[0]} ({lo}) is greater than {keys[1]} ({hi})")
     length = Length(Col(name))
     outside: list[Expr] = []
     if lo is not None:
@@ -163,6 +172,13 @@ def _metric(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFa
 
 def _row_count(rule: Node) -> Built:
     low, high = (rule.get("min"), rule.get("max"))
+    num_rows = rule.get("min_num_rows")
+    if num_rows is not None:
+        # data-validator's rowCount: at least this many rows (a positive count).
+        if low is not None:
+            raise rule.error("use either 'min' or 'min_num_rows', not both")
+        num_rows.as_int("a row count (an integer)", minimum=1)
+        low = num_rows
     if low is None and high is None:
         if rule.get("must_be") is None:
             raise rule.error("row_count needs 'must_be' (or 'min'/'max')")
@@ -186,13 +202,7 @@ def _column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
 
 def _missing(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
-    col = Col(name)
-    counted: Expr = IsNull(col)
-    extra = rule.get("missing_values")
-    if extra is not None:
-        values = p.scalar_values(extra, "a list of values counted as missing")
-        counted = is_true(any_of(IsNull(col), InSet(col, values)))
-    return _metric(rule, CountMetric(counted, percent), (name,), "any")
+    return _metric(rule, CountMetric(missing(rule, name), percent), (name,), "any")
 
 
 def _group(stat: GroupStat, rule: Node) -> Built:
@@ -228,11 +238,193 @@ def _optional_columns(rule: Node, key: str) -> tuple[str, ...]:
 
 
 def _sql(rule: Node) -> Built:
-    query = rule.require("query").as_str("a SQL query")
+    given = [k for k in ("query", "failed_rows") if rule.get(k) is not None]
+    if not given:
+        rule.require("query")
+    if len(given) > 1:
+        raise rule.error("use either 'query' or 'failed_rows', not both")
+    query = rule.require(given[0]).as_str("a SQL query")
     message = rule.get("error_message")
     if message is not None:
         message.as_str("a message")
-    return Built(SqlCheck(query, "boolean"))
+    mode = "boolean" if given[0] == "query" else "failed_rows"
+    return Built(SqlCheck(query, mode))
+
+
+# --- data-validator checks ----------------------------------------------------------------
+
+
+def _negative_check(rule: Node) -> Built:
+    # data-validator documents that a null fails negativeCheck (its code counts only
+    # value < 0); NaN is not negative, -Infinity is.
+    name = p.column(rule)
+    col = Col(name)
+    return _row(rule, any_of(IsNull(col), Compare(Op.LT, col, Lit(0))), (name,), "numeric")
+
+
+def _range_check(rule: Node) -> Built:
+    """data-validator's rangeCheck: bounds exclusive unless ``inclusive: true``; a bound
+    may name another column with a leading backtick; nulls pass."""
+    name = p.column(rule)
+    low, high = (rule.get("min_value"), rule.get("max_value"))
+    if low is None and high is None:
+        raise rule.error("range_check needs 'min_value', 'max_value' or both")
+    inclusive_node = rule.get("inclusive")
+    inclusive = inclusive_node.as_bool() if inclusive_node is not None else False
+    col = Col(name)
+    columns, requires = [name], []
+    literals: list[object] = []
+    outside: list[Expr] = []
+    for node, strict, loose in ((low, Op.LE, Op.LT), (high, Op.GE, Op.GT)):
+        if node is None:
+            continue
+        other = p.column_ref(node)
+        if other == name:
+            raise node.error(f"a bound cannot be the checked column '{name}' itself")
+        if other is not None:
+            bound: Expr = Col(other)
+            columns.append(other)
+            requires.append((other, "orderable"))
+        else:
+            value, family = _range_value(node)
+            bound = Lit(value)  # type: ignore[arg-type]
+            literals.append(value)
+            requires.append((name, family))
+        outside.append(Compare(loose if inclusive else strict, col, bound))
+    if len(literals) == 2:
+        _check_order(rule, literals[0], literals[1], inclusive)
+    if not any(c == name for c, _ in requires):
+        requires.append((name, "orderable"))
+    tolerance, text = p.tolerance(rule)
+    return Built(
+        RowCheck(is_true(any_of(*outside)), tolerance),
+        tuple(dict.fromkeys(columns)),
+        tuple(dict.fromkeys(requires)),
+        text,
+    )
+
+
+def _range_value(node: Node) -> tuple[object, TypeFamily]:
+    """A range_check bound: a number, a date/timestamp, or (for a string column) text."""
+    if isinstance(node.value, str):
+        try:
+            value = p.bound(node)
+        except ConfigError:
+            return node.value, "string"
+        return value, p.bound_family(value)
+    value = p.bound(node)
+    return value, p.bound_family(value)
+
+
+def _check_order(rule: Node, low: object, high: object, inclusive: bool) -> None:
+    if isinstance(low, str) != isinstance(high, str):
+        raise rule.error("min_value and max_value must be of the same kind")
+    if isinstance(low, str):
+        if low > high:  # type: ignore[operator]
+            raise rule.error(f"min_value ({low}) is greater than max_value ({high})")
+        return
+    p.ordered(low, high, rule)  # type: ignore[arg-type]
+    if not inclusive and low == high:
+        raise rule.error(
+            f"min_value and max_value are both {low}: with inclusive false no value is in range",
+            hint="set inclusive: true to require this exact value",
+        )
+
+
+def _string_regex_check(rule: Node) -> Built:
+    # data-validator's stringRegexCheck lets nulls pass (unlike regex, where they fail).
+    name = p.column(rule)
+    pattern = rule.require("regex").as_str("a regular expression")
+    return _row(rule, is_true(Not(Matches(Col(name), pattern))), (name,), "string")
+
+
+def _column_sum_check(rule: Node) -> Built:
+    """data-validator's columnSumCheck: sum(column) within (min_value, max_value),
+    exclusive unless ``inclusive: true``."""
+    name = p.column(rule)
+    low_node, high_node = (rule.get("min_value"), rule.get("max_value"))
+    if low_node is None and high_node is None:
+        raise rule.error("column_sum_check needs 'min_value', 'max_value' or both")
+    inclusive_node = rule.get("inclusive")
+    inclusive = inclusive_node.as_bool() if inclusive_node is not None else False
+    what = "a number"
+    low = to_decimal(low_node.as_number(what)) if low_node is not None else None
+    high = to_decimal(high_node.as_number(what)) if high_node is not None else None
+    if low is not None and high is not None and (low > high or (low == high and not inclusive)):
+        raise rule.error(f"min_value ({low}) must be less than max_value ({high})")
+    parts = []
+    if low is not None:
+        parts.append(f"{'>=' if inclusive else '>'} {low}")
+    if high is not None:
+        parts.append(f"{'<=' if inclusive else '<'} {high}")
+    text = " and ".join(parts)
+    must = Between(low, high, text, low_inclusive=inclusive, high_inclusive=inclusive)
+    return Built(MetricCheck(ColumnMetric("sum", name), must), (name,), ((name, "numeric"),), text)
+
+
+def _column_max_check(rule: Node) -> Built:
+    """data-validator's columnMaxCheck: max(column) equals ``value``, compared in the
+    column's type (a number for a numeric column, a string for a string column)."""
+    name = p.column(rule)
+    value, family = p.typed_value(rule.require("value"))
+    check = EqualsCheck(ColumnMetric("max", name), value)
+    return Built(check, (name,), ((name, family),), f"= {rule.require('value').value}")
+
+
+def _colstats(rule: Node) -> Built:
+    name = p.column(rule)
+    return Built(ColStatsCheck(name), (name,), ((name, "numeric"),))
+
+
+# --- Metorikku / deequ checks -------------------------------------------------------------
+
+
+def _has_size(rule: Node) -> Built:
+    size = rule.require("size").as_int("a row count (an integer)", minimum=0)
+    op, op_text = p.operator(rule.require("operator"))
+    text = f"{op_text} {size}"
+    return Built(MetricCheck(RowCountMetric(), Comparison(op, Decimal(size), text)), (), (), text)
+
+
+def _has_uniqueness(rule: Node) -> Built:
+    """deequ's Uniqueness: the fraction of rows (where not every listed column is null)
+    whose value occurs exactly once, compared with ``fraction`` by ``operator``."""
+    cols = p.columns(rule)
+    fraction_node = rule.get("fraction")
+    fraction: int | float = 1.0
+    if fraction_node is not None:
+        fraction = fraction_node.as_number("a fraction between 0 and 1")
+        if not 0 <= fraction <= 1:
+            raise fraction_node.error(f"expected a fraction between 0 and 1, got {fraction}")
+    op, op_text = p.operator(rule.get("operator"), "==")
+    text = f"{op_text} {fraction}"
+    value = to_decimal(fraction)
+    assert value is not None
+    metric = GroupMetric(cols, "uniqueness", nulls="all")
+    return Built(MetricCheck(metric, Comparison(op, value, text)), cols, _needs(cols, "any"), text)
+
+
+def _is_contained_in(rule: Node) -> Built:
+    # deequ's isContainedIn: the same row test as accepted_values (nulls pass).
+    name = p.column(rule)
+    values = p.scalar_values(rule.require("allowed_values"), "a list of allowed values")
+    return _row(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
+
+
+# --- sparquet / SODA metrics --------------------------------------------------------------
+
+
+def _invalid(percent: bool, rule: Node) -> Built:
+    name = p.column(rule)
+    found = validity(rule, name)
+    built = _metric(rule, CountMetric(found.invalid, percent), (name,), "any")
+    requires = tuple((name, f) for f in found.families) or built.requires
+    return Built(built.check, built.columns, requires, built.threshold)
+
+
+def _freshness(rule: Node) -> Built:
+    name = p.column(rule)
+    return _metric(rule, FreshnessMetric(name), (name,), "temporal")
 
 
 # --- the catalogue ------------------------------------------------------------------------
@@ -240,6 +432,7 @@ def _sql(rule: Node) -> Built:
 _ROW = frozenset({"tolerance"})
 _ONE = frozenset({"column"})
 _ONE_OR_MANY = frozenset({"column", "columns"})
+_INVALID = METRIC_KEYS | _ONE | VALIDITY_KEYS | {"missing_values"}
 
 RULES: dict[str, RuleSpec] = {
     "not_null": RuleSpec(_not_null, _ROW | _ONE_OR_MANY),
@@ -248,9 +441,10 @@ RULES: dict[str, RuleSpec] = {
     "regex": RuleSpec(_regex, _ROW | _ONE | {"pattern"}),
     "accepted_values": RuleSpec(_accepted_values, _ROW | _ONE | {"values"}),
     "length": RuleSpec(_length, _ROW | _ONE | {"min", "max"}),
-    "row_count": RuleSpec(_row_count, METRIC_KEYS | {"min", "max"}),
-    "min": RuleSpec(partial(_column_metric, "min", "orderable"), METRIC_KEYS | _ONE),
-    "max": RuleSpec(partial(_column_metric, "max", "orderable"), METRIC_KEYS | _ONE),
+    "row_count": RuleSpec(_row_count, METRIC_KEYS | {"min", "max", "min_num_rows"}),
+    # Thresholds are numbers, so min and max need a numeric column.
+    "min": RuleSpec(partial(_column_metric, "min", "numeric"), METRIC_KEYS | _ONE),
+    "max": RuleSpec(partial(_column_metric, "max", "numeric"), METRIC_KEYS | _ONE),
     "avg": RuleSpec(partial(_column_metric, "avg", "numeric"), METRIC_KEYS | _ONE),
     "sum": RuleSpec(partial(_column_metric, "sum", "numeric"), METRIC_KEYS | _ONE),
     "stddev": RuleSpec(partial(_column_metric, "stddev", "numeric"), METRIC_KEYS | _ONE),
@@ -261,11 +455,60 @@ RULES: dict[str, RuleSpec] = {
     "schema": RuleSpec(
         _schema, frozenset({"required_columns", "forbidden_columns", "column_types"})
     ),
-    "sql": RuleSpec(_sql, frozenset({"query", "error_message"})),
+    "sql": RuleSpec(_sql, frozenset({"query", "failed_rows", "error_message"})),
+    # sparquet / SODA metrics beyond the core ones
+    "duplicate_percent": RuleSpec(
+        partial(_group, "duplicate_percent"), METRIC_KEYS | _ONE_OR_MANY
+    ),
+    "invalid_count": RuleSpec(partial(_invalid, False), _INVALID),
+    "invalid_percent": RuleSpec(partial(_invalid, True), _INVALID),
+    "freshness": RuleSpec(_freshness, METRIC_KEYS | _ONE),
+    # data-validator
+    "negative_check": RuleSpec(_negative_check, _ROW | _ONE),
+    "range_check": RuleSpec(_range_check, _ROW | _ONE | {"min_value", "max_value", "inclusive"}),
+    "string_length_check": RuleSpec(
+        partial(_length, keys=("min_length", "max_length")),
+        _ROW | _ONE | {"min_length", "max_length"},
+    ),
+    "string_regex_check": RuleSpec(_string_regex_check, _ROW | _ONE | {"regex"}),
+    "column_sum_check": RuleSpec(
+        _column_sum_check, _ONE | {"min_value", "max_value", "inclusive"}
+    ),
+    "column_max_check": RuleSpec(_column_max_check, _ONE | {"value"}),
+    "colstats": RuleSpec(_colstats, _ONE),
+    # Metorikku / deequ
+    "has_size": RuleSpec(_has_size, frozenset({"size", "operator"})),
+    "has_uniqueness": RuleSpec(_has_uniqueness, _ONE_OR_MANY | {"fraction", "operator"}),
+    "is_contained_in": RuleSpec(_is_contained_in, _ROW | _ONE | {"allowed_values"}),
 }
-"""Canonical rule type -> spec. The order is the order of the reference docs."""
+"""Canonical rule type -> spec: the core rules, then the rest of the reference systems'."""
 
-ALIASES: dict[str, str] = {"in_set": "accepted_values", "string_length": "length", "mean": "avg"}
+ALIASES: dict[str, str] = {
+    "in_set": "accepted_values",
+    "string_length": "length",
+    "mean": "avg",
+    "custom_sql": "sql",
+    # data-validator
+    "nullCheck": "not_null",
+    "null_check": "not_null",
+    "negativeCheck": "negative_check",
+    "rangeCheck": "range_check",
+    "stringLengthCheck": "string_length_check",
+    "stringRegexCheck": "string_regex_check",
+    "rowCount": "row_count",
+    "uniqueCheck": "unique",
+    "unique_check": "unique",
+    "columnSumCheck": "column_sum_check",
+    "columnMaxCheck": "column_max_check",
+    # Metorikku / deequ
+    "isComplete": "not_null",
+    "is_complete": "not_null",
+    "isUnique": "unique",
+    "is_unique": "unique",
+    "hasSize": "has_size",
+    "hasUniqueness": "has_uniqueness",
+    "isContainedIn": "is_contained_in",
+}
 """Alternative type names -> canonical type (``Rule.kind`` is always canonical)."""
 
 
@@ -276,6 +519,8 @@ def build_rule(node: Node) -> Rule:
         ConfigError: unknown type or key (with did-you-mean), wrong or missing parameter.
     """
     node.as_mapping("a rule (a mapping with a 'type')")
+    if node.get("targets") is not None:
+        raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
     kind = rule_type(node)
     spec = RULES[kind]
     node.check_keys(COMMON_KEYS | spec.keys)

@@ -11,7 +11,8 @@ import re
 from assay.config.node import Node, unknown_message
 from assay.grammar import parse_threshold, parse_tolerance
 from assay.ir.expr import Scalar
-from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
+from assay.ir.rules import TypeFamily
+from assay.ir.values import ZERO_TOLERANCE, Op, Threshold, Tolerance
 
 Bound = int | float | dt.date | dt.datetime
 
@@ -89,6 +90,68 @@ def bound(node: Node) -> Bound:
                 hint="dates and timestamps are ISO 8601: 2024-01-31, 2024-01-31T12:00:00",
             ) from None
     raise node.type_error("a number, a date or a timestamp")
+
+
+def bound_family(value: Bound) -> TypeFamily:
+    """The column kind a bound compares with: numbers with numbers, dates and
+    timestamps with dates and timestamps.
+
+    >>> bound_family(3), bound_family(dt.date(2024, 1, 1))
+    ('numeric', 'temporal')
+    """
+    return "temporal" if isinstance(value, dt.date) else "numeric"
+
+
+def column_ref(node: Node) -> str | None:
+    """The column a data-validator style bound names with a leading backtick
+    (```other_col`` or ```other_col```), or None for a literal bound."""
+    value = node.value
+    if not isinstance(value, str) or not value.startswith("`"):
+        return None
+    name = value[1:-1] if len(value) > 2 and value.endswith("`") else value[1:]
+    if not name.strip() or "`" in name:
+        raise node.error(f"expected a column reference such as `other_column, got '{value}'")
+    return name
+
+
+def typed_value(node: Node) -> tuple[Scalar, TypeFamily]:
+    """A value compared with a column as is, with the column kind its type needs: a
+    number (numeric column), a string (string), a boolean, a date or a timestamp
+    (temporal). A string in ISO date or timestamp form stays a string, which Spark casts
+    when the column is a date or timestamp (JSON has no date type)."""
+    value = node.value
+    if isinstance(value, bool):
+        return value, "boolean"
+    if isinstance(value, (int, float)):
+        return node.as_number(), "numeric"
+    if isinstance(value, dt.date):
+        return value, "temporal"
+    if isinstance(value, str):
+        iso = _ISO_TEMPORAL.fullmatch(value.strip())
+        return value, "string_or_temporal" if iso else "string"
+    raise node.type_error("a number, string, boolean, date or timestamp")
+
+
+_ISO_TEMPORAL = re.compile(
+    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})?)?"
+)
+
+COMPARISON_OPERATORS = {
+    "==": Op.EQ, "=": Op.EQ, "!=": Op.NE, "<>": Op.NE,
+    ">=": Op.GE, ">": Op.GT, "<=": Op.LE, "<": Op.LT,
+}  # fmt: skip
+"""Metorikku/deequ comparison operators (``==`` ... ``<``), plus SQL spellings."""
+
+
+def operator(node: Node | None, default: str | None = None) -> tuple[Op, str]:
+    """A comparison operator and its text (``default`` when absent)."""
+    if node is None:
+        assert default is not None
+        return COMPARISON_OPERATORS[default], default
+    text = node.as_str("an operator: ==, !=, >=, >, <=, <").strip()
+    if text not in COMPARISON_OPERATORS:
+        raise node.error(f"expected one of ==, !=, >=, >, <=, <; got '{text}'")
+    return COMPARISON_OPERATORS[text], text
 
 
 def ordered(low: Bound, high: Bound, rule: Node) -> None:

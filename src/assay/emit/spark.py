@@ -7,7 +7,9 @@ Connect fails on plans or expressions deeper than a few hundred levels).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from pyspark.sql.connect import functions as F
@@ -30,12 +32,29 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Scalar,
     Sql,
 )
 from assay.ir.suite import CatalogSource, Source, SqlSource
 from assay.ir.values import Op
-from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, ServerNow
-from assay.planner.plan import AggregatePlan, DetailPlan, GroupAggregate, ScanAggregate, SqlPlan
+from assay.planner.measures import (
+    AgeMicros,
+    AggEquals,
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Measure,
+    RowCount,
+    ServerNow,
+)
+from assay.planner.plan import (
+    AggregatePlan,
+    DetailPlan,
+    GroupAggregate,
+    HistogramPlan,
+    ScanAggregate,
+    SqlPlan,
+)
 from assay.planner.render import quote
 
 T = TypeVar("T")
@@ -71,12 +90,21 @@ def col(name: str) -> Column:
     return F.col(quote(name))
 
 
+def lit(value: Scalar) -> Column:
+    """A literal. A timestamp without a UTC offset is a wall-clock time in the Spark
+    session time zone (as in SQL ``TIMESTAMP '...'``), not in the client's local zone
+    (which is what ``F.lit`` of a naive ``datetime`` would assume)."""
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        return F.lit(value.isoformat(sep=" ")).cast("timestamp")
+    return F.lit(value)
+
+
 def column(expr: Expr) -> Column:
     """Translate a row expression."""
     if isinstance(expr, Col):
         return col(expr.name)
     if isinstance(expr, Lit):
-        return F.lit(expr.value)
+        return lit(expr.value)
     if isinstance(expr, Compare):
         return _CMP[expr.op](column(expr.left), column(expr.right))
     if isinstance(expr, And):
@@ -141,6 +169,23 @@ def source_sql(source: Source, row_filter: str | None) -> str | None:
     return f"{text} WHERE {row_filter}" if row_filter else text
 
 
+_SIZE = re.compile(r"sizeInBytes=([0-9.]+)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)")
+_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50, "EiB": 2**60}
+
+
+def estimated_size(df: DataFrame) -> int | None:
+    """The server's size estimate of ``df`` in bytes (an analysis RPC, no scan); None when
+    unknown (no statistics, or Spark's 8 EiB "unknown" default)."""
+    try:
+        text = df._explain_string(mode="cost")  # noqa: SLF001 - the only way to read stats
+    except Exception:  # noqa: BLE001 - an estimate is optional
+        return None
+    sizes = [float(n) * _UNITS[u] for n, u in _SIZE.findall(text)]
+    if not sizes or max(sizes) >= 2**62:
+        return None
+    return int(max(sizes))
+
+
 def quote_path(path: str) -> str:
     """A path as a backticked SQL identifier."""
     return "`" + path.replace("`", "``") + "`"
@@ -159,16 +204,31 @@ def measure_columns(name: str, measure: Measure) -> list[Column]:
         return [_AGG[measure.fn](col(measure.column)).alias(name)]
     if isinstance(measure, ServerNow):
         return [F.max(F.current_timestamp()).alias(name)]
+    if isinstance(measure, AggEquals):
+        return [(_AGG[measure.fn](col(measure.column)) == lit(measure.value)).alias(name)]
+    if isinstance(measure, AgeMicros):
+        newest = F.max(col(measure.column)).cast("timestamp")
+        return [(F.unix_micros(F.current_timestamp()) - F.unix_micros(newest)).alias(name)]
     raise TypeError(f"no aggregate for {type(measure).__name__}")
 
 
 def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
-    return df.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.measure)))
+    if scan.where is None:
+        return df.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.measure)))
+    # A statistics-prunable branch: only rows matching `where` are read and counted.
+    rows = df.where(column(scan.where))
+    if len(scan.slots) == 1:
+        return rows.agg(F.count(F.lit(1)).alias(scan.slots[0].name))
+    return rows.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.measure)))
 
 
 def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     keys = [col(c) for c in group.columns]
-    not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a & b)
+    measure = group.slot.measure
+    if isinstance(measure, GroupStats) and measure.nulls == "all":
+        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a | b)
+    else:
+        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a & b)
     counts = df.where(not_null).groupBy(*keys).agg(F.count(F.lit(1)).alias("_assay_n"))
     n = F.col("_assay_n")
     name = group.slot.name
@@ -184,6 +244,38 @@ def aggregate_frame(df: DataFrame, plan: AggregatePlan) -> DataFrame:
     """ONE single-row DataFrame computing every slot: scans and group-bys cross-joined."""
     parts = [_scan_frame(df, s) for s in plan.scans] + [_group_frame(df, g) for g in plan.groups]
     return balanced(parts, lambda a, b: a.crossJoin(b))
+
+
+# --- the histogram pass (colstats) --------------------------------------------------------
+
+
+def histogram_frame(
+    df: DataFrame, plan: HistogramPlan, bounds: Mapping[str, tuple[float, float]]
+) -> DataFrame:
+    """ONE single-row DataFrame with, per column of ``plan`` that has ``bounds`` (its
+    finite min and max), an array of bucket counts under the column's output name.
+
+    A value's bucket is ``min(bins - 1, floor((x - min) / width))`` with ``width =
+    (max - min) / bins`` in double arithmetic (data-validator's formula), so the last
+    bucket is closed; with min = max every value is in the first bucket.
+    """
+    outputs = []
+    for h in plan.columns:
+        if h.name not in bounds:
+            continue
+        low, high = bounds[h.name]
+        x = col(h.measure.column).cast("double")
+        bins = h.measure.bins
+        width = (high - low) / bins
+        # least() skips nulls, so a null value must stay out of every bucket explicitly.
+        if width > 0:
+            index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
+        else:
+            index = F.lit(0)
+        bucket = F.when(x.isNotNull(), index)
+        counts = [F.count_if(bucket == F.lit(i)) for i in range(bins)]
+        outputs.append(F.array(*counts).alias(h.name))
+    return df.agg(*outputs)
 
 
 # --- SQL rules ----------------------------------------------------------------------------

@@ -19,9 +19,9 @@ from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
-from assay.ir.suite import Suite
+from assay.ir.suite import Suite, Table
 from assay.planner import plan_table
-from assay.planner.plan import TablePlan
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
 from assay.preflight import check_table
 from assay.report.events import Event, RunSummary
 
@@ -48,6 +48,7 @@ def run_suite(
     concurrency: int = 4,
     run_id: str | None = None,
     progress: Progress | None = None,
+    options: PlannerOptions = DEFAULT_OPTIONS,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
@@ -56,10 +57,9 @@ def run_suite(
     run_id = run_id or uuid.uuid4().hex[:12]
     progress = progress or Progress()
     start = time.monotonic()
-    plans = [plan_table(t) for t in suite.tables]
-    workers = max(1, min(concurrency, len(plans)))
+    workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
-        prepared = list(pool.map(lambda p: prepare(spark, p), plans))
+        prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
         problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
         failures = [
             p for p in prepared if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)
@@ -76,14 +76,18 @@ def run_suite(
     return summary
 
 
-def prepare(spark: SparkSession, plan: TablePlan) -> Prepared | AssayError:
-    """Read the schema (one analysis RPC, no scan) and check every rule against it."""
-    table = plan.table
+def prepare(
+    spark: SparkSession, table: Table, options: PlannerOptions = DEFAULT_OPTIONS
+) -> Prepared | AssayError:
+    """Read the schema and the size estimate (analysis RPCs, no scan), plan the table,
+    and check every rule against the schema."""
     try:
         df = emit.source_frame(spark, table.source, table.filter)
         struct = df.schema
     except Exception as exc:  # noqa: BLE001 - classified below
         return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
+    size = emit.estimated_size(df) if needs_size(table.source, options) else None
+    plan = plan_table(table, options, size_bytes=size)
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     problems = check_table(table, schema, keys)

@@ -12,7 +12,7 @@ from pyspark.sql.connect.dataframe import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
-from assay.evaluate import Outcome, judge, judge_schema, judge_sql
+from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
 from assay.executor.spark_errors import spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.planner import plan_detail
@@ -90,6 +90,7 @@ def _verdicts(
 ) -> tuple[list[Outcome], int | None]:
     plan = prepared.plan
     values = _aggregate_values(prepared, counter)
+    values.update(_histogram_values(prepared, values, counter))
     sql_values = _sql_values(spark, prepared, counter)
     if RowCount() not in values and -1 in sql_values:
         values[RowCount()] = sql_values.pop(-1)[1]
@@ -120,6 +121,26 @@ def _aggregate_values(prepared: Prepared, counter: list[int]) -> dict[Measure, o
         else:
             values[slot.measure] = row[slot.name]
     return values
+
+
+def _histogram_values(
+    prepared: Prepared, values: Mapping[Measure, object], counter: list[int]
+) -> dict[Measure, object]:
+    """Every colstats histogram in one plan, bucketed over the aggregate's min and max
+    (no plan when no column has a finite min and max)."""
+    histogram = prepared.plan.histogram
+    if histogram is None:
+        return {}
+    bounds = {
+        h.name: b
+        for h in histogram.columns
+        if (b := histogram_bounds(h.measure.column, values)) is not None
+    }
+    if not bounds:
+        return {}
+    row = emit.histogram_frame(prepared.df, histogram, bounds).collect()[0].asDict()
+    counter[0] += 1
+    return {h.measure: row[h.name] for h in histogram.columns if h.name in bounds}
 
 
 def _sql_values(
@@ -192,4 +213,5 @@ def _result(
         samples=tuple(dict(s) for s in samples) if samples is not None else None,
         origin=rule.origin,
         elapsed_ms=elapsed_ms,
+        details=dict(outcome.details) if outcome.details is not None else None,
     )

@@ -25,8 +25,10 @@ from assay.ir.expr import (
 from assay.ir.origin import Origin
 from assay.ir.rules import (
     Check,
+    ColStatsCheck,
     ColumnMetric,
     CountMetric,
+    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
     Level,
@@ -44,8 +46,9 @@ from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource, Suite, 
 from assay.ir.values import ZERO_TOLERANCE, Between, Comparison, Op, Threshold, Tolerance
 
 __all__ = [
-    "And", "Between", "CatalogSource", "Check", "Coalesce", "Col", "ColumnMetric", "Compare",
-    "Comparison", "CountMetric", "Expr", "FreshnessMetric", "GroupMetric", "InSet", "IsNaN",
+    "And", "Between", "CatalogSource", "Check", "Coalesce", "Col", "ColStatsCheck",
+    "ColumnMetric", "Compare", "Comparison", "CountMetric", "EqualsCheck", "Expr",
+    "FreshnessMetric", "GroupMetric", "InSet", "IsNaN",
     "IsNull", "Length", "Level", "Lit", "Matches", "Metric", "MetricCheck", "Not", "Op", "Or",
     "Origin", "PathSource", "RowCheck", "RowCountMetric", "Rule", "SchemaCheck", "Source", "Sql",
     "SqlCheck", "SqlSource", "Suite", "Table", "Threshold", "Tolerance", "TypeFamily",

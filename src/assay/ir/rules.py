@@ -9,18 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assay.ir.expr import Expr
+from assay.ir.expr import Expr, Scalar
 from assay.ir.origin import Origin
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
 """What a failing rule counts as: ``error`` fails the run, ``warn`` only reports."""
 
-TypeFamily = Literal["string", "numeric", "orderable", "temporal", "boolean", "any"]
-"""The kind of column a rule can work on (checked against the schema before any scan)."""
+TypeFamily = Literal[
+    "string", "numeric", "orderable", "temporal", "boolean", "string_or_temporal", "any"
+]
+"""The kind of column a rule can work on (checked against the schema before any scan).
+``string_or_temporal``: a string compared with a column that Spark casts for a date or
+timestamp column (an ISO date written in JSON, which has no date type)."""
 
 ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
 GroupStat = Literal["distinct_count", "duplicate_count", "duplicate_percent", "uniqueness"]
+GroupNulls = Literal["any", "all"]
+"""Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
+``UNIQUE``), or only those where ``all`` key columns are null (deequ's frequencies)."""
 
 
 # --- metrics: a number measured over the whole table -------------------------------------
@@ -54,18 +61,23 @@ class CountMetric:
 @dataclass(frozen=True, slots=True)
 class GroupMetric:
     """A statistic of the groups of equal values of ``columns`` (rows with a null in any of
-    them are ignored): ``distinct_count`` groups, ``duplicate_count`` rows that share their
-    value with another row, ``duplicate_percent`` those as a percentage of the rows
-    considered, ``uniqueness`` the fraction (0-1) of rows whose value occurs exactly once.
+    them are ignored; with ``nulls="all"`` only rows where all of them are null):
+    ``distinct_count`` groups, ``duplicate_count`` rows that share their value with another
+    row, ``duplicate_percent`` those as a percentage of the table's rows, ``uniqueness``
+    the fraction (0-1) of the rows considered whose value occurs exactly once (deequ's
+    Uniqueness; no value when no row is considered).
     """
 
     columns: tuple[str, ...]
     stat: GroupStat
+    nulls: GroupNulls = "any"
 
 
 @dataclass(frozen=True, slots=True)
 class FreshnessMetric:
-    """Seconds from the newest value of a date/timestamp column to now (server clock)."""
+    """Seconds from the newest value of a date/timestamp column to now (server clock),
+    computed by Spark: a date is midnight and a ``timestamp_ntz`` a wall-clock time in the
+    session time zone."""
 
     column: str
 
@@ -131,7 +143,32 @@ class SqlCheck:
     mode: Literal["boolean", "failed_rows"] = "boolean"
 
 
-Check = RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck
+@dataclass(frozen=True, slots=True)
+class EqualsCheck:
+    """The aggregate ``metric`` (e.g. ``max(column)``) must equal ``value``, compared by
+    Spark in the column's type (data-validator ``columnMaxCheck``). No value (an empty
+    table, only nulls) fails.
+    """
+
+    metric: ColumnMetric
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class ColStatsCheck:
+    """Statistics of a numeric column (data-validator ``colstats``): count of non-null
+    values, mean, min, max, sample standard deviation and a ``bins``-bucket equi-width
+    histogram over [min, max]. Informational: it passes whenever it can be computed.
+    The histogram needs min and max first, so it runs in one extra plan per table.
+    """
+
+    column: str
+    bins: int = 10
+
+
+Check = (
+    RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck | EqualsCheck | ColStatsCheck
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from assay.ir.rules import (
+    ColStatsCheck,
     CountMetric,
     MetricCheck,
     RowCheck,
@@ -15,20 +16,25 @@ from assay.ir.rules import (
 )
 from assay.ir.suite import Table
 from assay.planner.measures import (
+    AgeMicros,
+    AggEquals,
     ColumnAgg,
     CountIf,
     GroupStats,
+    Histogram,
     Measure,
     RowCount,
     ServerNow,
     measures_of,
 )
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, scan_branches
 from assay.planner.plan import (
     AggregatePlan,
     DetailEntry,
     DetailPlan,
     GroupAggregate,
-    ScanAggregate,
+    HistogramColumn,
+    HistogramPlan,
     Slot,
     SqlPlan,
     SqlQuery,
@@ -36,18 +42,26 @@ from assay.planner.plan import (
 )
 
 
-def plan_table(table: Table) -> TablePlan:
+def plan_table(
+    table: Table, options: PlannerOptions = DEFAULT_OPTIONS, size_bytes: int | None = None
+) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
     Equal measures requested by several rules share one slot; slot names come from the
-    order in which rules first ask for them, so the plan is stable across runs.
+    order in which rules first ask for them, so the plan is stable across runs. How the
+    slots are split into scan branches is decided by cost (:mod:`assay.planner.cost`).
     """
     slots = _slots(table.rules)
-    scans = tuple(s for s in slots if not isinstance(s.measure, GroupStats))
+    scans = scan_branches(
+        [s for s in slots if not isinstance(s.measure, GroupStats)],
+        table.source,
+        options,
+        size_bytes,
+    )
     groups = tuple(
         GroupAggregate(s.measure.columns, s) for s in slots if isinstance(s.measure, GroupStats)
     )
-    aggregate = AggregatePlan((ScanAggregate(scans),) if scans else (), groups) if slots else None
+    aggregate = AggregatePlan(scans, groups) if slots else None
     sql = _sql_plan(table.rules)
     if sql is not None and aggregate is None:
         sql = SqlPlan(sql.queries, count_rows=True)
@@ -57,6 +71,7 @@ def plan_table(table: Table) -> TablePlan:
         sql=sql,
         detail=_detail_template(table),
         schema_rules=tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)),
+        histogram=_histogram_plan(table.rules),
     )
 
 
@@ -97,7 +112,24 @@ def _suffix(measure: Measure) -> str:
         return measure.fn
     if isinstance(measure, ServerNow):
         return "now"
+    if isinstance(measure, AggEquals):
+        return f"{measure.fn}_eq"
+    if isinstance(measure, AgeMicros):
+        return "age"
     return "groups"
+
+
+def _histogram_plan(rules: tuple[Rule, ...]) -> HistogramPlan | None:
+    """Every colstats histogram of the table in one extra plan (equal ones shared)."""
+    users: dict[Histogram, list[int]] = {}
+    for index, rule in enumerate(rules):
+        if isinstance(rule.check, ColStatsCheck):
+            measure = Histogram(rule.check.column, rule.check.bins)
+            users.setdefault(measure, []).append(index)
+    columns = tuple(
+        HistogramColumn(f"h{n:03d}", m, tuple(idx)) for n, (m, idx) in enumerate(users.items())
+    )
+    return HistogramPlan(columns) if columns else None
 
 
 def _sql_plan(rules: tuple[Rule, ...]) -> SqlPlan | None:

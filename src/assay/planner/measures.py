@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.ir.expr import Expr
+from assay.ir.expr import Col, Expr, IsNull, Not, Scalar
 from assay.ir.rules import (
+    ColStatsCheck,
     ColumnFn,
     ColumnMetric,
     CountMetric,
+    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
+    GroupNulls,
     MetricCheck,
     RowCheck,
     RowCountMetric,
@@ -50,13 +53,43 @@ class ServerNow:
 
 @dataclass(frozen=True, slots=True)
 class GroupStats:
-    """Statistics of the groups of equal ``columns`` values (nulls excluded): number of
-    groups, rows considered, rows in groups of 2+, rows in groups of exactly 1."""
+    """Statistics of the groups of equal ``columns`` values (rows with a null in any key
+    excluded; with ``nulls="all"``, only rows where every key is null): number of groups,
+    rows considered, rows in groups of 2+, rows in groups of exactly 1."""
 
     columns: tuple[str, ...]
+    nulls: GroupNulls = "any"
 
 
-Measure = RowCount | CountIf | ColumnAgg | ServerNow | GroupStats
+@dataclass(frozen=True, slots=True)
+class AggEquals:
+    """``fn(column) = value``, compared by Spark (null when ``fn`` has no value)."""
+
+    fn: ColumnFn
+    column: str
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class AgeMicros:
+    """Microseconds from ``max(column)`` (a date or timestamp, read in the session time
+    zone) to the server's ``current_timestamp()``, computed by Spark."""
+
+    column: str
+
+
+@dataclass(frozen=True, slots=True)
+class Histogram:
+    """Counts of a numeric column's values in ``bins`` equal-width buckets over its
+    [min, max]. Not an aggregate-pass measure: min and max come first, so every histogram
+    of a table is computed by one extra plan (see :class:`~assay.planner.plan.HistogramPlan`).
+    """
+
+    column: str
+    bins: int = 10
+
+
+Measure = RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 """Named outputs of one :class:`GroupStats` measure, in order."""
@@ -76,7 +109,33 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
         return (RowCount(), GroupStats(check.columns))
     if isinstance(check, MetricCheck):
         return _metric_measures(check)
+    if isinstance(check, EqualsCheck):
+        metric = check.metric
+        return (
+            ColumnAgg(metric.fn, metric.column),
+            AggEquals(metric.fn, metric.column, check.value),
+        )
+    if isinstance(check, ColStatsCheck):
+        return colstats_measures(check.column)
     return ()
+
+
+def colstats_measures(column: str) -> tuple[Measure, ...]:
+    """What ``colstats`` reads from the aggregate pass: non-null count, mean, min, max,
+    sample standard deviation (in that order)."""
+    return (
+        CountIf(Not(IsNull(Col(column)))),
+        ColumnAgg("avg", column),
+        ColumnAgg("min", column),
+        ColumnAgg("max", column),
+        ColumnAgg("stddev", column),
+    )
+
+
+def group_stats(metric: GroupMetric) -> GroupStats:
+    """The group-by measure of a group metric (one key column: the null rule is moot)."""
+    nulls = metric.nulls if len(metric.columns) > 1 else "any"
+    return GroupStats(metric.columns, nulls)
 
 
 def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
@@ -88,7 +147,7 @@ def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
     if isinstance(metric, CountMetric):
         return (RowCount(), CountIf(metric.counted))
     if isinstance(metric, GroupMetric):
-        return (RowCount(), GroupStats(metric.columns))
+        return (RowCount(), group_stats(metric))
     if isinstance(metric, FreshnessMetric):
-        return (ColumnAgg("max", metric.column), ServerNow())
+        return (AgeMicros(metric.column),)
     raise TypeError(f"no measures for metric {type(metric).__name__}")

@@ -2,8 +2,9 @@
 
 A :class:`TablePlan` has at most one :class:`AggregatePlan` (one Spark plan: every scan
 aggregate and group-by aggregate cross-joined into a single row), at most one
-:class:`SqlPlan` (every SQL rule of the table as one query), and a :class:`DetailPlan`
-template used only when a row-level rule fails.
+:class:`HistogramPlan` (every ``colstats`` histogram, after the aggregate gave min and
+max), at most one :class:`SqlPlan` (every SQL rule of the table as one query), and a
+:class:`DetailPlan` template used only when a row-level rule fails.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from assay.ir.expr import Expr
 from assay.ir.rules import SqlCheck
 from assay.ir.suite import Table
-from assay.planner.measures import Measure
+from assay.planner.measures import Histogram, Measure
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +28,14 @@ class Slot:
 
 @dataclass(frozen=True, slots=True)
 class ScanAggregate:
-    """``df.agg(...)`` over the table: one output column per slot."""
+    """``df.agg(...)`` over the table: one output column per slot.
+
+    With ``where``, the branch aggregates only rows matching it (a statistics-prunable
+    filter): every slot is then a ``CountIf`` whose predicate implies ``where``.
+    """
 
     slots: tuple[Slot, ...]
+    where: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,24 @@ class SqlPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class HistogramColumn:
+    """One column's equi-width histogram, output under ``name``; ``rules`` read it."""
+
+    name: str
+    measure: Histogram
+    rules: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HistogramPlan:
+    """Every histogram of a table in ONE Spark plan (one scan), run after the aggregate
+    plan because bucket bounds need each column's min and max. Skipped when no column has
+    a finite min and max (empty table, only nulls, NaN or infinities)."""
+
+    columns: tuple[HistogramColumn, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class DetailEntry:
     """Sample rows for one rule: rows where ``predicate`` is true, or rows whose
     ``group`` value is shared by another row (uniqueness)."""
@@ -103,11 +127,16 @@ class TablePlan:
     sql: SqlPlan | None
     detail: DetailPlan | None
     schema_rules: tuple[int, ...]
+    histogram: HistogramPlan | None = None
 
     @property
     def base_plans(self) -> int:
         """Spark plans submitted when every rule passes."""
-        return int(self.aggregate is not None) + int(self.sql is not None)
+        return (
+            int(self.aggregate is not None)
+            + int(self.sql is not None)
+            + int(self.histogram is not None)
+        )
 
     def slot_of(self, measure: Measure) -> Slot:
         """The slot computing ``measure``."""

@@ -24,8 +24,17 @@ from assay.ir.expr import (
     Sql,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource
-from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount, ServerNow
-from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
+from assay.planner.measures import (
+    AgeMicros,
+    AggEquals,
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Measure,
+    RowCount,
+    ServerNow,
+)
+from assay.planner.plan import AggregatePlan, DetailPlan, HistogramPlan, SqlPlan, TablePlan
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -106,6 +115,14 @@ def render_measure(measure: Measure) -> str:
         return f"{fn}({quote(measure.column)})"
     if isinstance(measure, ServerNow):
         return "current_timestamp()"
+    if isinstance(measure, AggEquals):
+        agg = render_measure(ColumnAgg(measure.fn, measure.column))
+        return f"{agg} = {literal(measure.value)}"
+    if isinstance(measure, AgeMicros):
+        return (
+            f"unix_micros(current_timestamp()) - unix_micros(CAST(max({quote(measure.column)})"
+            " AS TIMESTAMP))"
+        )
     if isinstance(measure, GroupStats):
         return "groups, rows, dup_rows, unique_rows"
     raise TypeError(f"cannot render {type(measure).__name__}")
@@ -132,6 +149,8 @@ def render_plan(plan: TablePlan) -> str:
     lines.append(f"  spark plans: {plan.base_plans}{detail}")
     if plan.aggregate is not None:
         lines += _render_aggregate(plan.aggregate, plan)
+    if plan.histogram is not None:
+        lines += _render_histogram(plan.histogram)
     if plan.sql is not None:
         lines += _render_sql(plan.sql, plan)
     if plan.schema_rules:
@@ -151,7 +170,8 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
     for scan in aggregate.scans:
-        lines.append(f"    scan ({len(scan.slots)} outputs)")
+        where = f" where {render_expr(scan.where)} (row-group statistics can skip)" if scan.where else ""
+        lines.append(f"    scan ({len(scan.slots)} outputs){where}")
         width = max(len(s.name) for s in scan.slots)
         lines += [
             f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_rule_refs(s.rules)}"
@@ -159,10 +179,30 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
         ]
     for group in aggregate.groups:
         cols = ", ".join(quote(c) for c in group.columns)
-        lines.append(f"    group by ({cols}) where all keys are not null")
+        measure = group.slot.measure
+        which = (
+            "some key is not null"
+            if isinstance(measure, GroupStats) and measure.nulls == "all"
+            else "all keys are not null"
+        )
+        lines.append(f"    group by ({cols}) where {which}")
         lines.append(
             f"      {group.slot.name}  {render_measure(group.slot.measure)}"
             f"  <- {_rule_refs(group.slot.rules)}"
+        )
+    return lines
+
+
+def _render_histogram(histogram: HistogramPlan) -> list[str]:
+    lines = [
+        f"  histogram ({len(histogram.columns)} columns in one plan, after the aggregate:"
+        " bucket bounds need min and max; skipped when no column has a finite min and max)"
+    ]
+    for h in histogram.columns:
+        m = h.measure
+        lines.append(
+            f"    {h.name}  {m.bins} equal-width buckets of {quote(m.column)} over"
+            f" [min, max]  <- {_rule_refs(h.rules)}"
         )
     return lines
 

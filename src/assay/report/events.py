@@ -54,6 +54,7 @@ class RuleResult:
     samples: tuple[dict[str, Any], ...] | None
     origin: Origin
     elapsed_ms: int
+    details: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this event."""
@@ -79,7 +80,19 @@ class RuleResult:
             "samples": list(self.samples) if self.samples is not None else None,
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
+            "details": json_safe(self.details),
         }
+
+
+def json_safe(value: Any) -> Any:
+    """Plain data with every number JSON-safe (see :func:`json_number`), recursively."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return json_number(value)
+    return value
 
 
 @dataclass(frozen=True, slots=True)
