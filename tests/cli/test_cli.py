@@ -187,3 +187,20 @@ def test_readme_example_on_the_embedded_server():
     assert [e["rule"]["type"] for e in warned] == ["missing_percent"]
     assert events[-1] == {**events[-1], "event": "summary", "exit_code": 1, "tables": 2}
     assert "Traceback" not in proc.stderr
+
+
+def test_missing_java_exits_3_with_what_to_install(tmp_path, data):
+    empty = tmp_path / "nojava"
+    (empty / "bin").mkdir(parents=True)
+    path = cfg(tmp_path, data, "{type: row_count, min: 1}")
+    env = {"JAVA_HOME": str(empty), "PATH": os.path.dirname(sys.executable)}
+    proc = assay("run", str(path), env=env)
+    assert_clean_error(proc, 3, "Java", "17")
+
+
+def test_progress_goes_to_stderr_only(server, data, tmp_path):
+    path = cfg(tmp_path, data, "{type: not_null, column: name}")
+    proc = assay("run", str(path), "--remote", server.url, "--progress")
+    assert proc.returncode == 1
+    json_lines(proc.stdout)  # stdout still parses line by line
+    assert "t: aggregate plan" in proc.stderr and "t: detail plan" in proc.stderr
