@@ -124,7 +124,7 @@ def _unary(expr: Expr) -> Column:
     if isinstance(expr, IsNaN):
         return F.isnan(column(expr.item))
     if isinstance(expr, InSet):
-        return column(expr.item).isin(*expr.values)
+        return column(expr.item).isin(*(lit(v) for v in expr.values))
     if isinstance(expr, Matches):
         return column(expr.item).rlike(expr.pattern)
     if isinstance(expr, Length):
