@@ -55,3 +55,19 @@ def validate_event(event: dict[str, Any]) -> None:
     import jsonschema
 
     jsonschema.validate(event, SCHEMA)
+
+
+def assert_case(got: dict[str, Any], severity: str, failed: int | None, value: Any, rows: int) -> None:
+    """One result against its expected severity, failed count, metric value and row count
+    (the expectations of the catalogue tables), and the event schema."""
+    import pytest
+
+    validate_event(got)
+    assert got["severity"] == severity, got["message"]
+    assert got["failed_count"] == failed, got["message"]
+    if value is None:
+        assert got["metric_value"] is None
+    else:
+        assert got["metric_value"] == pytest.approx(float(value), rel=1e-12)
+    assert got["row_count"] == rows
+    assert got["passed"] == (severity in ("pass", "warn"))

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assert_case, run_config, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -271,14 +271,7 @@ def fused(spark, data, tmp_path_factory):
 def test_check(fused, index, case):
     _, severity, failed, value = case
     got = fused.result("dv", index)
-    validate_event(got)
-    assert got["severity"] == severity, got["message"]
-    assert got["failed_count"] == failed, got["message"]
-    if value is None:
-        assert got["metric_value"] is None
-    else:
-        assert got["metric_value"] == pytest.approx(float(value), rel=1e-12)
-    assert got["row_count"] == N
+    assert_case(got, severity, failed, value, N)
 
 
 def test_plans_of_the_fused_table(fused):

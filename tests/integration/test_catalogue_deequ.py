@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assert_case, run_config, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -100,14 +100,7 @@ def fused(spark, data, tmp_path_factory):
 def test_check(fused, index, case):
     _, severity, failed, value = case
     got = fused.result("dq", index)
-    validate_event(got)
-    assert got["severity"] == severity, got["message"]
-    assert got["failed_count"] == failed, got["message"]
-    if value is None:
-        assert got["metric_value"] is None
-    else:
-        assert got["metric_value"] == pytest.approx(value, rel=1e-15)
-    assert got["row_count"] == N
+    assert_case(got, severity, failed, value, N)
 
 
 def test_aliases_report_the_canonical_type(fused):

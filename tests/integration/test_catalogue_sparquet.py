@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pytest
 
 from assay.dialects.formats import FORMATS
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assert_case, run_config, validate_event, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -206,14 +206,7 @@ def fused(spark, data, tmp_path_factory):
 def test_metric(fused, index, case):
     _, severity, failed, value = case
     got = fused.result("m", index)
-    validate_event(got)
-    assert got["severity"] == severity, got["message"]
-    assert got["failed_count"] == failed, got["message"]
-    if value is None:
-        assert got["metric_value"] is None
-    else:
-        assert got["metric_value"] == pytest.approx(float(value), rel=1e-12)
-    assert got["row_count"] == N
+    assert_case(got, severity, failed, value, N)
 
 
 def test_plans_aggregate_sql_and_detail(fused):
