@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -306,4 +307,82 @@ def format_peers(d: dict[str, Any]) -> str:
                          f"executions, {r.get('expressed')}/{d.get('rules')} rules expressed")
         else:
             lines.append(f"  {r['peer']:<24} could not run: {r.get('error')}")
+    return "\n".join(lines)
+
+
+# --- where assay's time goes ---------------------------------------------------------------------
+
+
+def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, Any]:
+    """Time the parts of assay's work for one suite separately (median of ``repeat`` after
+    one warm-up each): the scan aggregate, it without regex rules and with only them, it
+    with whole-stage codegen off, each group-by, the SQL plan and the detail plan.
+
+    Uses planner/emit internals of the measured assay version; a part that does not fit
+    that version is recorded as an error.
+    """
+    import dataclasses
+
+    from assay.config import load_suite
+    from assay.emit import spark as emit
+    from assay.planner import plan_detail, plan_table
+
+    table = load_suite([ctx.yaml_path]).tables[0]
+    plan = plan_table(table)
+    df = ctx.frame()
+    parts: dict[str, Callable[[], Any]] = {}
+    agg = plan.aggregate
+    if agg is not None:
+        for k, scan in enumerate(agg.scans):
+            parts[f"scan_aggregate[{k}] ({len(scan.slots)} outputs)"] = (
+                lambda s=scan: emit._scan_frame(df, s).collect())  # noqa: SLF001
+            regex = tuple(s for s in scan.slots if "Matches(" in repr(s.measure))
+            rest = tuple(s for s in scan.slots if s not in regex)
+            if regex:
+                parts[f"scan_aggregate[{k}] regex rules only ({len(regex)})"] = (
+                    lambda s=dataclasses.replace(scan, slots=regex): emit._scan_frame(df, s).collect())  # noqa: SLF001
+                parts[f"scan_aggregate[{k}] without regex rules ({len(rest)})"] = (
+                    lambda s=dataclasses.replace(scan, slots=rest): emit._scan_frame(df, s).collect())  # noqa: SLF001
+            parts[f"scan_aggregate[{k}] with spark.sql.codegen.wholeStage=false"] = (
+                lambda s=scan: _with_conf(ctx.spark, "spark.sql.codegen.wholeStage", "false",
+                                          lambda: emit._scan_frame(df, s).collect()))  # noqa: SLF001
+        for g in agg.groups:
+            parts[f"group_by({', '.join(g.columns)})"] = (
+                lambda g=g: emit._group_frame(df, g).collect())  # noqa: SLF001
+        parts["whole aggregate plan (as assay submits it)"] = (
+            lambda: emit.aggregate_frame(df, agg).collect())
+    if plan.sql is not None:
+        text = emit.sql_text(plan.sql, ctx.source_sql)
+        parts[f"sql plan ({len(plan.sql.queries)} queries)"] = lambda: ctx.spark.sql(text).collect()
+    failing = {i for i, c in enumerate(ctx.cases) if c.expect_fail and table.rules[i].is_row_level}
+    detail = plan_detail(plan, failing, table.keys) if failing else None
+    if detail is not None:
+        parts[f"detail plan ({len(detail.entries)} failing row-level rules)"] = (
+            lambda: emit.detail_frame(df, detail).collect())
+    out: dict[str, Any] = {}
+    for name, fn in parts.items():
+        try:
+            fn()  # warm-up
+            times = [_time(fn) for _ in range(repeat)]
+            out[name] = round(statistics.median(times), 2)
+        except Exception as exc:  # noqa: BLE001
+            out[name] = f"error: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+    return out
+
+
+def _with_conf(spark: Any, key: str, value: str, fn: Callable[[], Any]) -> Any:
+    before = spark.conf.get(key)
+    spark.conf.set(key, value)
+    try:
+        return fn()
+    finally:
+        spark.conf.set(key, before)
+
+
+def format_breakdown(data: dict[str, Any]) -> str:
+    lines = []
+    for suite, parts in data.items():
+        lines.append(f"where assay's time goes, {suite} rules (seconds, each part alone):")
+        for name, value in parts.items():
+            lines.append(f"  {value!s:>8}  {name}")
     return "\n".join(lines)

@@ -393,8 +393,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--peers-python", default=None,
                     help="Python with the peers installed (default: benchmarks/.venv-peers)")
     ap.add_argument("--peers-suite", type=int, default=100)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also time the parts of assay's plan separately (scan aggregate, "
+                         "regex rules, group-bys, SQL plan, detail plan)")
     ap.add_argument("--explain", action="store_true",
                     help="write explain('formatted') of assay's and the hand-written plans")
+    ap.add_argument("--assay-src", type=Path, default=None, metavar="DIR",
+                    help="measure the assay package in DIR (e.g. an older checkout's "
+                         "src/assay) instead of the installed one")
     ap.add_argument("--rss-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.scale is None:
@@ -416,17 +422,22 @@ def _assignment(text: str) -> tuple[str, str]:
     return key, value
 
 
-def snapshot_source() -> dict[str, Any]:
+def snapshot_source(directory: Path | None = None) -> dict[str, Any]:
     """Copy the ``assay`` package to a private directory and import it from there, for this
     process and (via ``PYTHONPATH``) every ``assay`` subprocess: a run measures one version
     of the code even while the working tree changes. Returns where and a fingerprint."""
     import hashlib
     import importlib.util
 
-    spec = importlib.util.find_spec("assay")
-    if spec is None or not spec.submodule_search_locations:
-        return {"error": "assay is not importable"}
-    source = Path(list(spec.submodule_search_locations)[0])
+    if directory is None:
+        spec = importlib.util.find_spec("assay")
+        if spec is None or not spec.submodule_search_locations:
+            return {"error": "assay is not importable"}
+        source = Path(list(spec.submodule_search_locations)[0])
+    else:
+        source = directory.resolve()
+        if not (source / "__init__.py").is_file():
+            raise SystemExit(f"--assay-src {directory}: not an assay package directory")
     target = Path(tempfile.mkdtemp(prefix="assay-bench-src-")) / "assay"
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     digest = hashlib.sha256()
@@ -445,7 +456,7 @@ def snapshot_source() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    source = snapshot_source() if not args.rss_child else None
+    source = snapshot_source(args.assay_src) if not args.rss_child else None
     import extras
 
     if args.rss_child:
@@ -498,6 +509,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.explain:
                 document["suites"][str(n)]["explain"] = extras.explain(ctx, args.out.parent / "explain")
             rows.extend(bench_suite(n, ctx, ui, args.strategy_names, args.repeat, args.warmup))
+            if args.breakdown:
+                log(f"suite {n}: timing the parts of assay's plan separately")
+                document.setdefault("breakdown", {})[str(n)] = _guard(
+                    lambda: extras.breakdown(ctx, ui))
             if ui is not None:
                 document["codegen_metrics"] = ui.codegen_metrics()
             add_ratios(rows)
@@ -517,7 +532,8 @@ def main(argv: list[str] | None = None) -> int:
     add_ratios(rows)
     write_json(args.out, document)
     print(format_table(rows))
-    for key, fmt in (("first_line", extras.format_first_line), ("rss", extras.format_rss),
+    for key, fmt in (("breakdown", extras.format_breakdown),
+                     ("first_line", extras.format_first_line), ("rss", extras.format_rss),
                      ("peers", extras.format_peers)):
         if key in document:
             print()

@@ -4,6 +4,9 @@
 
 orders.parquet: 1,000 orders; three have a malformed customer email (the example's
 deliberately failing rule), a few have no coupon. customers.parquet: 200 customers.
+people.orc / people.parquet / people.csv: 100 people for the dialect examples
+(examples/data_validator, examples/metorikku, examples/sparquet): ids 1-100, one null
+name, two negative balances, a few non-matching codes.
 """
 
 from __future__ import annotations
@@ -50,11 +53,35 @@ def customers(rng: random.Random) -> pa.Table:
     })
 
 
+def people() -> pa.Table:
+    """Deterministic (no randomness): the dialect examples' expected results are exact."""
+    n = 100
+    start = dt.date(2024, 1, 1)
+    depts = ["eng", "ops", "sales", "hr"]
+    return pa.table({
+        "id": pa.array(range(1, n + 1), pa.int64()),
+        "name": pa.array([None if i == 7 else f"person{i}" for i in range(1, n + 1)], pa.string()),
+        "age": pa.array([18 + (i * 7) % 60 for i in range(1, n + 1)], pa.int32()),
+        "balance": pa.array([-5.0 if i in (3, 4) else float(i * 10) for i in range(1, n + 1)], pa.float64()),
+        "dept": pa.array([depts[i % 4] for i in range(1, n + 1)], pa.string()),
+        "code": pa.array([f"C{i:03d}" if i % 25 else f"X{i}" for i in range(1, n + 1)], pa.string()),
+        "start_date": pa.array([start + dt.timedelta(days=i) for i in range(1, n + 1)], pa.date32()),
+        "end_date": pa.array([start + dt.timedelta(days=i + (0 if i == 50 else 30)) for i in range(1, n + 1)], pa.date32()),
+    })
+
+
 def main() -> None:
+    import pyarrow.csv as pcsv
+    import pyarrow.orc as po
+
     rng = random.Random(42)
     HERE.mkdir(exist_ok=True)
     pq.write_table(orders(rng), HERE / "orders.parquet")
     pq.write_table(customers(rng), HERE / "customers.parquet")
+    table = people()
+    po.write_table(table, HERE / "people.orc")
+    pq.write_table(table, HERE / "people.parquet")
+    pcsv.write_csv(table.select(["id", "name", "dept"]), HERE / "people.csv")
 
 
 if __name__ == "__main__":

@@ -6,3 +6,10 @@ Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson.
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+
+def register_rule(name, builder, **options):  # type: ignore[no-untyped-def]
+    """Register a custom rule type: see :func:`assay.plugins.register_rule`."""
+    from assay.plugins import register_rule as register
+
+    register(name, builder, **options)

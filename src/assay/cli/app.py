@@ -89,14 +89,73 @@ def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
     return found
 
 
-def _load(configs: list[Path], variables: dict[str, str], sample_size: int | None = None) -> Suite:
+def _load(
+    configs: list[Path],
+    variables: dict[str, str],
+    sample_size: int | None = None,
+    dialect: str | None = None,
+    options=None,
+) -> Suite:
     from assay.config import load_suite
 
-    suite = load_suite(configs, variables=variables)
+    suite = load_suite(configs, variables=variables, dialect=dialect, options=options)
     if sample_size is not None:
         tables = tuple(dataclasses.replace(t, sample_size=sample_size) for t in suite.tables)
         suite = dataclasses.replace(suite, tables=tables)
     return suite
+
+
+def _load_options(
+    allow_shell: bool,
+    inputs: list[str] | None,
+    source: str | None,
+    pipeline: str | None,
+    plugins: list[str] | None,
+    *,
+    for_run: bool,
+):
+    """The front ends' options; imports ``--plugin`` modules and ``assay.rules`` entry
+    points first, so their rule types are known."""
+    from assay.dialects.base import LoadOptions
+    from assay.plugins import load_entry_points, load_plugins
+
+    load_entry_points()
+    load_plugins(plugins or [])
+    return LoadOptions(
+        allow_shell=allow_shell,
+        inputs=parse_assignments(inputs or [], "--input"),
+        source=source,
+        pipeline=pipeline,
+        for_run=for_run,
+    )
+
+
+def _bool_option(value: str | None, name: str, default: bool) -> bool:
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered not in ("true", "false"):
+        raise ConfigError(f"{name} must be true or false, not {value!r}")
+    return lowered == "true"
+
+
+STATUS_PREFIX = "DATA_VALIDATOR_STATUS="
+
+
+def _is_data_validator(configs: list[Path], dialect: str | None) -> bool:
+    """Whether any config is a data-validator file (best effort: unreadable files are not)."""
+    if dialect is not None:
+        return dialect == "data-validator"
+    from assay.config import read_document
+    from assay.dialects import detect
+
+    for config in configs:
+        try:
+            if detect(read_document(config)) == "data-validator":
+                return True
+        except AssayError:
+            continue
+    return False
 
 
 @app.command()
@@ -110,39 +169,126 @@ def run(
     concurrency: opt.Concurrency = 4,
     conf: opt.ServerConf = None,
     progress: opt.Progress = None,
+    dialect: opt.Dialect = None,
+    allow_shell: opt.AllowShell = False,
+    input_: opt.Input = None,
+    source: opt.Source = None,
+    pipeline: opt.Pipeline = None,
+    plugin: opt.Plugin = None,
+    exit_error_on_fail: opt.ExitErrorOnFail = None,
+    email_on_pass: opt.EmailOnPass = None,
+    json_report: opt.JsonReport = None,
+    html_report: opt.HtmlReport = None,
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
+    checks_failed = [False]
 
     def action() -> int:
-        suite = _load(configs, _variables(var, vars_), sample_size)
+        exit_on_fail = _bool_option(exit_error_on_fail, "--exitErrorOnFail", True)
+        on_pass = _bool_option(email_on_pass, "--emailOnPass", False)
+        variables = _variables(var, vars_)
+        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=True)
         server_conf = parse_assignments(conf or [], "--conf")
-        return _run(suite, remote, server_conf, concurrency, progress)
 
-    raise typer.Exit(_guarded(debug, action))
+        def load(extra: dict[str, str]) -> Suite:
+            return _load(configs, {**variables, **extra}, sample_size, dialect, options)
+
+        reports = _Reports(
+            str(json_report) if json_report is not None else None,
+            str(html_report) if html_report is not None else None,
+            on_pass,
+        )
+        code = _run(load, variables, remote, server_conf, concurrency, progress, reports)
+        checks_failed[0] = code == 1
+        return 0 if code == 1 and not exit_on_fail else code
+
+    show_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
+    code = 3
+    try:
+        code = _guarded(debug, action)
+    except typer.Exit as exit_:
+        code = exit_.exit_code
+        raise
+    finally:
+        if show_status:
+            # data-validator prints this line on stdout; assay keeps stdout for JSON lines.
+            ok = code == 0 and not checks_failed[0]
+            _err(f"{STATUS_PREFIX}{'PASS' if ok else 'FAIL'}")
+    raise typer.Exit(code)
+
+
+@dataclasses.dataclass
+class _Reports:
+    """The client-side reports of a run (``--jsonReport``, ``--htmlReport``, and the
+    config's outputs and email)."""
+
+    json_report: str | None
+    html_report: str | None
+    email_on_pass: bool
 
 
 def _run(
-    suite: Suite,
+    load: Callable[[dict[str, str]], Suite],
+    variables: dict[str, str],
     remote: str | None,
     server_conf: dict[str, str],
     concurrency: int,
     progress: bool | None,
+    reports: _Reports,
 ) -> int:
     from assay.executor.run import Progress, run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.report.files import preflight, write_reports
     from assay.report.jsonl import JsonLinesSink
 
+    suite = load({})
+    if not suite.deferred:
+        preflight(suite.reports, reports.json_report, reports.html_report)
     quiet_pyspark_logging()
     show = sys.stderr.isatty() if progress is None else progress
     reporter = Progress(enabled=show, write=_err)
     reporter.note("assay: starting Spark" if remote is None else "assay: connecting to Spark")
+    events: list[dict] = []
+    sink = JsonLinesSink()
+
+    def tee(event) -> None:
+        sink(event)
+        events.append(event.to_dict())
+
     with open_session(remote, server_conf=server_conf) as handle:
         reporter.note(f"assay: connected to {handle.url}")
-        summary = run_suite(
-            suite, handle.spark, JsonLinesSink(), concurrency=concurrency, progress=reporter
+        if suite.deferred:
+            suite = _resolved(suite, load, variables, handle.spark, reporter)
+            preflight(suite.reports, reports.json_report, reports.html_report)
+        summary = run_suite(suite, handle.spark, tee, concurrency=concurrency, progress=reporter)
+    code = summary.exit_code
+    if suite.reports or reports.json_report or reports.html_report:
+        problems = write_reports(
+            suite.reports,
+            events,
+            json_report=reports.json_report,
+            html_report=reports.html_report,
+            failed=code != 0,
+            email_on_pass=reports.email_on_pass,
         )
-    return summary.exit_code
+        for problem in problems:
+            _err(f"error: report: {problem}")
+        if problems:
+            code = max(code, 3)
+    return code
+
+
+def _resolved(suite: Suite, load, variables: dict[str, str], spark, reporter) -> Suite:
+    """The suite rebuilt with its deferred variables' values (data-validator ``sql`` and
+    ``shell`` variables), resolved in order on the open session."""
+    from assay.dialects.data_validator import resolve_deferred
+    from assay.executor.setup import sql_variable
+
+    names = ", ".join(v.name for v in suite.deferred)
+    reporter.note(f"assay: resolving variables {names}")
+    values = resolve_deferred(suite.deferred, variables, sql_variable(spark))
+    return load(values)
 
 
 @app.command()
@@ -151,21 +297,32 @@ def check(
     *,
     var: opt.Var = None,
     vars_: opt.Vars = None,
+    dialect: opt.Dialect = None,
+    allow_shell: opt.AllowShell = False,
+    input_: opt.Input = None,
+    source: opt.Source = None,
+    pipeline: opt.Pipeline = None,
+    plugin: opt.Plugin = None,
     debug: opt.Debug = False,
 ) -> None:
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
 
     def action() -> None:
-        suite = _load(configs, _variables(var, vars_))
-        _out(
-            {
-                "event": "check",
-                "valid": True,
-                "files": [str(c) for c in configs],
-                "tables": len(suite.tables),
-                "rules": sum(len(t.rules) for t in suite.tables),
-            }
-        )
+        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=False)
+        suite = _load(configs, _variables(var, vars_), dialect=dialect, options=options)
+        event = {
+            "event": "check",
+            "valid": True,
+            "files": [str(c) for c in configs],
+            "tables": len(suite.tables),
+            "rules": sum(len(t.rules) for t in suite.tables),
+        }
+        if suite.deferred:
+            # As data-validator's config check, substitutions with run-time values are not
+            # validated: these variables and the checks using them resolve at run time.
+            event["unresolved_variables"] = [v.name for v in suite.deferred]
+            event["unresolved_rules"] = suite.unresolved_rules
+        _out(event)
 
     _guarded(debug, action)
 
@@ -177,6 +334,12 @@ def explain(
     var: opt.Var = None,
     vars_: opt.Vars = None,
     format: opt.Format = "text",
+    dialect: opt.Dialect = None,
+    allow_shell: opt.AllowShell = False,
+    input_: opt.Input = None,
+    source: opt.Source = None,
+    pipeline: opt.Pipeline = None,
+    plugin: opt.Plugin = None,
     debug: opt.Debug = False,
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
@@ -187,10 +350,17 @@ def explain(
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
 
     def action() -> None:
-        suite = _load(configs, _variables(var, vars_))
+        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=False)
+        suite = _load(configs, _variables(var, vars_), dialect=dialect, options=options)
+        if suite.deferred:
+            _err(
+                "note: variables resolved at run time ("
+                + ", ".join(v.name for v in suite.deferred)
+                + f"): the {suite.unresolved_rules} rules using them are not shown"
+            )
         plans = [plan_table(t) for t in suite.tables]
         for plan in plans:
-            text = render_plan(plan)
+            text = render_plan(plan) + _outputs_text(plan.table)
             if format == "json":
                 _out(
                     {
@@ -205,12 +375,32 @@ def explain(
                 sys.stdout.write(text + "\n\n")
         if format == "text":
             total = sum(p.base_plans for p in plans)
+            views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
             sys.stdout.write(
                 f"{len(plans)} tables, {total} Spark plans when every rule passes"
-                f" (+1 per table whose row-level rules fail)\n"
+                f" (+1 per table whose row-level rules fail){views}\n"
             )
 
     _guarded(debug, action)
+
+
+def _outputs_text(table) -> str:
+    """The writes a table's dialect outputs add (one Spark plan each)."""
+    from assay.executor.outputs import sinks_of
+    from assay.ir.outputs import FailedRows
+
+    if not table.outputs:
+        return ""
+    sinks = sinks_of(table)
+    if all(isinstance(o, FailedRows) for o in table.outputs):
+        when = "each only when its rule fails"
+    elif table.hold_outputs:
+        when = "none when a rule fails: on_failure fail"
+    else:
+        when = "after the checks"
+    lines = [f"  writes: up to {len(sinks)} Spark plans ({when})"]
+    lines += [f"    {s.format} -> {s.target}" for s in sinks]
+    return "\n" + "\n".join(lines)
 
 
 def _version(value: bool) -> None:

@@ -73,3 +73,92 @@ Format = Annotated[
 Debug = Annotated[
     bool, typer.Option("--debug", envvar="ASSAY_DEBUG", help="Show tracebacks of internal errors.")
 ]
+
+# --- dialects (docs/dialects.md) -------------------------------------------------------------
+
+Dialect = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--dialect",
+        help="Force the config format: native, data-validator, metorikku or sparquet "
+        "(default: recognised per file by its shape).",
+        show_default=False,
+    ),
+]
+AllowShell = Annotated[
+    bool,
+    typer.Option(
+        "--allow-shell",
+        help="Let data-validator 'shell' variables and 'pipe' outputs run shell commands "
+        "(the config is then code: only for configs you trust).",
+    ),
+]
+Input = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--input",
+        help="Metorikku input table NAME=SOURCE, SOURCE a catalog table or a path with a "
+        "known extension (repeatable).",
+        show_default=False,
+    ),
+]
+Source = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--source",
+        help="The table a sparquet validations file checks: a catalog table or a path.",
+        show_default=False,
+    ),
+]
+Pipeline = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--pipeline",
+        help="sparquet pipeline name (report column 'pipeline'; default: the file's 'name', "
+        "else its file name).",
+        show_default=False,
+    ),
+]
+Plugin = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--plugin",
+        help="Import MODULE first: it registers custom rule types (repeatable).",
+        show_default=False,
+    ),
+]
+ExitErrorOnFail = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--exitErrorOnFail",
+        metavar="true|false",
+        help="data-validator: with false, failed checks exit 0 (config and Spark errors "
+        "still exit 2 and 3). Prints DATA_VALIDATOR_STATUS=PASS|FAIL on stderr.",
+        show_default=False,
+    ),
+]
+EmailOnPass = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--emailOnPass",
+        metavar="true|false",
+        help="data-validator: send the email report even when every check passed.",
+        show_default=False,
+    ),
+]
+JsonReport = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--jsonReport",
+        help="Also write the run's events as one JSON document to FILE (atomically).",
+        show_default=False,
+    ),
+]
+HtmlReport = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--htmlReport",
+        help="Also write a self-contained HTML report to FILE (atomically).",
+        show_default=False,
+    ),
+]

@@ -14,7 +14,7 @@ from pathlib import Path
 from assay import dialects
 from assay.config.document import read_document
 from assay.config.node import Node
-from assay.dialects.base import Context, Dialect
+from assay.dialects.base import Context, Dialect, LoadOptions
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.suite import Suite, Table
 
@@ -24,11 +24,13 @@ def load_suite(
     *,
     variables: Mapping[str, str] | None = None,
     dialect: str | None = None,
+    options: LoadOptions | None = None,
 ) -> Suite:
     """Read every config file and build one suite with their tables, in file order.
 
     ``variables`` override (and may add to) each file's ``vars``; ``dialect`` forces a
-    format instead of detecting it per file. ``Suite.files`` lists the paths as given.
+    format instead of detecting it per file; ``options`` carries the command line's other
+    inputs to the front ends. ``Suite.files`` lists the paths as given.
 
     Raises:
         ConfigErrors: every config error of every file (``.errors``, in file order), even
@@ -42,6 +44,8 @@ def load_suite(
     if not paths:
         errors.append(ConfigError("no config file given"))
     tables: list[Table] = []
+    contexts: list[Context] = []
+    names: list[str] = []
     for path in paths:
         ctx = Context(
             file=os.fspath(path),
@@ -49,25 +53,37 @@ def load_suite(
             variables=dict(variables or {}),
             table_offset=len(tables),
             errors=errors,
+            options=options or LoadOptions(),
         )
         first_error = len(errors)
-        tables.extend(_load_file(ctx, forced))
+        found, name = _load_file(ctx, forced)
+        tables.extend(found)
+        contexts.append(ctx)
+        names.append(name)
         errors[first_error:] = sorted(errors[first_error:], key=_line)
     _check_unique_names(tables, errors)
     if errors:
         raise ConfigErrors(errors)
-    return Suite(tables=tuple(tables), files=tuple(os.fspath(p) for p in paths))
+    return Suite(
+        tables=tuple(tables),
+        files=tuple(os.fspath(p) for p in paths),
+        views=tuple(dict.fromkeys(v for c in contexts for v in c.views)),  # --input: once
+        deferred=tuple(d for c in contexts for d in c.deferred),
+        reports=tuple(r for c in contexts for r in c.reports),
+        dialects=tuple(names),
+        unresolved_rules=sum(c.unresolved_rules for c in contexts),
+    )
 
 
-def _load_file(ctx: Context, forced: Dialect | None) -> tuple[Table, ...]:
-    """The valid tables of one file; its errors go to ``ctx.errors``."""
+def _load_file(ctx: Context, forced: Dialect | None) -> tuple[tuple[Table, ...], str]:
+    """The valid tables of one file and its dialect's name; errors go to ``ctx.errors``."""
     doc = ctx.attempt(read_document, ctx.file)
     if doc is None:
-        return ()
+        return (), ""
     dialect = forced or ctx.attempt(_detected, doc)
     if dialect is None:
-        return ()
-    return ctx.attempt(dialect.build, doc, ctx) or ()
+        return (), ""
+    return ctx.attempt(dialect.build, doc, ctx) or (), dialect.name
 
 
 def _line(error: ConfigError) -> int:

@@ -15,9 +15,28 @@ from typing import TypeVar
 
 from assay.config.node import Node
 from assay.errors import ConfigError, ConfigErrors
+from assay.ir.outputs import DeferredVariable, Report, View
 from assay.ir.suite import Table
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What the command line tells the front ends besides variables.
+
+    ``allow_shell``: data-validator ``shell`` variables and ``pipe`` outputs may run
+    (``--allow-shell``). ``inputs``: Metorikku input tables, name -> catalog table or path
+    (``--input``). ``source``: the table a sparquet validations file checks (``--source``);
+    ``pipeline`` its pipeline name (``--pipeline``). ``for_run``: the suite is about to
+    run, so what only a run needs (a sparquet ``--source``) is required.
+    """
+
+    allow_shell: bool = False
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    source: str | None = None
+    pipeline: str | None = None
+    for_run: bool = False
 
 
 @dataclass
@@ -27,6 +46,7 @@ class Context:
     ``base_dir`` is the absolute directory of the config file (relative data paths are
     resolved against it), ``variables`` the caller's overrides (CLI ``--var``),
     ``table_offset`` the suite position of this file's first table (for default names).
+    The lists after ``errors`` collect what a file adds to the suite besides tables.
     """
 
     file: str
@@ -34,6 +54,11 @@ class Context:
     variables: Mapping[str, str] = field(default_factory=dict)
     table_offset: int = 0
     errors: list[ConfigError] = field(default_factory=list)
+    options: LoadOptions = field(default_factory=LoadOptions)
+    views: list[View] = field(default_factory=list)
+    deferred: list[DeferredVariable] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    unresolved_rules: int = 0
 
     def attempt(self, build: Callable[..., T], *args: object) -> T | None:
         """``build(*args)``, or ``None`` after recording the ConfigError(s) it raised."""

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 
 from assay.config.node import Node
 from assay.dialects import params as p
+from assay.dialects import validations
 from assay.dialects.base import Context, Dialect
 from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
@@ -26,7 +27,7 @@ from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Sourc
 TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "tables"})
 EXTENSION = "x-"
 """Top-level keys starting with this are ignored (a place for YAML anchors)."""
-TABLE_KEYS = frozenset({"name", "source", "filter", "keys", "sample_size", "rules"})
+TABLE_KEYS = frozenset({"name", "source", "filter", "keys", "sample_size", "rules", "validations"})
 SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
 VAR_KEYS = frozenset({"env", "default"})
 MAX_SAMPLE_SIZE = 1000
@@ -205,20 +206,29 @@ def _table(node: Node, position: int, ctx: Context, sample_size: int) -> Table |
     keys = ctx.attempt(p.column_list, keys_node) if keys_node is not None else ()
     own_sample = ctx.attempt(_sample_size, node)
     name = ctx.attempt(_name, node, source, position) if source is not None else None
+    block_node = node.get("validations")
+    block = None
+    if block_node is not None:
+        # sparquet's validations block (docs/dialects.md): its rules follow the table's.
+        block = validations.block(block_node, ctx, name or "", len(rules))
     if len(ctx.errors) > before or source is None or name is None:
         return None
     return Table(
         name=name,
         source=source,
-        rules=rules,
+        rules=rules + (block.rules if block else ()),
         origin=node.origin,
         filter=where,
         keys=keys or (),
         sample_size=sample_size if own_sample is None else own_sample,
+        outputs=block.outputs if block else (),
+        hold_outputs=block.hold if block else (),
     )
 
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
+    if node.get("rules") is None and node.get("validations") is not None:
+        return ()
     rules_node = ctx.attempt(node.require, "rules")
     if rules_node is None:
         return ()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 
+from assay import plugins
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.validity import VALIDITY_KEYS, missing, validity
@@ -522,7 +523,7 @@ def build_rule(node: Node) -> Rule:
     if node.get("targets") is not None:
         raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
     kind = rule_type(node)
-    spec = RULES[kind]
+    spec = RULES.get(kind) or _custom_spec(kind)
     node.check_keys(COMMON_KEYS | spec.keys)
     built = spec.build(node)
     return Rule(
@@ -547,7 +548,16 @@ def rule_type(node: Node) -> str:
         return name
     if name in ALIASES:
         return ALIASES[name]
-    raise type_node.error(unknown_message("rule type", name, RULES.keys() | ALIASES.keys()))
+    if name in plugins.REGISTRY:
+        return name
+    known = RULES.keys() | ALIASES.keys() | plugins.REGISTRY.keys()
+    raise type_node.error(unknown_message("rule type", name, known))
+
+
+def _custom_spec(kind: str) -> RuleSpec:
+    """The spec of a rule type registered from Python (:mod:`assay.plugins`)."""
+    custom = plugins.REGISTRY[kind]
+    return RuleSpec(partial(plugins.build, custom), custom.keys)
 
 
 def _level(node: Node) -> Level:

@@ -7,6 +7,7 @@ the detail plan; it counts what it submits.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor.outputs import check_sinks, write_outputs
+from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.suite import Suite, Table
@@ -57,6 +60,9 @@ def run_suite(
     run_id = run_id or uuid.uuid4().hex[:12]
     progress = progress or Progress()
     start = time.monotonic()
+    if suite.views:
+        progress.note(f"assay: creating {len(suite.views)} temp views")
+        create_views(spark, suite.views)
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
@@ -91,6 +97,13 @@ def prepare(
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     problems = check_table(table, schema, keys)
+    if table.outputs and not problems:
+        unwritable = check_sinks(spark, table)
+        config = [e for e in unwritable if isinstance(e, ConfigError)]
+        if config:
+            return ConfigErrors(config)
+        if unwritable:
+            return unwritable[0]
     prepared = Prepared(plan, df, schema, keys)
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
@@ -135,9 +148,10 @@ def _run_one(
 ) -> TableOutcome:
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
-    outcome = run_table(
-        spark, prepared, run_id, lambda line: progress.note(f"assay: {table.name}: {line}")
-    )
+    note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
+    outcome = run_table(spark, prepared, run_id, note)
+    if table.outputs and outcome.finished.error is None:
+        outcome = _write_outputs(spark, prepared, outcome, note)
     for event in outcome.events:
         sink(event)
     sink(outcome.finished)
@@ -145,6 +159,27 @@ def _run_one(
     state = "error" if f.error else ("passed" if f.passed else f"{f.failed} failed")
     progress.note(f"assay: {table.name}: {state} ({f.spark_plans} spark plans, {f.elapsed_ms} ms)")
     return outcome
+
+
+def _write_outputs(
+    spark: SparkSession, prepared: Prepared, outcome: TableOutcome, note: Callable[[str], None]
+) -> TableOutcome:
+    """The table's writes (:mod:`assay.executor.outputs`); a failed write is the table's
+    error (exit 3)."""
+    table = prepared.plan.table
+    columns = [name for name, _ in prepared.schema]
+    finished = outcome.finished
+    try:
+        written, plans = write_outputs(
+            spark, table, prepared.df, columns, prepared.validation_sql, outcome.events, note
+        )
+    except AssayError as error:
+        finished = dataclasses.replace(finished, error=str(error))
+        return TableOutcome(outcome.events, finished)
+    finished = dataclasses.replace(
+        finished, spark_plans=finished.spark_plans + plans, outputs=tuple(written)
+    )
+    return TableOutcome(outcome.events, finished)
 
 
 def _summary(run_id: str, outcomes: list[TableOutcome], start: float) -> RunSummary:

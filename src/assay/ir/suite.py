@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule
+
+if TYPE_CHECKING:
+    from assay.ir.outputs import DeferredVariable, Output, Report, View
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,9 @@ class Table:
 
     ``key_count`` takes the first N columns of the schema as keys when ``keys`` is empty
     (data-validator ``numKeyCols``). ``sample_size`` bounds sample rows per failed rule;
-    ``detail`` turns the detail pass off entirely.
+    ``detail`` turns the detail pass off entirely. ``outputs`` are written by Spark after
+    the table's verdicts (see :mod:`assay.ir.outputs`), unless one of the rules listed in
+    ``hold_outputs`` failed (sparquet ``on_failure: fail``).
     """
 
     name: str
@@ -58,11 +64,25 @@ class Table:
     key_count: int | None = None
     sample_size: int = DEFAULT_SAMPLE_SIZE
     detail: bool = True
+    outputs: tuple[Output, ...] = ()
+    hold_outputs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Suite:
-    """Everything one run checks: tables, in config order."""
+    """Everything one run checks: tables, in config order.
+
+    The dialects may add: ``views`` to create before any table is read, ``deferred``
+    variables to resolve once a session is open (the tables were then built with
+    placeholders and are rebuilt), client-side ``reports``, and ``dialects`` (the dialect
+    of each file, in file order). ``unresolved_rules`` counts rules left out because they
+    use a deferred variable (``assay check``).
+    """
 
     tables: tuple[Table, ...]
     files: tuple[str, ...] = ()
+    views: tuple[View, ...] = ()
+    deferred: tuple[DeferredVariable, ...] = ()
+    reports: tuple[Report, ...] = ()
+    dialects: tuple[str, ...] = ()
+    unresolved_rules: int = 0

@@ -110,6 +110,8 @@ class TableFinished:
     spark_plans: int
     elapsed_ms: int
     error: str | None = None
+    outputs: tuple[dict[str, Any], ...] = ()
+    """The table's writes (dialect outputs): kind, rule_index, target, written."""
 
     @property
     def passed(self) -> bool:
@@ -133,6 +135,7 @@ class TableFinished:
             "error": self.error,
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
+            **({"outputs": [dict(o) for o in self.outputs]} if self.outputs else {}),
         }
 
 

@@ -1,0 +1,704 @@
+"""target/data-validator YAML -> IR tables (docs/dialects.md, "data-validator").
+
+The file's global settings become table settings (``numKeyCols`` -> ``Table.key_count``,
+``numErrorsToReport`` -> ``sample_size``, ``detailedErrors`` -> ``detail``); each check is
+renamed to its native rule type and built by the native catalogue
+(:mod:`assay.dialects.native_rules`), so the semantics are defined once. Variables follow
+data-validator's own substitution (``$name`` / ``${name}``, no escape), done once on the
+parsed strings; ``sql`` and ``shell`` variables are deferred to the run
+(:class:`~assay.ir.outputs.DeferredVariable`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from functools import partial
+
+from assay import shell
+from assay.config.node import Node, unknown_message
+from assay.dialects.base import Context, Dialect
+from assay.dialects.native import FORMATS, _resolve, _stem, _text
+from assay.dialects.native_rules import build_rule
+from assay.errors import ConfigError, ConfigErrors, VariableError
+from assay.ir.origin import Origin
+from assay.ir.outputs import DeferredVariable, EmailReport, Report, ReportFile, ReportPipe
+from assay.ir.rules import Rule
+from assay.ir.suite import CatalogSource, PathSource, Source, Table
+
+NAME = "data-validator"
+TOP_KEYS = frozenset(
+    {"numKeyCols", "numErrorsToReport", "detailedErrors", "email", "vars", "outputs", "tables"}
+)
+REQUIRED_TOP = ("numKeyCols", "numErrorsToReport", "detailedErrors", "tables")
+SOURCE_KEYS = ("db", "table", "orcFile", "parquetFile", "format", "options", "loadData")
+TABLE_KEYS = frozenset({*SOURCE_KEYS, "keyColumns", "condition", "checks"})
+VAR_KINDS = ("value", "env", "shell", "sql")
+EMAIL_KEYS = frozenset({"smtpHost", "subject", "from", "to", "cc", "bcc"})
+MAX_ERRORS_TO_REPORT = 1000
+
+VARIABLE = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)|\$\{([A-Za-z][A-Za-z0-9_]*)\}")
+"""data-validator's variable syntax (VarSubstitution.scala): ``$name`` or ``${name}``, a
+letter first. Anything else with a ``$`` (``$1``, ``${x``, ``$$``) is literal text."""
+
+CHECKS: dict[str, tuple[str, dict[str, str]]] = {
+    "rowCount": ("row_count", {"minNumRows": "min_num_rows"}),
+    "nullCheck": ("not_null", {"column": "column", "threshold": "tolerance"}),
+    "negativeCheck": ("negative_check", {"column": "column", "threshold": "tolerance"}),
+    "rangeCheck": (
+        "range_check",
+        {
+            "column": "column",
+            "minValue": "min_value",
+            "maxValue": "max_value",
+            "inclusive": "inclusive",
+            "threshold": "tolerance",
+        },
+    ),
+    "stringLengthCheck": (
+        "string_length_check",
+        {
+            "column": "column",
+            "minLength": "min_length",
+            "maxLength": "max_length",
+            "threshold": "tolerance",
+        },
+    ),
+    "stringRegexCheck": (
+        "string_regex_check",
+        {"column": "column", "regex": "regex", "threshold": "tolerance"},
+    ),
+    "uniqueCheck": ("unique", {"columns": "columns"}),
+    "columnSumCheck": (
+        "column_sum_check",
+        {
+            "column": "column",
+            "minValue": "min_value",
+            "maxValue": "max_value",
+            "inclusive": "inclusive",
+        },
+    ),
+    "columnMaxCheck": ("column_max_check", {"column": "column", "value": "value"}),
+    "colstats": ("colstats", {"column": "column"}),
+}
+"""data-validator check type -> (native rule type, data-validator key -> native key)."""
+
+JSON_KEYS = frozenset({"minValue", "maxValue", "value", "minLength", "maxLength", "inclusive"})
+"""Parameters data-validator substitutes as JSON (``"$n"`` with ``n=5`` is the number 5);
+the others stay text."""
+
+_NATIVE_WORDS = {
+    native: dv for _, keys in CHECKS.values() for dv, native in keys.items() if native != dv
+} | {native: dv for dv, (native, _) in CHECKS.items() if native not in ("unique", "not_null")}
+
+
+def matches(doc: Node) -> bool:
+    """A mapping whose ``tables`` entries have ``checks`` and a data-validator source key,
+    or with one of data-validator's global settings."""
+    if not isinstance(doc.value, dict) or "tables" not in doc.value:
+        return False
+    if any(k in doc.value for k in REQUIRED_TOP[:3]):
+        return True
+    tables = doc.value["tables"].value
+    if not isinstance(tables, list):
+        return False
+    entries = [t.value for t in tables if isinstance(t.value, dict)]
+    return any("checks" in e and any(k in e for k in SOURCE_KEYS) for e in entries)
+
+
+# --- substitution -------------------------------------------------------------------------
+
+
+def substitute(text: str, variables: Mapping[str, str], origin: Origin) -> str:
+    """data-validator's substitution, in one left-to-right pass: every ``$name`` and
+    ``${name}`` is replaced by its value, inserted verbatim (never re-expanded). Unlike
+    data-validator's repeated ``replaceAll``, ``$foo`` never touches ``$foobar``.
+
+    >>> from assay.ir.origin import UNKNOWN
+    >>> substitute("${a}b $a_c $1 $$a ${${a}}", {"a": "X", "a_c": "Y"}, UNKNOWN)
+    'Xb Y $1 $X ${X}'
+
+    Raises:
+        VariableError: a reference to an unknown variable (all of them are named).
+    """
+    if "$" not in text:
+        return text
+    missing: list[str] = []
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name in variables:
+            return variables[name]
+        if name not in missing:
+            missing.append(name)
+        return match.group(0)
+
+    result = VARIABLE.sub(value, text)
+    if missing:
+        known = ", ".join(sorted(variables)) or "none"
+        raise VariableError(
+            f"unknown variable{'s' if len(missing) > 1 else ''} "
+            + ", ".join(f'"{m}"' for m in missing)
+            + f"; known variables: {known}",
+            origin=origin,
+            hint="define it under 'vars' or pass --vars NAME=VALUE",
+        )
+    return result
+
+
+def references(text: str) -> tuple[str, ...]:
+    """The variable names ``text`` refers to, in order, without duplicates."""
+    return tuple(dict.fromkeys(m.group(1) or m.group(2) for m in VARIABLE.finditer(text)))
+
+
+def _json_scalar(text: str) -> str | int | float | bool:
+    """A substituted JSON parameter as data-validator reads it (``string2Json``): a
+    number or boolean when the text is one, else the text."""
+    stripped = text.strip()
+    if re.fullmatch(r"-?(0|[1-9][0-9]*)", stripped):
+        return int(stripped)
+    if re.fullmatch(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?", stripped):
+        return float(stripped)
+    if stripped in ("true", "false"):
+        return stripped == "true"
+    return text
+
+
+class _Vars:
+    """The resolved variables and the names still deferred to the run."""
+
+    def __init__(self, values: dict[str, str], deferred: set[str]):
+        self.values = values
+        self.deferred = deferred
+
+    def touches_deferred(self, node: Node) -> bool:
+        value = node.value
+        if isinstance(value, str):
+            return any(name in self.deferred for name in references(value))
+        if isinstance(value, dict):
+            return any(self.touches_deferred(v) for v in value.values())
+        if isinstance(value, list):
+            return any(self.touches_deferred(v) for v in value)
+        return False
+
+    def text(self, node: Node, what: str = "a string") -> str:
+        return substitute(node.as_str(what), self.values, node.origin)
+
+    def node(self, node: Node, json: bool = False) -> Node:
+        """``node`` with every string substituted (numbers and booleans read as JSON
+        when ``json``)."""
+        value = node.value
+        if isinstance(value, str):
+            text = substitute(value, self.values, node.origin)
+            if text == value:
+                return node
+            return Node(_json_scalar(text) if json else text, node.origin, text=text)
+        if isinstance(value, dict):
+            return Node({k: self.node(v, json) for k, v in value.items()}, node.origin)
+        if isinstance(value, list):
+            return Node([self.node(v, json) for v in value], node.origin)
+        return node
+
+
+# --- the document -------------------------------------------------------------------------
+
+
+def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
+    """The tables of a data-validator file; errors go to ``ctx.errors``."""
+    mapping = doc.as_mapping("a data-validator config (a mapping with 'tables')")
+    ctx.attempt(doc.check_keys, TOP_KEYS)
+    for key in REQUIRED_TOP:
+        if key not in mapping:
+            ctx.errors.append(
+                doc.error(
+                    f"missing required key '{key}'",
+                    hint="data-validator requires numKeyCols, numErrorsToReport, "
+                    "detailedErrors and tables",
+                )
+            )
+    settings = _Settings(
+        key_count=ctx.attempt(_int_setting, doc, "numKeyCols", 0, None),
+        sample_size=ctx.attempt(_int_setting, doc, "numErrorsToReport", 0, MAX_ERRORS_TO_REPORT),
+        detail=ctx.attempt(_bool_setting, doc, "detailedErrors"),
+    )
+    variables = _variables(doc, ctx)
+    _outputs(doc, ctx, variables)
+    email = doc.get("email")
+    if email is not None:
+        report = ctx.attempt(_email, email, variables)
+        if report is not None:
+            ctx.reports.append(report)
+    tables_node = doc.get("tables")
+    if tables_node is None:
+        return ()
+    items = ctx.attempt(partial(tables_node.as_list, non_empty=True), "a list of tables") or []
+    tables: list[Table] = []
+    used: set[str] = set()
+    for i, item in enumerate(items):
+        table = _table(item, ctx.table_offset + i, ctx, settings, variables, used)
+        if table is not None:
+            tables.append(table)
+    return tuple(tables)
+
+
+class _Settings:
+    def __init__(self, key_count: int | None, sample_size: int | None, detail: bool | None):
+        self.key_count = key_count
+        self.sample_size = 5 if sample_size is None else sample_size
+        self.detail = True if detail is None else detail
+
+
+def _int_setting(doc: Node, key: str, minimum: int, maximum: int | None) -> int | None:
+    node = doc.get(key)
+    return None if node is None else node.as_int("an integer", minimum=minimum, maximum=maximum)
+
+
+def _bool_setting(doc: Node, key: str) -> bool | None:
+    node = doc.get(key)
+    return None if node is None else node.as_bool()
+
+
+# --- variables ----------------------------------------------------------------------------
+
+
+def _variables(doc: Node, ctx: Context) -> _Vars:
+    """``vars`` in order: values and environment variables now; ``sql`` and ``shell``
+    variables (and values built on them) deferred to the run. Names given on the command
+    line (and, on the second pass of a run, the resolved deferred ones) win."""
+    given = dict(ctx.variables)
+    found = _Vars(dict(given), set())
+    node = doc.get("vars")
+    if node is None:
+        return found
+    items = ctx.attempt(node.as_list, "a list of variables (mappings with 'name')") or []
+    seen: dict[str, Node] = {}
+    for item in items:
+        ctx.attempt(_variable, item, found, given, seen, ctx)
+    return found
+
+
+def _variable(
+    item: Node, found: _Vars, given: dict[str, str], seen: dict[str, Node], ctx: Context
+) -> None:
+    item.as_mapping("a variable (a mapping with 'name' and one of value, env, shell, sql)")
+    name_node = item.require("name")
+    name = name_node.as_str("a variable name")
+    kinds = [k for k in VAR_KINDS if k in item.as_mapping()]
+    item.check_keys({"name", *VAR_KINDS})
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        raise VariableError(
+            f"invalid variable name '{name}' (a letter, then letters, digits or _)",
+            origin=name_node.origin,
+        )
+    if name in seen:
+        raise name_node.error(
+            f"variable '{name}' is defined twice (first at line {seen[name].origin.line})"
+        )
+    seen[name] = item
+    if len(kinds) != 1:
+        got = " and ".join(f"'{k}'" for k in kinds) if kinds else "none"
+        raise item.error(f"a variable needs exactly one of value, env, shell, sql; got {got}")
+    kind = kinds[0]
+    node = item.require(kind)
+    if kind == "shell" and not ctx.options.allow_shell and name not in given:
+        raise VariableError(
+            f"variable '{name}' runs a shell command ({_short(node)}); shell commands run "
+            "only with --allow-shell",
+            origin=node.origin,
+            hint=f"pass --allow-shell if you trust this config, or --vars {name}=VALUE",
+        )
+    if name in given:
+        return  # the command line (or the run's resolution) gave its value
+    if kind == "value":
+        if isinstance(node.value, str) and any(r in found.deferred for r in references(node.value)):
+            _defer(found, ctx, name, "value", node)
+            return
+        text = _text(node, "a value (a string, number or boolean)")
+        found.values[name] = found.text(node) if isinstance(node.value, str) else text
+    elif kind == "env":
+        env = found.text(node, "an environment variable name")
+        if env not in os.environ:
+            raise VariableError(
+                f"variable '{name}': environment variable '{env}' is not set",
+                origin=node.origin,
+                hint=f"set {env}, or pass --vars {name}=VALUE",
+            )
+        found.values[name] = os.environ[env]
+    else:
+        text = node.as_str("a SQL query" if kind == "sql" else "a shell command")
+        if kind == "sql":
+            _check_sql_refs(text, found, node)
+        else:
+            _check_shell_refs(text, node)
+        _defer(found, ctx, name, kind, node)  # type: ignore[arg-type]
+
+
+def _short(node: Node) -> str:
+    text = str(node.value).strip().replace("\n", " ")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _defer(found: _Vars, ctx: Context, name: str, kind, node: Node) -> None:
+    text = str(node.value)
+    bindings = tuple(
+        (r, found.values[r])
+        for r in references(text)
+        if r in found.values and r not in found.deferred
+    )
+    ctx.deferred.append(DeferredVariable(name, kind, text, node.origin, bindings))
+    found.deferred.add(name)
+    found.values[name] = f"${{{name}}}"  # a placeholder until the run resolves it
+
+
+def _check_sql_refs(text: str, found: _Vars, node: Node) -> None:
+    missing = [r for r in references(text) if r not in found.values]
+    if missing:
+        substitute(text, found.values, node.origin)  # raises, naming them
+
+
+def _check_shell_refs(text: str, node: Node) -> None:
+    for ref in references(text):
+        if shell.reserved(ref):
+            raise node.error(
+                f"a shell command cannot use ${ref}: variables are passed to the command as "
+                f"environment variables, and {ref} would change how the shell itself behaves",
+                hint="rename the variable",
+            )
+
+
+def resolve_deferred(
+    deferred: tuple[DeferredVariable, ...],
+    given: Mapping[str, str],
+    query: Callable[[str, DeferredVariable], str],
+) -> dict[str, str]:
+    """Values for the deferred variables, in order: ``sql`` through ``query`` (text with
+    variables substituted), ``shell`` run with the variables it refers to in its
+    environment, ``value`` templates substituted. ``given`` are the values known so far
+    (command line and resolved values of the first pass).
+
+    Raises:
+        VariableError: a command fails, times out or prints nothing; a query fails.
+    """
+    resolved: dict[str, str] = {}
+    for var in deferred:
+        if var.name in given:
+            resolved[var.name] = given[var.name]
+            continue
+        values = {**dict(var.bindings), **resolved, **given}
+        if var.kind == "value":
+            resolved[var.name] = substitute(var.text, values, var.origin)
+        elif var.kind == "sql":
+            resolved[var.name] = query(substitute(var.text, values, var.origin), var)
+        else:
+            resolved[var.name] = _run_shell(var, values)
+    return resolved
+
+
+def _run_shell(var: DeferredVariable, values: Mapping[str, str]) -> str:
+    env = {r: values[r] for r in references(var.text) if r in values}
+    what = f"variable '{var.name}': shell command"
+    try:
+        done = shell.run_command(var.text, env)
+    except shell.CommandTimeout as e:
+        raise VariableError(f"{what} {e}", origin=var.origin) from None
+    except (OSError, ValueError) as e:
+        raise VariableError(f"{what} cannot start: {e}", origin=var.origin) from None
+    if done.returncode != 0:
+        err = done.stderr.strip().splitlines()[:3]
+        raise VariableError(
+            f"{what} exited with status {done.returncode}"
+            + (f": {' / '.join(err)}" if err else ""),
+            origin=var.origin,
+        )
+    if not done.stdout:
+        raise VariableError(f"{what} printed nothing", origin=var.origin)
+    return done.first_line()
+
+
+# --- outputs and email --------------------------------------------------------------------
+
+
+def _outputs(doc: Node, ctx: Context, variables: _Vars) -> None:
+    node = doc.get("outputs")
+    if node is None:
+        return
+    for item in ctx.attempt(node.as_list, "a list of outputs") or []:
+        report = ctx.attempt(_output, item, ctx, variables)
+        if report is not None:
+            ctx.reports.append(report)
+
+
+def _output(item: Node, ctx: Context, variables: _Vars) -> Report:
+    mapping = item.as_mapping("an output (a mapping with 'filename' or 'pipe')")
+    if "filename" in mapping:
+        item.check_keys({"filename", "append"})
+        append = item.get("append")
+        path = variables.text(item.require("filename"), "a file name")
+        return ReportFile(
+            _local_file(path, item.require("filename")),
+            bool(append and append.as_bool()),
+            item.origin,
+        )
+    if "pipe" in mapping:
+        item.check_keys({"pipe", "ignoreError"})
+        pipe = item.require("pipe")
+        command = pipe.as_str("a program to pipe the JSON report to")
+        if not ctx.options.allow_shell:
+            raise pipe.error(
+                f"the output pipes the report to a shell command ({_short(pipe)}); shell "
+                "commands run only with --allow-shell",
+                hint="pass --allow-shell if you trust this config",
+            )
+        _check_shell_refs(command, pipe)
+        env = tuple((r, variables.values[r]) for r in references(command) if r in variables.values)
+        ignore = item.get("ignoreError")
+        return ReportPipe(command, bool(ignore and ignore.as_bool()), env, item.origin)
+    raise item.error(unknown_message("output", ", ".join(mapping) or "{}", ("filename", "pipe")))
+
+
+def _local_file(path: str, node: Node) -> str:
+    """A report file name: local paths (``/x``, ``local:///x``, or relative to the current
+    directory); ``hdfs://`` and other remote schemes are refused."""
+    if path.startswith("local://"):
+        path = path[len("local://") :]
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", path):
+        raise node.error(
+            f"cannot write the report to '{path}': only local files are supported",
+            hint="write to a local path and copy it (hdfs:// outputs are not reproduced)",
+        )
+    return os.path.abspath(path)
+
+
+_ADDRESS = re.compile(r"[^@\s,]+@[^@\s,]+")
+
+
+def _email(node: Node, variables: _Vars) -> EmailReport:
+    node.as_mapping("an email config")
+    node.check_keys(EMAIL_KEYS)
+    node = variables.node(node)
+
+    def addresses(key: str, required: bool) -> tuple[str, ...]:
+        child = node.get(key)
+        if child is None:
+            if required:
+                node.require(key)
+            return ()
+        found: list[str] = []
+        for item in child.as_list("a list of email addresses", non_empty=required):
+            for part in item.as_str("an email address").split(","):
+                address = part.strip()
+                if not _ADDRESS.fullmatch(address):
+                    raise item.error(f"'{address}' is not an email address")
+                found.append(address)
+        return tuple(found)
+
+    sender = node.require("from").as_str("an email address")
+    if not _ADDRESS.fullmatch(sender.strip()):
+        raise node.require("from").error(f"'{sender}' is not an email address")
+    return EmailReport(
+        smtp_host=node.require("smtpHost").as_str("an SMTP host"),
+        subject=node.require("subject").as_str("a subject", allow_empty=True),
+        sender=sender.strip(),
+        to=addresses("to", True),
+        cc=addresses("cc", False),
+        bcc=addresses("bcc", False),
+        origin=node.origin,
+    )
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+def _table(
+    node: Node, position: int, ctx: Context, settings: _Settings, variables: _Vars, used: set[str]
+) -> Table | None:
+    before = len(ctx.errors)
+    if ctx.attempt(node.as_mapping, "a table (a mapping with a source and 'checks')") is None:
+        return None
+    ctx.attempt(node.check_keys, TABLE_KEYS)
+    source = ctx.attempt(_source, node, ctx, variables)
+    keys_node, cond_node = node.get("keyColumns"), node.get("condition")
+    keys = ctx.attempt(_keys, keys_node, variables) if keys_node is not None else ()
+    condition = (
+        ctx.attempt(variables.text, cond_node, "a SQL condition") if cond_node is not None else None
+    )
+    rules = _checks(node, ctx, variables)
+    if len(ctx.errors) > before or source is None:
+        return None
+    name = _unique_name(_name(source, position), used)
+    return Table(
+        name=name,
+        source=source,
+        rules=rules,
+        origin=node.origin,
+        filter=condition,
+        keys=keys or (),
+        key_count=None if keys else settings.key_count,
+        sample_size=settings.sample_size,
+        detail=settings.detail,
+    )
+
+
+def _keys(node: Node, variables: _Vars) -> tuple[str, ...]:
+    names: list[str] = []
+    for item in node.as_list("a list of key column names", non_empty=True):
+        name = variables.text(item, "a column name")
+        if name in names:
+            raise item.error(f"duplicate key column '{name}'")
+        names.append(name)
+    return tuple(names)
+
+
+def _source(node: Node, ctx: Context, variables: _Vars) -> Source:
+    mapping = node.as_mapping()
+    kinds = [k for k in ("db", "orcFile", "parquetFile", "format") if k in mapping]
+    if "table" in mapping and "db" not in mapping:
+        raise node.require("table").error("'table' needs 'db' (a Hive table is db + table)")
+    if len(kinds) != 1:
+        got = " and ".join(f"'{k}'" for k in kinds) if kinds else "none"
+        raise node.error(
+            f"a table needs exactly one source: db + table, orcFile, parquetFile or format "
+            f"(+ options, loadData); got {got}"
+        )
+    kind = kinds[0]
+    for key in ("options", "loadData"):
+        if key in mapping and kind != "format":
+            raise mapping[key].error(f"'{key}' applies only with 'format'")
+    if kind == "db":
+        db = variables.text(node.require("db"), "a database name")
+        table = variables.text(node.require("table"), "a table name")
+        return CatalogSource(f"{db}.{table}")
+    if kind in ("orcFile", "parquetFile"):
+        path = variables.text(node.require(kind), "a file path")
+        return PathSource("orc" if kind == "orcFile" else "parquet", (_resolve(path, ctx),))
+    fmt = variables.text(node.require("format"), "a Spark data source format").strip().lower()
+    options: list[tuple[str, str]] = []
+    options_node = node.get("options")
+    if options_node is not None:
+        for key, value in options_node.as_mapping("a mapping of reader option to value").items():
+            text = _text(value, "an option value (a string, number or boolean)")
+            options.append((key, substitute(text, variables.values, value.origin)))
+    paths: list[str] = []
+    load_node = node.get("loadData")
+    if load_node is not None:
+        items = (
+            load_node.as_list("a list of paths")
+            if isinstance(load_node.value, list)
+            else [load_node]
+        )
+        for item in items:
+            path = variables.text(item, "a path")
+            paths.append(_resolve(path, ctx) if fmt in set(FORMATS.values()) else path)
+    return PathSource(fmt, tuple(paths), tuple(options))
+
+
+def _name(source: Source, position: int) -> str:
+    if isinstance(source, CatalogSource):
+        derived = source.table
+    elif isinstance(source, PathSource) and source.paths:
+        derived = _stem(source.paths[0])
+    else:
+        derived = f"{source.format}_{position}"  # type: ignore[union-attr]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", derived).strip("_.") or f"table_{position}"
+
+
+def _unique_name(name: str, used: set[str]) -> str:
+    """data-validator tables have no names: the same source checked twice (say, with two
+    conditions) gets ``name``, ``name_2``..."""
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name}_{n}"
+    used.add(candidate)
+    return candidate
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+def _checks(node: Node, ctx: Context, variables: _Vars) -> tuple[Rule, ...]:
+    checks_node = ctx.attempt(node.require, "checks")
+    if checks_node is None:
+        return ()
+    items = ctx.attempt(checks_node.as_list, "a list of checks")
+    if items == []:
+        ctx.errors.append(
+            checks_node.error(
+                "expected at least one check, got an empty list",
+                hint="a table with 0 checks would pass silently",
+            )
+        )
+    rules: list[Rule] = []
+    for item in items or ():
+        if isinstance(item.value, dict) and variables.touches_deferred(item):
+            # Uses a sql/shell variable: only a run knows its value. `assay check` reports
+            # it as unresolved (data-validator's config check skips substitutions too).
+            ctx.unresolved_rules += 1
+            continue
+        rule = ctx.attempt(build_check, item, variables)
+        if rule is not None:
+            rules.append(rule)
+    return tuple(rules)
+
+
+def build_check(item: Node, variables: _Vars | None = None) -> Rule:
+    """One data-validator check as the native rule it maps to (errors name the
+    data-validator keys)."""
+    item.as_mapping("a check (a mapping with a 'type')")
+    type_node = item.require("type")
+    kind = type_node.as_str("a check type such as 'nullCheck'")
+    if kind not in CHECKS:
+        raise type_node.error(unknown_message("check type", kind, CHECKS))
+    native, keys = CHECKS[kind]
+    item.check_keys({"type", *keys})
+    if kind == "rowCount":
+        rows = item.get("minNumRows")
+        if rows is not None and isinstance(rows.value, str) and "$" in rows.value:
+            raise rows.error(
+                "rowCount does not substitute variables (as in data-validator)",
+                hint="write the number",
+            )
+    elif variables is not None:
+        item = Node(
+            {k: variables.node(v, json=k in JSON_KEYS) for k, v in item.as_mapping().items()},
+            item.origin,
+        )
+    renamed = {"type": Node(native, type_node.origin, type_node.text)}
+    for key, child in item.as_mapping().items():
+        if key != "type":
+            renamed[keys[key]] = child
+    try:
+        return build_rule(Node(renamed, item.origin))
+    except ConfigErrors as e:
+        raise ConfigErrors([_in_dv_words(x) for x in e.errors]) from None
+    except ConfigError as e:
+        raise _in_dv_words(e) from None
+
+
+def _in_dv_words(error: ConfigError) -> ConfigError:
+    """A native builder's error with data-validator's key and type names."""
+
+    def words(text: str | None) -> str | None:
+        if text is None:
+            return None
+        return re.sub(
+            r"\b(" + "|".join(map(re.escape, _NATIVE_WORDS)) + r")\b",
+            lambda m: _NATIVE_WORDS[m.group(1)],
+            text,
+        )
+
+    return type(error)(words(error.message) or "", origin=error.origin, hint=words(error.hint))
+
+
+DIALECT = Dialect(
+    name=NAME,
+    shape=(
+        "a data-validator config (numKeyCols, numErrorsToReport, detailedErrors, and "
+        "'tables' whose entries have 'checks' and db + table, orcFile, parquetFile or format)"
+    ),
+    matches=matches,
+    build=build,
+)
+
+__all__ = ["CHECKS", "DIALECT", "build_check", "resolve_deferred", "substitute"]

@@ -1,0 +1,124 @@
+"""Spark plans for the dialects' writes: failing rows, the valid/invalid split, SQL rows and
+the rule report (each write is one Spark plan; none adds a scan beyond the write itself).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from pyspark.sql.connect import functions as F
+from pyspark.sql.connect.column import Column
+from pyspark.sql.connect.dataframe import DataFrame
+from pyspark.sql.connect.session import SparkSession
+from pyspark.sql.connect.window import Window
+
+from assay.emit.spark import balanced, col, column
+from assay.ir.outputs import Sink
+from assay.ir.rules import CountMetric, GroupMetric, MetricCheck, RowCheck, Rule, UniqueCheck
+
+REPORT_SCHEMA = (
+    "pipeline string, rule_type string, check_name string, severity string, passed boolean, "
+    "failed_count bigint, metric_value double, message string, validated_at timestamp"
+)
+"""sparquet's report columns, in its order."""
+
+
+def _group_test(columns: Sequence[str], nulls: str, window_col: Column) -> Column:
+    present = [col(c).isNotNull() for c in columns]
+    combine = (lambda a, b: a | b) if nulls == "all" else (lambda a, b: a & b)
+    return balanced(present, combine) & (window_col > 1)
+
+
+def failing_predicates(
+    rules: Sequence[Rule],
+) -> tuple[list[Column], list[Column]]:
+    """``(windows, tests)``: window columns to add (one per uniqueness rule, aliased
+    ``_assay_wN``) and, per rule, a never-null test true for its failing rows. A rule
+    without a row-level reading (``has_size``, ``avg``...) fails every row."""
+    windows: list[Column] = []
+    tests: list[Column] = []
+    for rule in rules:
+        check = rule.check
+        group: tuple[tuple[str, ...], str] | None = None
+        if isinstance(check, UniqueCheck):
+            group = (check.columns, "any")
+        elif isinstance(check, MetricCheck) and isinstance(check.metric, GroupMetric):
+            metric = check.metric
+            group = (metric.columns, metric.nulls if len(metric.columns) > 1 else "any")
+        if group is not None:
+            name = f"_assay_w{len(windows)}"
+            over = Window.partitionBy(*(col(c) for c in group[0]))
+            windows.append(F.count(F.lit(1)).over(over).alias(name))
+            tests.append(_group_test(group[0], group[1], F.col(name)))
+        elif isinstance(check, RowCheck):
+            tests.append(F.coalesce(column(check.failing), F.lit(False)))
+        elif isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
+            tests.append(F.coalesce(column(check.metric.counted), F.lit(False)))
+        else:
+            tests.append(F.lit(True))
+    return windows, tests
+
+
+def failing_rows(df: DataFrame, columns: Sequence[str], rule: Rule) -> DataFrame:
+    """The rows of ``df`` failing ``rule`` (its original ``columns`` only)."""
+    windows, tests = failing_predicates([rule])
+    base = df.select("*", *windows) if windows else df
+    return base.where(tests[0]).select(*(col(c) for c in columns))
+
+
+def split_rows(
+    df: DataFrame, columns: Sequence[str], rules: Sequence[Rule]
+) -> tuple[DataFrame, DataFrame]:
+    """``(valid, invalid)``: the rows breaking none / at least one of the row-level
+    ``rules`` (uniqueness through a window count), with the original ``columns``."""
+    windows, tests = failing_predicates(rules)
+    base = df.select("*", *windows) if windows else df
+    invalid = balanced(tests, lambda a, b: a | b)
+    keep = [col(c) for c in columns]
+    return base.where(~invalid).select(*keep), base.where(invalid).select(*keep)
+
+
+def sql_rows(spark: SparkSession, validation_sql: str, query: str) -> DataFrame:
+    """What a ``failed_rows`` query returns, over ``_validation_df``."""
+    body = query.strip().rstrip(";")
+    return spark.sql(
+        f"WITH _validation_df AS ({validation_sql}) SELECT * FROM ({body}) AS _assay_rows"
+    )
+
+
+def report_frame(spark: SparkSession, rows: Sequence[tuple]) -> DataFrame:
+    """sparquet's report rows as a DataFrame (a local relation: no scan)."""
+    return spark.createDataFrame(list(rows), schema=REPORT_SCHEMA)
+
+
+def write(frame: DataFrame, sink: Sink) -> None:
+    """Write ``frame`` to ``sink`` (one Spark plan)."""
+    writer = frame.write.format(sink.format)
+    if sink.mode is not None:
+        writer = writer.mode(sink.mode)
+    if sink.options:
+        writer = writer.options(**dict(sink.options))
+    if sink.partition_by:
+        writer = writer.partitionBy(*sink.partition_by)
+    if sink.is_table:
+        writer.saveAsTable(sink.target)
+    else:
+        writer.save(sink.target)
+
+
+BUILTIN_FORMATS = frozenset({"parquet", "orc", "json", "csv", "text"})
+
+
+def probe_format(spark: SparkSession, fmt: str) -> bool:
+    """Whether the server knows the data source ``fmt`` (an analysis RPC on a path that
+    does not exist: an unknown source fails differently from a missing path)."""
+    if fmt in BUILTIN_FORMATS:
+        return True
+    probe = f"/nonexistent-assay-probe-{dt.datetime.now().strftime('%H%M%S%f')}"
+    try:
+        _ = spark.read.format(fmt).load(probe).schema
+    except Exception as exc:  # noqa: BLE001 - classified by its text
+        text = str(exc)
+        return not ("DATA_SOURCE_NOT_FOUND" in text or "Failed to find the data source" in text)
+    return True

@@ -1,0 +1,277 @@
+"""Client-side reports: the JSON report (``--jsonReport``, data-validator ``outputs``), the
+HTML report (``--htmlReport``), pipes and email.
+
+Files are written atomically: a unique temp file in the same directory, fsync,
+``os.replace``, fsync of the directory; a reader never sees half a report. An ``append``
+output adds one line (the report as one JSON document) with a single ``O_APPEND`` write.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import smtplib
+import ssl
+import tempfile
+from collections.abc import Sequence
+from email.message import EmailMessage
+from typing import Any
+
+import orjson
+
+from assay import shell
+from assay.errors import ConfigError, SparkFailure
+from assay.ir.outputs import EmailReport, Report, ReportFile, ReportPipe
+
+SMTP_TIMEOUT = 10.0
+
+
+class ReportFailure(SparkFailure):
+    """A report could not be written, piped or sent (exit 3: the checks did run)."""
+
+    code = "REPORT_FAILED"
+
+
+def json_document(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON report: the run's events as one document, with its summary up front."""
+    summary = next((e for e in reversed(events) if e.get("event") == "summary"), None)
+    return {
+        "schema_version": 1,
+        "status": summary["status"] if summary else "ERROR",
+        "summary": summary,
+        "events": list(events),
+    }
+
+
+def json_bytes(events: Sequence[dict[str, Any]]) -> bytes:
+    return orjson.dumps(json_document(events), default=str)
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + ``os.replace``)."""
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, temp = tempfile.mkstemp(prefix=".assay-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def append_line(path: str, data: bytes) -> None:
+    """Append ``data`` and a newline in one ``O_APPEND`` write, then fsync."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def writable(path: str, append: bool) -> str | None:
+    """Why ``path`` cannot be created (or appended to), or ``None`` when it can."""
+    if os.path.isdir(path):
+        return "it is a directory"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return f"its directory {directory} does not exist"
+    if os.path.exists(path):
+        if append and not os.access(path, os.W_OK):
+            return "it is not writable"
+        if not os.access(directory, os.W_OK):
+            return "its directory is not writable (the report is replaced atomically)"
+    elif not os.access(directory, os.W_OK):
+        return "its directory is not writable"
+    return None
+
+
+def preflight(reports: Sequence[Report], json_report: str | None, html_report: str | None) -> None:
+    """Before any scan: every report file can be written and every pipe program executed.
+
+    Raises:
+        ConfigError: listing the first output that cannot (exit 2, nothing ran).
+    """
+    for path, what in ((json_report, "--jsonReport"), (html_report, "--htmlReport")):
+        if path is not None:
+            why = writable(path, append=False)
+            if why is not None:
+                raise ConfigError(f"{what} {path}: cannot write it: {why}")
+    for report in reports:
+        if isinstance(report, ReportFile):
+            why = writable(report.path, report.append)
+            if why is not None:
+                raise ConfigError(
+                    f"output file {report.path}: cannot write it: {why}", origin=report.origin
+                )
+        elif isinstance(report, ReportPipe):
+            if shell.executable(report.command, dict(report.env)) is None:
+                raise ConfigError(
+                    f"output pipe '{report.command}': its program is not an executable file "
+                    "(or not on PATH)",
+                    origin=report.origin,
+                )
+
+
+def write_reports(
+    reports: Sequence[Report],
+    events: Sequence[dict[str, Any]],
+    *,
+    json_report: str | None,
+    html_report: str | None,
+    failed: bool,
+    email_on_pass: bool,
+) -> list[str]:
+    """Write every report; return the problems of those that failed (``ignoreError``
+    pipes excepted), each naming the output."""
+    data = json_bytes(events)
+    problems: list[str] = []
+    page: str | None = None
+
+    def html_page() -> str:
+        nonlocal page
+        if page is None:
+            page = render_html(events)
+        return page
+
+    attempts: list[tuple[str, Any]] = []
+    if json_report is not None:
+        attempts.append((f"--jsonReport {json_report}", lambda: atomic_write(json_report, data)))
+    if html_report is not None:
+        attempts.append(
+            (f"--htmlReport {html_report}", lambda: atomic_write(html_report, html_page().encode()))
+        )
+    for report in reports:
+        if isinstance(report, ReportFile):
+            write = append_line if report.append else atomic_write
+            attempts.append(
+                (
+                    f"{report.origin}: output file {report.path}",
+                    lambda w=write, r=report: w(r.path, data),
+                )
+            )
+        elif isinstance(report, ReportPipe):
+            attempts.append(
+                (
+                    f"{report.origin}: output pipe '{report.command}'",
+                    lambda r=report: _pipe(r, data),
+                )
+            )
+        elif isinstance(report, EmailReport) and (failed or email_on_pass):
+            attempts.append(
+                (f"{report.origin}: email", lambda r=report: send_email(r, html_page()))
+            )
+    for what, attempt in attempts:
+        try:
+            attempt()
+        except Exception as e:  # noqa: BLE001 - each output fails on its own
+            problems.append(f"{what}: {e}")
+    return problems
+
+
+def _pipe(report: ReportPipe, data: bytes) -> None:
+    try:
+        done = shell.run_command(report.command, dict(report.env), stdin=data)
+    except shell.CommandTimeout as e:
+        if report.ignore_error:
+            return
+        raise RuntimeError(str(e)) from None
+    if done.returncode != 0 and not report.ignore_error:
+        err = " / ".join(done.stderr.strip().splitlines()[:3])
+        raise RuntimeError(f"exited with status {done.returncode}" + (f": {err}" if err else ""))
+
+
+# --- email --------------------------------------------------------------------------------
+
+
+def send_email(report: EmailReport, page: str, timeout: float = SMTP_TIMEOUT) -> None:
+    """Send the HTML report through ``smtp_host`` (``host`` or ``host:port``); STARTTLS
+    with certificate checks when the server offers it. No authentication (as
+    data-validator)."""
+    host, _, port = report.smtp_host.partition(":")
+    message = EmailMessage()
+    message["Subject"] = report.subject
+    message["From"] = report.sender
+    message["To"] = ", ".join(report.to)
+    if report.cc:
+        message["Cc"] = ", ".join(report.cc)
+    message.set_content("This report is HTML; open it in a mail client that shows HTML.")
+    message.add_alternative(page, subtype="html")
+    recipients = [*report.to, *report.cc, *report.bcc]
+    with smtplib.SMTP(host, int(port or 25), timeout=timeout) as smtp:
+        smtp.ehlo()
+        if smtp.has_extn("starttls"):
+            smtp.starttls(context=ssl.create_default_context())
+            smtp.ehlo()
+        smtp.send_message(message, to_addrs=recipients)
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+
+def render_html(events: Sequence[dict[str, Any]]) -> str:
+    """A small self-contained page: the summary, then a table per table, a row per rule
+    with its sample failing rows."""
+    esc = html.escape
+    summary = next((e for e in reversed(events) if e.get("event") == "summary"), {})
+    results: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        if e.get("event") == "result":
+            results.setdefault(e["table"], []).append(e)
+    tables = [e for e in events if e.get("event") == "table"]
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>assay report</title><style>",
+        "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin-bottom:1.5em}"
+        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
+        ".pass{background:#e6f4ea}.warn{background:#fff4ce}.fail,.error{background:#fde2e1}"
+        "pre{margin:0;font-size:90%}",
+        "</style></head><body>",
+        f"<h1>Validation report: {esc(str(summary.get('status', 'ERROR')))}</h1>",
+        f"<p>{summary.get('tables', 0)} tables, {summary.get('rules', 0)} rules, "
+        f"{summary.get('failed', 0)} failed, {summary.get('warned', 0)} warned, "
+        f"{summary.get('errors', 0)} errors.</p>",
+    ]
+    for table in tables:
+        name = table["table"]
+        rows = table.get("row_count")
+        parts.append(
+            f"<h2>{esc(name)}</h2><p>{'' if rows is None else f'{rows} rows. '}"
+            f"{esc(table.get('error') or '')}</p>"
+        )
+        parts.append(
+            "<table><tr><th>#</th><th>rule</th><th>columns</th><th>severity</th>"
+            "<th>failed</th><th>message</th><th>samples</th></tr>"
+        )
+        for r in results.get(name, []):
+            samples = r.get("samples") or []
+            shown = "".join(
+                f"<pre>{esc(orjson.dumps(s, default=str).decode())}</pre>" for s in samples
+            )
+            rule = r["rule"]["type"] + (f" ({r['rule']['name']})" if r["rule"].get("name") else "")
+            parts.append(
+                f"<tr class='{esc(r['severity'])}'><td>{r['rule_index']}</td><td>{esc(rule)}</td>"
+                f"<td>{esc(', '.join(r['rule']['columns']))}</td><td>{esc(r['severity'])}</td>"
+                f"<td>{'' if r['failed_count'] is None else r['failed_count']}</td>"
+                f"<td>{esc(r['message'])}</td><td>{shown}</td></tr>"
+            )
+        parts.append("</table>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
