@@ -64,11 +64,6 @@ def test_assay_reports_the_plans_the_server_ran(quick: dict) -> None:
         assert row["sql_executions"] == row["spark_plans"], name
 
 
-@pytest.mark.xfail(
-    reason="issue 5 target: SQL rules still run as a separate plan, so a failing table "
-    "with SQL rules takes 3 executions today",
-    strict=False,
-)
 def test_assay_runs_one_or_two_sql_executions_per_table(quick: dict) -> None:
     for name in ("assay_api", "assay_cli"):
         assert _rows(quick)[name]["sql_executions"] in (1, 2), name

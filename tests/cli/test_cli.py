@@ -161,9 +161,9 @@ def test_check_and_explain_need_no_spark(tmp_path, data):
     ]
     proc = assay("explain", str(path))
     assert proc.returncode == 0, proc.stderr
-    assert "spark plans: 2 (+1 detail plan if a row-level rule fails)" in proc.stdout
+    assert "spark plans: 1 (+1 detail plan if a row-level rule fails)" in proc.stdout
     proc = assay("explain", str(path), "--format", "json")
-    assert json_lines_plain(proc.stdout)[0]["spark_plans"] == 2
+    assert json_lines_plain(proc.stdout)[0]["spark_plans"] == 1
 
 
 def json_lines_plain(stdout: str) -> list[dict]:

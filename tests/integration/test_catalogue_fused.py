@@ -130,9 +130,9 @@ def fused(server, data, tmp_path_factory):
 
 def test_runs_with_the_plans_explain_predicts(fused):
     out, predicted, executed = fused
-    assert predicted["spark_plans"] == 3  # aggregate, histogram, SQL
+    assert predicted["spark_plans"] == 2  # aggregate (with the SQL rules), histogram
     assert "histogram (2 columns in one plan" in predicted["plan"]
-    assert "sql (2 queries over _validation_df in one plan)" in predicted["plan"]
+    assert "sql (2 queries over _validation_df, joined into the aggregate plan)" in predicted["plan"]
     assert executed == predicted["spark_plans"]
     assert out.tables()["every"]["spark_plans"] == executed
     assert [r["severity"] for r in out.results] == ["pass"] * len(EVERY), [

@@ -210,7 +210,7 @@ def test_metric(fused, index, case):
 
 
 def test_plans_aggregate_sql_and_detail(fused):
-    assert fused.tables()["m"]["spark_plans"] == 3
+    assert fused.tables()["m"]["spark_plans"] == 2  # aggregate (with the SQL rules) + detail
 
 
 def test_invalid_rows_are_sampled(fused):

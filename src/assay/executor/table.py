@@ -17,7 +17,7 @@ from assay.executor.spark_errors import spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.planner import plan_detail
 from assay.planner.measures import GROUP_OUTPUTS, GroupStats, Measure, RowCount
-from assay.planner.plan import TablePlan
+from assay.planner.plan import AggregatePlan, SqlPlan, TablePlan
 from assay.report.events import RuleResult, TableFinished
 
 
@@ -89,9 +89,8 @@ def _verdicts(
     spark: SparkSession, prepared: Prepared, counter: list[int]
 ) -> tuple[list[Outcome], int | None]:
     plan = prepared.plan
-    values = _aggregate_values(prepared, counter)
+    values, sql_values = _first_pass(spark, prepared, counter)
     values.update(_histogram_values(prepared, values, counter))
-    sql_values = _sql_values(spark, prepared, counter)
     if RowCount() not in values and -1 in sql_values:
         values[RowCount()] = sql_values.pop(-1)[1]
     outcomes: list[Outcome] = []
@@ -107,15 +106,31 @@ def _verdicts(
     return outcomes, int(row_count) if row_count is not None else None  # type: ignore[arg-type]
 
 
-def _aggregate_values(prepared: Prepared, counter: list[int]) -> dict[Measure, object]:
-    aggregate = prepared.plan.aggregate
-    if aggregate is None:
-        return {}
-    prepared.note(f"aggregate plan ({len(aggregate.slots)} measures)")
-    row = emit.aggregate_frame(prepared.df, aggregate).collect()[0].asDict()
+def _first_pass(
+    spark: SparkSession, prepared: Prepared, counter: list[int]
+) -> tuple[dict[Measure, object], dict[int, tuple[int, Any]]]:
+    """The aggregate and the SQL rules, cross-joined into ONE Spark plan (one row)."""
+    aggregate, sql = prepared.plan.aggregate, prepared.plan.sql
+    frames = []
+    if aggregate is not None:
+        frames.append(emit.aggregate_frame(prepared.df, aggregate))
+    if sql is not None:
+        assert prepared.validation_sql is not None
+        frames.append(spark.sql(emit.sql_text(sql, prepared.validation_sql)))
+    if not frames:
+        return {}, {}
+    measures = len(aggregate.slots) if aggregate is not None else 0
+    queries = len(sql.queries) if sql is not None else 0
+    prepared.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
+    frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
+    row = frame.collect()[0].asDict()
     counter[0] += 1
+    return _aggregate_values(aggregate, row), _sql_values(sql, row)
+
+
+def _aggregate_values(aggregate: AggregatePlan | None, row: Mapping[str, Any]) -> dict[Measure, object]:
     values: dict[Measure, object] = {}
-    for slot in aggregate.slots:
+    for slot in aggregate.slots if aggregate is not None else ():
         if isinstance(slot.measure, GroupStats):
             values[slot.measure] = {k: row[f"{slot.name}_{k}"] for k in GROUP_OUTPUTS}
         else:
@@ -143,17 +158,10 @@ def _histogram_values(
     return {h.measure: row[h.name] for h in histogram.columns if h.name in bounds}
 
 
-def _sql_values(
-    spark: SparkSession, prepared: Prepared, counter: list[int]
-) -> dict[int, tuple[int, Any]]:
-    sql = prepared.plan.sql
-    if sql is None:
-        return {}
-    assert prepared.validation_sql is not None
-    prepared.note(f"sql plan ({len(sql.queries)} queries)")
-    row = spark.sql(emit.sql_text(sql, prepared.validation_sql)).collect()[0].asDict()
-    counter[0] += 1
+def _sql_values(sql: SqlPlan | None, row: Mapping[str, Any]) -> dict[int, tuple[int, Any]]:
     found: dict[int, tuple[int, Any]] = {}
+    if sql is None:
+        return found
     if sql.count_rows:
         found[-1] = (1, row["_assay_rows"])  # the row count, under a rule index no rule has
     for q in sql.queries:

@@ -209,7 +209,8 @@ def _render_histogram(histogram: HistogramPlan) -> list[str]:
 
 def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:
     rows = " + the row count" if sql.count_rows else ""
-    lines = [f"  sql ({len(sql.queries)} queries over _validation_df{rows} in one plan)"]
+    where = "joined into the aggregate plan" if plan.aggregate is not None else "one plan"
+    lines = [f"  sql ({len(sql.queries)} queries over _validation_df{rows}, {where})"]
     for q in sql.queries:
         text = " ".join(q.check.query.split())
         lines.append(f"    {q.name}  {q.check.mode}: {text}  <- rules[{q.rule_index}]")
