@@ -57,7 +57,9 @@ def validate_event(event: dict[str, Any]) -> None:
     jsonschema.validate(event, SCHEMA)
 
 
-def assert_case(got: dict[str, Any], severity: str, failed: int | None, value: Any, rows: int) -> None:
+def assert_case(
+    got: dict[str, Any], severity: str, failed: int | None, value: Any, rows: int
+) -> None:
     """One result against its expected severity, failed count, metric value and row count
     (the expectations of the catalogue tables), and the event schema."""
     import pytest

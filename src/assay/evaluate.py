@@ -86,7 +86,9 @@ def _fail(rule: Rule) -> Severity:
     return "warn" if rule.level == "warn" else "fail"
 
 
-def _tolerance_outcome(rule: Rule, failed: int, rows: int, tolerance, what: str = "fail") -> Outcome:
+def _tolerance_outcome(
+    rule: Rule, failed: int, rows: int, tolerance, what: str = "fail"
+) -> Outcome:
     ok = tolerance.passes(failed, rows)
     about = f" ({', '.join(rule.columns)})" if rule.columns else ""
     message = f"{failed} of {rows} rows {what}: {rule.kind}{about}"
@@ -312,13 +314,22 @@ def judge_sql(rule: Rule, rows_returned: int, value: object) -> Outcome:
         failed = int(value or 0)
         if failed == 0:
             return Outcome("pass", 0, None, "the query returned no failing rows")
-        return Outcome(_fail(rule), failed, None, str(custom or f"the query returned {failed} failing rows"))
+        return Outcome(
+            _fail(rule), failed, None, str(custom or f"the query returned {failed} failing rows")
+        )
     if rows_returned != 1:
-        return Outcome("error", None, None, f"the query returned {rows_returned} rows; expected one row with one boolean")
+        return Outcome(
+            "error",
+            None,
+            None,
+            f"the query returned {rows_returned} rows; expected one row with one boolean",
+        )
     if value is True:
         return Outcome("pass", None, None, "the query returned true")
     said = "NULL" if value is None else str(value).lower()
-    return Outcome(_fail(rule), None, None, str(custom or f"the query returned {said}; expected true"))
+    return Outcome(
+        _fail(rule), None, None, str(custom or f"the query returned {said}; expected true")
+    )
 
 
 def _fmt(value: object) -> str:

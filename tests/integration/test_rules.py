@@ -48,7 +48,12 @@ CASES = [
     ("{type: range, column: score, min: -1}", "pass", 0, None),
     ("{type: regex, column: email, pattern: '^[^@]+@[^@]+\\.[a-z]+$'}", "fail", 2, None),
     ("{type: accepted_values, column: status, values: [active, inactive]}", "fail", 1, None),
-    ("{type: accepted_values, column: status, values: [active, inactive, banned]}", "pass", 0, None),
+    (
+        "{type: accepted_values, column: status, values: [active, inactive, banned]}",
+        "pass",
+        0,
+        None,
+    ),
     ("{type: length, column: name, min: 3, max: 3}", "fail", 1, None),
     ("{type: length, column: name, max: 4}", "pass", 0, None),
     ("{type: unique, column: id}", "fail", 2, None),
@@ -62,13 +67,28 @@ CASES = [
     ("{type: stddev, column: score, must_be: '> 0'}", "pass", None, statistics.stdev(SCORES)),
     ("{type: missing_count, column: email, must_be: '= 1'}", "pass", 1, 1),
     ("{type: missing_percent, column: name, must_be: '< 20%', warn: '< 10%'}", "warn", 1, 100 / 6),
-    ("{type: missing_count, column: status, missing_values: [banned], must_be: '= 0'}", "fail", 2, 2),
+    (
+        "{type: missing_count, column: status, missing_values: [banned], must_be: '= 0'}",
+        "fail",
+        2,
+        2,
+    ),
     ("{type: duplicate_count, column: id, must_be: '= 0'}", "fail", 2, 2),
     ("{type: distinct_count, column: id, must_be: '= 5'}", "pass", None, 5),
     ("{type: not_null, column: name, level: warn}", "warn", 1, None),
-    ("{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE age > 100'}", "pass", None, None),
+    (
+        "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE age > 100'}",
+        "pass",
+        None,
+        None,
+    ),
     ("{type: sql, query: 'SELECT max(age) < 60 FROM _validation_df'}", "fail", None, None),
-    ("{type: schema, required_columns: [id], column_types: {id: long, age: integer, joined: date}}", "pass", 0, None),
+    (
+        "{type: schema, required_columns: [id], column_types: {id: long, age: integer, joined: date}}",
+        "pass",
+        0,
+        None,
+    ),
     ("{type: schema, forbidden_columns: [email], column_types: {score: float}}", "fail", 2, None),
 ]
 
@@ -115,7 +135,9 @@ def test_samples_show_keys_and_offending_values(fused):
 
 def test_fused_equals_one_rule_at_a_time(spark, people, fused, tmp_path):
     for index, case in enumerate(CASES):
-        alone = run_config(spark, write_config(tmp_path, config(people, [case[0]]), f"r{index}.yaml"))
+        alone = run_config(
+            spark, write_config(tmp_path, config(people, [case[0]]), f"r{index}.yaml")
+        )
         mine, together = alone.result("people", 0), fused.result("people", index)
         for key in ("severity", "failed_count", "metric_value", "row_count", "samples", "message"):
             if key == "row_count" and "schema" in case[0]:
@@ -156,6 +178,8 @@ def test_filter_applies_to_every_rule_and_sql(spark, people, tmp_path):
         "{type: sql, query: 'SELECT count(*) = 3 FROM _validation_df'}",
         "{type: accepted_values, column: status, values: [active]}",
     ]
-    out = run_config(spark, write_config(tmp_path, config(people, rules, "    filter: \"status = 'active'\"\n")))
+    out = run_config(
+        spark, write_config(tmp_path, config(people, rules, "    filter: \"status = 'active'\"\n"))
+    )
     assert [r["severity"] for r in out.results] == ["pass", "pass", "pass"]
     assert out.results[0]["metric_value"] == 3

@@ -458,9 +458,7 @@ RULES: dict[str, RuleSpec] = {
     ),
     "sql": RuleSpec(_sql, frozenset({"query", "failed_rows", "error_message"})),
     # sparquet / SODA metrics beyond the core ones
-    "duplicate_percent": RuleSpec(
-        partial(_group, "duplicate_percent"), METRIC_KEYS | _ONE_OR_MANY
-    ),
+    "duplicate_percent": RuleSpec(partial(_group, "duplicate_percent"), METRIC_KEYS | _ONE_OR_MANY),
     "invalid_count": RuleSpec(partial(_invalid, False), _INVALID),
     "invalid_percent": RuleSpec(partial(_invalid, True), _INVALID),
     "freshness": RuleSpec(_freshness, METRIC_KEYS | _ONE),
@@ -472,9 +470,7 @@ RULES: dict[str, RuleSpec] = {
         _ROW | _ONE | {"min_length", "max_length"},
     ),
     "string_regex_check": RuleSpec(_string_regex_check, _ROW | _ONE | {"regex"}),
-    "column_sum_check": RuleSpec(
-        _column_sum_check, _ONE | {"min_value", "max_value", "inclusive"}
-    ),
+    "column_sum_check": RuleSpec(_column_sum_check, _ONE | {"min_value", "max_value", "inclusive"}),
     "column_max_check": RuleSpec(_column_max_check, _ONE | {"value"}),
     "colstats": RuleSpec(_colstats, _ONE),
     # Metorikku / deequ

@@ -170,7 +170,15 @@ def source_sql(source: Source, row_filter: str | None) -> str | None:
 
 
 _SIZE = re.compile(r"sizeInBytes=([0-9.]+)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)")
-_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50, "EiB": 2**60}
+_UNITS = {
+    "B": 1,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "PiB": 2**50,
+    "EiB": 2**60,
+}
 
 
 def estimated_size(df: DataFrame) -> int | None:
@@ -319,14 +327,18 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
         for n, e in enumerate(plan.entries)
         if e.group is not None
     }
-    base = df.select("*", *(w.alias(f"_assay_dup{n}") for n, w in windows.items())) if windows else df
+    base = (
+        df.select("*", *(w.alias(f"_assay_dup{n}") for n, w in windows.items())) if windows else df
+    )
     tests = [_entry_test(n, e) for n, e in enumerate(plan.entries)]
     tagged = base.where(balanced(tests, lambda a, b: a | b)).select(
         *(col(k).alias(f"_assay_key{i}") for i, k in enumerate(plan.keys)),
-        F.array(*(
-            F.when(t, F.struct(F.lit(e.rule_index).alias("r"), _row_json(e.columns).alias("j")))
-            for t, e in zip(tests, plan.entries, strict=True)
-        )).alias("_assay_hits"),
+        F.array(
+            *(
+                F.when(t, F.struct(F.lit(e.rule_index).alias("r"), _row_json(e.columns).alias("j")))
+                for t, e in zip(tests, plan.entries, strict=True)
+            )
+        ).alias("_assay_hits"),
     )
     hit = F.explode(F.filter("_assay_hits", lambda h: h.isNotNull())).alias("_assay_hit")
     keys = [F.col(f"_assay_key{i}") for i in range(len(plan.keys))]
@@ -335,7 +347,9 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
     return (
         exploded.withColumn("_assay_n", F.row_number().over(order))
         .where(F.col("_assay_n") <= plan.sample_size)
-        .select(F.col("_assay_hit.r").alias("_assay_rule"), F.col("_assay_hit.j").alias("_assay_row"))
+        .select(
+            F.col("_assay_hit.r").alias("_assay_rule"), F.col("_assay_hit.j").alias("_assay_row")
+        )
     )
 
 

@@ -128,7 +128,9 @@ def _first_pass(
     return _aggregate_values(aggregate, row), _sql_values(sql, row)
 
 
-def _aggregate_values(aggregate: AggregatePlan | None, row: Mapping[str, Any]) -> dict[Measure, object]:
+def _aggregate_values(
+    aggregate: AggregatePlan | None, row: Mapping[str, Any]
+) -> dict[Measure, object]:
     values: dict[Measure, object] = {}
     for slot in aggregate.slots if aggregate is not None else ():
         if isinstance(slot.measure, GroupStats):

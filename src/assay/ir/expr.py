@@ -115,7 +115,21 @@ class Sql:
     text: str
 
 
-Expr = Col | Lit | Compare | And | Or | Not | IsNull | IsNaN | InSet | Matches | Length | Coalesce | Sql
+Expr = (
+    Col
+    | Lit
+    | Compare
+    | And
+    | Or
+    | Not
+    | IsNull
+    | IsNaN
+    | InSet
+    | Matches
+    | Length
+    | Coalesce
+    | Sql
+)
 
 
 def all_of(*items: Expr) -> Expr:

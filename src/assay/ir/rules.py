@@ -166,9 +166,7 @@ class ColStatsCheck:
     bins: int = 10
 
 
-Check = (
-    RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck | EqualsCheck | ColStatsCheck
-)
+Check = RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck | EqualsCheck | ColStatsCheck
 
 
 @dataclass(frozen=True, slots=True)

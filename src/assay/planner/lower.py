@@ -15,6 +15,7 @@ from assay.ir.rules import (
     UniqueCheck,
 )
 from assay.ir.suite import Table
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, scan_branches
 from assay.planner.measures import (
     AgeMicros,
     AggEquals,
@@ -27,7 +28,6 @@ from assay.planner.measures import (
     ServerNow,
     measures_of,
 )
-from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, scan_branches
 from assay.planner.plan import (
     AggregatePlan,
     DetailEntry,
@@ -70,12 +70,16 @@ def plan_table(
         aggregate=aggregate,
         sql=sql,
         detail=_detail_template(table),
-        schema_rules=tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)),
+        schema_rules=tuple(
+            i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)
+        ),
         histogram=_histogram_plan(table.rules),
     )
 
 
-def plan_detail(plan: TablePlan, failed: Collection[int], keys: tuple[str, ...]) -> DetailPlan | None:
+def plan_detail(
+    plan: TablePlan, failed: Collection[int], keys: tuple[str, ...]
+) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level)."""
     if plan.detail is None:
         return None

@@ -170,7 +170,11 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
     for scan in aggregate.scans:
-        where = f" where {render_expr(scan.where)} (row-group statistics can skip)" if scan.where else ""
+        where = (
+            f" where {render_expr(scan.where)} (row-group statistics can skip)"
+            if scan.where
+            else ""
+        )
         lines.append(f"    scan ({len(scan.slots)} outputs){where}")
         width = max(len(s.name) for s in scan.slots)
         lines += [

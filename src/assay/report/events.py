@@ -166,7 +166,9 @@ class RunSummary:
             "schema_version": SCHEMA_VERSION,
             "run_id": self.run_id,
             "passed": self.passed,
-            "status": "PASS" if self.exit_code == 0 else ("FAIL" if self.exit_code == 1 else "ERROR"),
+            "status": "PASS"
+            if self.exit_code == 0
+            else ("FAIL" if self.exit_code == 1 else "ERROR"),
             "exit_code": self.exit_code,
             "tables": self.tables,
             "rules": self.rules,

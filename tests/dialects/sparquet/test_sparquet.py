@@ -325,10 +325,14 @@ def test_a_native_table_carries_a_block_and_matches_the_native_rules(spark, tmp_
     )
     plain = run(spark, load(sparquet_file, source=str(orders)))
     assert comparable(got.results) == comparable(plain.results)
-    only_rules = native_block.read_text().replace(
-        "    validations:\n      report: {format: json, path: ./native_report}\n      rules:\n",
-        "",
-    ).replace("        - {", "      - {")
+    only_rules = (
+        native_block.read_text()
+        .replace(
+            "    validations:\n      report: {format: json, path: ./native_report}\n      rules:\n",
+            "",
+        )
+        .replace("        - {", "      - {")
+    )
     native = run(spark, load(write(tmp_path, only_rules, "rules_only.yaml")))
     assert len(native.results) == 4
     assert comparable(native.results) == comparable(got.results)
