@@ -118,3 +118,23 @@ def test_thousand_rules_plan_quickly():
     plan = plan_table(table(*rules))
     assert len(plan.aggregate.slots) == 1001
     assert len(plan.detail.entries) == 1000
+
+
+def test_split_strategy_groups_by_column_and_prunable_filters():
+    from assay.ir import Compare, Lit, Op, is_true, any_of
+    from assay.planner.cost import PlannerOptions
+
+    rules = [
+        rule(0, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
+        rule(1, "range", RowCheck(is_true(any_of(Compare(Op.LT, Col("a"), Lit(0)), Compare(Op.GT, Col("a"), Lit(9))))), ["a"]),
+        rule(2, "avg", MetricCheck(ColumnMetric("avg", "b"), Comparison(Op.GT, Decimal(0), "> 0")), ["b"]),
+        rule(3, "avg", MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")), ["a"]),
+    ]
+    split = plan_table(table(*rules), PlannerOptions(strategy="split"))
+    scans = split.aggregate.scans
+    assert sum(len(s.slots) for s in scans) == 5
+    filtered = [s for s in scans if s.where is not None]
+    # the null test and the range on `a` share one branch filtered by their OR
+    assert [len(s.slots) for s in filtered] == [2]
+    single = plan_table(table(*rules))
+    assert len(single.aggregate.scans) == 1 and len(single.aggregate.scans[0].slots) == 5
