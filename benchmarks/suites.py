@@ -365,7 +365,7 @@ def _accepted(i: int) -> Case:
 
 
 _PATTERNS = {
-    "l_comment": lambda n: f"^[a-z0-9 ,.;:!?'-]{{1,{n}}}$",
+    "l_comment": lambda n: f"^[A-Za-z0-9 ,.;:!?'-]{{1,{n}}}$",
     "l_shipinstruct": lambda n: "^[A-Z]+( [A-Z]+){0,%d}$" % (n - 41),
     "l_shipmode": lambda n: "^[A-Z]{2,%d}( AIR)?$" % (n - 37),
     "l_returnflag": lambda n: "^[ANR]{1,%d}$" % (n - 43),

@@ -244,7 +244,7 @@ def main() -> int:
         row: dict[str, Any] = {"peer": name, "version": version_of(name),
                                "expressed": len(expressed), "not_expressed": {
                                    str(i): why for i, why in missing.items()}}
-        times, execs = [], []
+        times, execs, server = [], [], []
         try:
             for k in range(args.warmup + args.repeat):
                 df = spark.read.parquet(args.data)
@@ -258,8 +258,9 @@ def main() -> int:
                 if k >= args.warmup:
                     times.append(seconds)
                     execs.append(ex.count if ex else None)
+                    server.append(ex.server_seconds if ex else None)
             row.update(seconds=round(statistics.median(times), 3), runs=[round(t, 3) for t in times],
-                       sql_executions=execs[-1], failed_rules=failed,
+                       sql_executions=execs[-1], server_seconds=server[-1], failed_rules=failed,
                        verdicts_match_expected=failed == [i for i in expected if i in expressed])
         except Exception as exc:  # noqa: BLE001 - a peer that fails is recorded
             row.update(error=f"{type(exc).__name__}: {' '.join(str(exc).split())[:500]}",
