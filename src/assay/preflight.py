@@ -54,6 +54,12 @@ _FAMILY_WORDS: dict[TypeFamily, str] = {
 }
 
 
+def orderable(spark_type: str) -> bool:
+    """Whether Spark can sort by a column of this type (maps and variants it cannot,
+    even nested)."""
+    return "map<" not in spark_type and "variant" not in spark_type
+
+
 def check_table(table: Table, schema: Schema, keys: Sequence[str]) -> list[PreflightError]:
     """Every mismatch between the table's rules (and keys) and its schema."""
     types = {name.lower(): (name, kind) for name, kind in schema}

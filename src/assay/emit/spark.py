@@ -237,7 +237,15 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
         not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a | b)
     else:
         not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a & b)
-    counts = df.where(not_null).groupBy(*keys).agg(F.count(F.lit(1)).alias("_assay_n"))
+    rows = df.where(not_null)
+    if group.by_key:
+        # Straight to the key's partition: partial aggregation is wasted on unique keys.
+        rows = (
+            rows.repartition(group.partitions, *keys)
+            if group.partitions
+            else rows.repartition(*keys)
+        )
+    counts = rows.groupBy(*keys).agg(F.count(F.lit(1)).alias("_assay_n"))
     n = F.col("_assay_n")
     name = group.slot.name
     return counts.agg(
@@ -319,8 +327,9 @@ def single_sql_text(query: str, mode: str, validation_df: str) -> str:
 def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
     """Up to ``sample_size`` failing rows per rule in one plan: a single scan keeps rows
     failing any sampled rule, tags them with the rules they fail, and keeps the first N
-    per rule ordered by key (Spark pushes the ``row_number() <= N`` limit below the
-    shuffle). Columns: ``_assay_rule`` (rule index) and ``_assay_row`` (JSON object).
+    per rule in ``plan.order`` (Spark pushes the ``row_number() <= N`` limit below the
+    shuffle). Rows are turned into JSON only after that limit. Columns: ``_assay_rule``
+    (rule index) and ``_assay_row`` (JSON object).
     """
     windows = {
         n: F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
@@ -331,26 +340,24 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
         df.select("*", *(w.alias(f"_assay_dup{n}") for n, w in windows.items())) if windows else df
     )
     tests = [_entry_test(n, e) for n, e in enumerate(plan.entries)]
+    names = list(dict.fromkeys((*plan.order, *(c for e in plan.entries for c in e.columns))))
+    hits = F.array(
+        *(F.when(t, F.lit(e.rule_index)) for t, e in zip(tests, plan.entries, strict=True))
+    )
+    # Columns keep their names up to the limit: aliasing every column referenced by the
+    # OR of the tests makes Spark's constraint propagation blow up (heap exhausted).
     tagged = base.where(balanced(tests, lambda a, b: a | b)).select(
-        *(col(k).alias(f"_assay_key{i}") for i, k in enumerate(plan.keys)),
-        F.array(
-            *(
-                F.when(t, F.struct(F.lit(e.rule_index).alias("r"), _row_json(e.columns).alias("j")))
-                for t, e in zip(tests, plan.entries, strict=True)
-            )
-        ).alias("_assay_hits"),
+        *(col(c) for c in names),
+        F.explode(F.filter(hits, lambda h: h.isNotNull())).alias("_assay_rule"),
     )
-    hit = F.explode(F.filter("_assay_hits", lambda h: h.isNotNull())).alias("_assay_hit")
-    keys = [F.col(f"_assay_key{i}") for i in range(len(plan.keys))]
-    exploded = tagged.select(*keys, hit)
-    order = Window.partitionBy(F.col("_assay_hit.r")).orderBy(*keys, F.col("_assay_hit.j"))
-    return (
-        exploded.withColumn("_assay_n", F.row_number().over(order))
-        .where(F.col("_assay_n") <= plan.sample_size)
-        .select(
-            F.col("_assay_hit.r").alias("_assay_rule"), F.col("_assay_hit.j").alias("_assay_row")
-        )
+    rule = F.col("_assay_rule")
+    order = [col(c) for c in plan.order] or [rule]
+    number = F.row_number().over(Window.partitionBy(rule).orderBy(*order))
+    kept = tagged.withColumn("_assay_n", number).where(F.col("_assay_n") <= plan.sample_size)
+    row = F.coalesce(
+        *(F.when(rule == F.lit(e.rule_index), _row_json(e.columns)) for e in plan.entries)
     )
+    return kept.select(rule, row.alias("_assay_row"))
 
 
 def _entry_test(n: int, entry) -> Column:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from pyspark.sql.connect.dataframe import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
@@ -22,9 +23,11 @@ from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
+from assay.ir.rules import UniqueCheck
 from assay.ir.suite import Suite, Table
-from assay.planner import plan_table
+from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
+from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot
 from assay.preflight import check_table
 from assay.report.events import Event, RunSummary
 
@@ -63,6 +66,7 @@ def run_suite(
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
+    options = _session_options(spark, suite, options)
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
@@ -82,6 +86,20 @@ def run_suite(
     return summary
 
 
+def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions) -> PlannerOptions:
+    """Bound uniqueness shuffles by the session's ``spark.sql.shuffle.partitions`` (one
+    config RPC, only when some table checks uniqueness)."""
+    if not any(isinstance(r.check, UniqueCheck) for t in suite.tables for r in t.rules):
+        return options
+    try:
+        default = int(spark.conf.get("spark.sql.shuffle.partitions") or 0)
+    except Exception:  # noqa: BLE001 - a bound is optional; keep the planner's own
+        return options
+    if default <= 0:
+        return options
+    return dataclasses.replace(options, max_group_partitions=default)
+
+
 def prepare(
     spark: SparkSession, table: Table, options: PlannerOptions = DEFAULT_OPTIONS
 ) -> Prepared | AssayError:
@@ -92,8 +110,13 @@ def prepare(
         struct = df.schema
     except Exception as exc:  # noqa: BLE001 - classified below
         return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
-    size = emit.estimated_size(df) if needs_size(table.source, options) else None
+    unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
+    size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
     plan = plan_table(table, options, size_bytes=size)
+    if plan.folded:
+        rejected = _rejected_conditions(df, plan)
+        if rejected:
+            plan = plan_table(table, options, size_bytes=size, unfold=rejected)
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     problems = check_table(table, schema, keys)
@@ -108,6 +131,27 @@ def prepare(
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
     return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]
+
+
+def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
+    """Analyse the conditions of the SQL rules folded into the aggregate (one analysis
+    RPC, no scan); the rules whose condition Spark rejects, found one by one only when
+    the batch fails, run as queries instead (their error is then reported as a SQL rule's)."""
+
+    def analyse(folded: Sequence[FoldedSql]) -> bool:
+        try:
+            _ = emit.aggregate_frame(df, AggregatePlan((ScanAggregate(slots(folded)),), ())).schema
+            return True
+        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
+            return False
+
+    def slots(folded: Sequence[FoldedSql]) -> tuple[Slot, ...]:
+        return tuple(Slot(f"c{i}", f.measure, (f.rule_index,)) for i, f in enumerate(folded))
+
+    conditions = [f for f in plan.folded if f.query.condition is not None]
+    if not conditions or analyse(conditions):
+        return set()
+    return {f.rule_index for f in conditions if not analyse([f])}
 
 
 def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:

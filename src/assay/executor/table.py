@@ -18,6 +18,7 @@ from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.planner import plan_detail
 from assay.planner.measures import GROUP_OUTPUTS, GroupStats, Measure, RowCount
 from assay.planner.plan import AggregatePlan, SqlPlan, TablePlan
+from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished
 
 
@@ -93,10 +94,14 @@ def _verdicts(
     values.update(_histogram_values(prepared, values, counter))
     if RowCount() not in values and -1 in sql_values:
         values[RowCount()] = sql_values.pop(-1)[1]
+    folded = {f.rule_index: f for f in plan.folded}
     outcomes: list[Outcome] = []
     for index, rule in enumerate(plan.table.rules):
         if isinstance(rule.check, SchemaCheck):
             outcomes.append(judge_schema(rule, prepared.schema))
+        elif index in folded:
+            count = int(values[folded[index].measure] or 0)  # type: ignore[call-overload]
+            outcomes.append(judge_sql(rule, 1, folded[index].query.value(count)))
         elif isinstance(rule.check, SqlCheck):
             n, value = sql_values[index]
             outcomes.append(judge_sql(rule, n, value))
@@ -183,7 +188,9 @@ def _samples(
         for i, (rule, o) in enumerate(zip(prepared.plan.table.rules, outcomes, strict=True))
         if rule.is_row_level and o.severity in ("fail", "warn") and (o.failed_count or 0) > 0
     }
-    detail = plan_detail(prepared.plan, failed, prepared.keys) if failed else None
+    types = dict(prepared.schema)
+    comparable = lambda c: orderable(types.get(c, ""))  # noqa: E731
+    detail = plan_detail(prepared.plan, failed, prepared.keys, comparable) if failed else None
     if detail is None:
         return {}
     prepared.note(f"detail plan (samples for {len(detail.entries)} failed rules)")

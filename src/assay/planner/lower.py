@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 
+from assay.ir.expr import Sql
 from assay.ir.rules import (
     ColStatsCheck,
     CountMetric,
@@ -15,7 +16,7 @@ from assay.ir.rules import (
     UniqueCheck,
 )
 from assay.ir.suite import Table
-from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, scan_branches
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, group_partitions, scan_branches
 from assay.planner.measures import (
     AgeMicros,
     AggEquals,
@@ -32,6 +33,7 @@ from assay.planner.plan import (
     AggregatePlan,
     DetailEntry,
     DetailPlan,
+    FoldedSql,
     GroupAggregate,
     HistogramColumn,
     HistogramPlan,
@@ -40,18 +42,25 @@ from assay.planner.plan import (
     SqlQuery,
     TablePlan,
 )
+from assay.planner.sqlfold import row_count_query
 
 
 def plan_table(
-    table: Table, options: PlannerOptions = DEFAULT_OPTIONS, size_bytes: int | None = None
+    table: Table,
+    options: PlannerOptions = DEFAULT_OPTIONS,
+    size_bytes: int | None = None,
+    unfold: Collection[int] = (),
 ) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
     Equal measures requested by several rules share one slot; slot names come from the
     order in which rules first ask for them, so the plan is stable across runs. How the
     slots are split into scan branches is decided by cost (:mod:`assay.planner.cost`).
+    SQL rules that only count rows are folded into the aggregate
+    (:mod:`assay.planner.sqlfold`), except those in ``unfold`` (kept as queries).
     """
-    slots = _slots(table.rules)
+    folded = _folded(table.rules, unfold)
+    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded})
     scans = scan_branches(
         [s for s in slots if not isinstance(s.measure, GroupStats)],
         table.source,
@@ -59,10 +68,10 @@ def plan_table(
         size_bytes,
     )
     groups = tuple(
-        GroupAggregate(s.measure.columns, s) for s in slots if isinstance(s.measure, GroupStats)
+        _group(table, s, options, size_bytes) for s in slots if isinstance(s.measure, GroupStats)
     )
     aggregate = AggregatePlan(scans, groups) if slots else None
-    sql = _sql_plan(table.rules)
+    sql = _sql_plan(table.rules, {f.rule_index for f in folded})
     if sql is not None and aggregate is None:
         sql = SqlPlan(sql.queries, count_rows=True)
     return TablePlan(
@@ -74,13 +83,36 @@ def plan_table(
             i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)
         ),
         histogram=_histogram_plan(table.rules),
+        folded=folded,
+    )
+
+
+def expects_unique(table: Table, slot: Slot) -> bool:
+    """Whether a rule reading this group-by slot expects every key to be unique."""
+    return any(isinstance(table.rules[i].check, UniqueCheck) for i in slot.rules)
+
+
+def _group(
+    table: Table, slot: Slot, options: PlannerOptions, size_bytes: int | None
+) -> GroupAggregate:
+    assert isinstance(slot.measure, GroupStats)
+    if not expects_unique(table, slot):
+        return GroupAggregate(slot.measure.columns, slot)
+    return GroupAggregate(
+        slot.measure.columns, slot, by_key=True, partitions=group_partitions(size_bytes, options)
     )
 
 
 def plan_detail(
-    plan: TablePlan, failed: Collection[int], keys: tuple[str, ...]
+    plan: TablePlan,
+    failed: Collection[int],
+    keys: tuple[str, ...],
+    comparable: Callable[[str], bool] = lambda _: True,
 ) -> DetailPlan | None:
-    """The detail plan for the rules in ``failed`` (None when none of them is row-level)."""
+    """The detail plan for the rules in ``failed`` (None when none of them is row-level).
+
+    ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
+    that can are tie-breakers after the keys."""
     if plan.detail is None:
         return None
     entries = tuple(
@@ -90,14 +122,27 @@ def plan_detail(
     )
     if not entries:
         return None
-    return DetailPlan(entries, keys, plan.detail.sample_size)
+    sampled = dict.fromkeys(c for e in entries for c in e.columns)
+    order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
+    return DetailPlan(entries, keys, plan.detail.sample_size, order)
 
 
-def _slots(rules: Iterable[Rule]) -> tuple[Slot, ...]:
+def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
+    found = []
+    for index, rule in enumerate(rules):
+        if isinstance(rule.check, SqlCheck) and index not in unfold:
+            query = row_count_query(rule.check)
+            if query is not None:
+                measure = RowCount() if query.condition is None else CountIf(Sql(query.condition))
+                found.append(FoldedSql(index, measure, query))
+    return tuple(found)
+
+
+def _slots(rules: Iterable[Rule], folded: Mapping[int, Measure]) -> tuple[Slot, ...]:
     # The row count is always computed with the other aggregates: every result reports it.
     users: dict[Measure, list[int]] = {RowCount(): []}
     for index, rule in enumerate(rules):
-        for measure in measures_of(rule):
+        for measure in (folded[index],) if index in folded else measures_of(rule):
             users.setdefault(measure, []).append(index)
     if len(users) == 1 and not users[RowCount()]:
         return ()
@@ -136,8 +181,12 @@ def _histogram_plan(rules: tuple[Rule, ...]) -> HistogramPlan | None:
     return HistogramPlan(columns) if columns else None
 
 
-def _sql_plan(rules: tuple[Rule, ...]) -> SqlPlan | None:
-    sql_rules = [(i, r.check) for i, r in enumerate(rules) if isinstance(r.check, SqlCheck)]
+def _sql_plan(rules: tuple[Rule, ...], folded: Collection[int]) -> SqlPlan | None:
+    sql_rules = [
+        (i, r.check)
+        for i, r in enumerate(rules)
+        if isinstance(r.check, SqlCheck) and i not in folded
+    ]
     queries = tuple(SqlQuery(f"q{n:03d}", i, check) for n, (i, check) in enumerate(sql_rules))
     return SqlPlan(queries) if queries else None
 

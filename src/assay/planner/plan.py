@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from assay.ir.expr import Expr
 from assay.ir.rules import SqlCheck
 from assay.ir.suite import Table
-from assay.planner.measures import Histogram, Measure
+from assay.planner.measures import CountIf, Histogram, Measure, RowCount
+from assay.planner.sqlfold import RowCountQuery
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +41,19 @@ class ScanAggregate:
 
 @dataclass(frozen=True, slots=True)
 class GroupAggregate:
-    """``df.groupBy(columns).count()`` then one row of group statistics."""
+    """``df.groupBy(columns).count()`` then one row of group statistics.
+
+    With ``by_key`` (a rule expects the keys to be unique) rows are shuffled straight to
+    their key's partition, without Spark's map-side partial aggregation, which only
+    costs when almost every key is distinct; into ``partitions`` partitions when the
+    planner knew the table's size, else into the session's default number (which
+    adaptive execution may coalesce).
+    """
 
     columns: tuple[str, ...]
     slot: Slot
+    by_key: bool = False
+    partitions: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +78,17 @@ class SqlQuery:
     name: str
     rule_index: int
     check: SqlCheck
+
+
+@dataclass(frozen=True, slots=True)
+class FoldedSql:
+    """A SQL rule answered by the aggregate plan: its query only counts the rows
+    matching a condition (:mod:`assay.planner.sqlfold`), so ``measure`` (a
+    ``count_if`` slot) and ``query.value`` give what the query would have returned."""
+
+    rule_index: int
+    measure: CountIf | RowCount
+    query: RowCountQuery
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +136,9 @@ class DetailPlan:
     entries: tuple[DetailEntry, ...]
     keys: tuple[str, ...]
     sample_size: int
+    order: tuple[str, ...] = ()
+    """Columns the samples of a rule are ordered by: the keys, then the other sampled
+    columns Spark can compare (tie-breakers, so samples are the same on every run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +152,7 @@ class TablePlan:
     detail: DetailPlan | None
     schema_rules: tuple[int, ...]
     histogram: HistogramPlan | None = None
+    folded: tuple[FoldedSql, ...] = ()
 
     @property
     def base_plans(self) -> int:

@@ -151,6 +151,7 @@ def render_plan(plan: TablePlan) -> str:
         lines += _render_aggregate(plan.aggregate, plan)
     if plan.histogram is not None:
         lines += _render_histogram(plan.histogram)
+    lines += _render_folded(plan)
     if plan.sql is not None:
         lines += _render_sql(plan.sql, plan)
     if plan.schema_rules:
@@ -189,7 +190,15 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
             if isinstance(measure, GroupStats) and measure.nulls == "all"
             else "all keys are not null"
         )
-        lines.append(f"    group by ({cols}) where {which}")
+        shuffle = ""
+        if group.by_key:
+            into = (
+                f"{group.partitions} partitions"
+                if group.partitions
+                else "partitions sized from the table's size estimate at run time"
+            )
+            shuffle = f", shuffled by key into {into} (no partial aggregation)"
+        lines.append(f"    group by ({cols}) where {which}{shuffle}")
         lines.append(
             f"      {group.slot.name}  {render_measure(group.slot.measure)}"
             f"  <- {_rule_refs(group.slot.rules)}"
@@ -209,6 +218,13 @@ def _render_histogram(histogram: HistogramPlan) -> list[str]:
             f" [min, max]  <- {_rule_refs(h.rules)}"
         )
     return lines
+
+
+def _render_folded(plan: TablePlan) -> list[str]:
+    if not plan.folded:
+        return []
+    rules = ", ".join(f"rules[{f.rule_index}]" for f in plan.folded)
+    return [f"  sql rules folded into the aggregate scan (they only count rows): {rules}"]
 
 
 def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:

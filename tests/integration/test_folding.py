@@ -1,0 +1,126 @@
+"""Cost-shaped plans give the same answers as the plain ones, computed by Spark on real data:
+SQL rules folded into the aggregate scan vs the same rules run as queries, uniqueness
+shuffled by key vs Spark's default group-by, and samples ordered by key."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.config import load_suite
+from assay.errors import ConfigErrors
+from assay.executor.run import run_suite
+from tests.helpers import Collect, run_config, write_config
+
+pytestmark = pytest.mark.spark
+
+# b is null on every 7th row; a < b on rows where id % 5 == 0 (and b not null)
+ROWS = [
+    (i, i % 50, None if i % 7 == 0 else (i % 50) + (1 if i % 5 == 0 else -1), f"s{i % 3}")
+    for i in range(1, 301)
+]
+A_LT_B = sum(1 for _, a, b, _ in ROWS if b is not None and a < b)
+
+
+@pytest.fixture(scope="module")
+def data(spark, tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("folding") / "t.parquet")
+    spark.createDataFrame(ROWS, "id long, a int, b int, s string").write.parquet(path)
+    return path
+
+
+def config(path: str, rules: list[str]) -> str:
+    body = "\n".join(f"      - {r}" for r in rules)
+    return f"tables:\n  - name: t\n    source: {{path: '{path}'}}\n    keys: [id]\n    rules:\n{body}\n"
+
+
+# Each folded rule next to the same question in a shape the folder leaves as a query.
+PAIRS = [
+    (
+        "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE a < b'}",
+        "{type: sql, query: 'SELECT count(*) = 0 FROM (SELECT * FROM _validation_df) x WHERE a < b'}",
+    ),
+    (
+        "{type: sql, query: 'SELECT count(*) <= 100 FROM _validation_df WHERE a < b'}",
+        "{type: sql, query: 'SELECT count(*) <= 100 FROM (SELECT * FROM _validation_df) x WHERE a < b'}",
+    ),
+    (
+        "{type: sql, query: 'SELECT count(*) = 300 FROM _validation_df'}",
+        "{type: sql, query: 'SELECT count(*) = 300 FROM (SELECT * FROM _validation_df) x'}",
+    ),
+    (
+        "{type: sql, query: 'SELECT count(*) > 0 FROM _validation_df WHERE b IS NULL AND s = ''s1'''}",
+        "{type: sql, query: 'SELECT count(*) > 0 FROM (SELECT * FROM _validation_df) x WHERE b IS NULL AND s = ''s1'''}",
+    ),
+    (
+        "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE a < b'}",
+        "{type: custom_sql, failed_rows: 'SELECT * FROM (SELECT * FROM _validation_df) x WHERE a < b'}",
+    ),
+]
+
+
+def test_folded_sql_rules_answer_as_their_queries(server, data, tmp_path):
+    folded = [f for f, _ in PAIRS]
+    plain = [p for _, p in PAIRS]
+    cfg = write_config(tmp_path, config(data, folded + plain))
+    before = server.sql_executions()
+    out = run_config(server.spark, cfg)
+    assert server.sql_executions() - before == 1  # one aggregate plan, the queries joined in
+    results = out.results
+    n = len(PAIRS)
+    for f, p in zip(results[:n], results[n:], strict=True):
+        assert (f["severity"], f["failed_count"], f["message"]) == (
+            p["severity"],
+            p["failed_count"],
+            p["message"],
+        )
+    assert [r["severity"] for r in results[:n]] == ["fail", "pass", "pass", "pass", "fail"]
+    assert results[4]["failed_count"] == A_LT_B > 0
+
+
+def test_plan_shows_which_rules_were_folded(data, tmp_path):
+    from assay.planner import plan_table
+    from assay.planner.render import render_plan
+
+    suite = load_suite([write_config(tmp_path, config(data, [f for f, _ in PAIRS]))])
+    plan = plan_table(suite.tables[0])
+    assert [f.rule_index for f in plan.folded] == [0, 1, 2, 3, 4]
+    assert plan.sql is None
+    assert "rules[0], rules[1], rules[2], rules[3], rules[4]" in render_plan(plan)
+
+
+def test_a_folded_condition_spark_rejects_is_reported_as_that_rules_error(spark, data, tmp_path):
+    cfg = write_config(
+        tmp_path,
+        config(
+            data,
+            [
+                "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE a < b'}",
+                "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE no_such_column > 1'}",
+            ],
+        ),
+    )
+    with pytest.raises(ConfigErrors) as caught:
+        run_suite(load_suite([cfg]), spark, Collect())
+    [error] = caught.value.errors
+    assert error.origin is not None and error.origin.path == "tables[0].rules[1]"
+    assert "no_such_column" in str(error)
+
+
+def test_uniqueness_shuffled_by_key_counts_exactly(spark, tmp_path):
+    # 40 keys; key k appears (k % 4) + 1 times; a null key never counts
+    rows = [(k, j) for k in range(40) for j in range(k % 4 + 1)] + [(None, 0), (None, 1)]
+    path = str(tmp_path / "dups.parquet")
+    spark.createDataFrame(rows, "k long, j int").write.parquet(path)
+    cfg = write_config(
+        tmp_path,
+        "tables:\n  - name: d\n    source: {path: '"
+        + path
+        + "'}\n    keys: [k, j]\n    rules:\n      - {type: unique, column: k}\n",
+    )
+    out = run_config(spark, cfg)
+    [result] = out.results
+    duplicated_rows = sum(k % 4 + 1 for k in range(40) if k % 4 + 1 > 1)
+    assert result["severity"] == "fail"
+    assert result["failed_count"] == duplicated_rows == 90
+    # samples: the first rows by key (k, j), the duplicated keys only
+    assert result["samples"][:3] == [{"k": 1, "j": 0}, {"k": 1, "j": 1}, {"k": 2, "j": 0}]
