@@ -124,3 +124,48 @@ def test_uniqueness_shuffled_by_key_counts_exactly(spark, tmp_path):
     assert result["failed_count"] == duplicated_rows == 90
     # samples: the first rows by key (k, j), the duplicated keys only
     assert result["samples"][:3] == [{"k": 1, "j": 0}, {"k": 1, "j": 1}, {"k": 2, "j": 0}]
+
+
+def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
+    import dataclasses
+
+    from assay.emit.spark import detail_frame, source_frame
+    from assay.planner import plan_detail, plan_table
+    from assay.planner.cost import PlannerOptions
+
+    # unique keys (samples are the same by both forms; ties are broken by the sampled
+    # columns, which differ between them) and a null key
+    rows = [(None if i == 37 else 1000 - i, i % 7, f"v{i % 11}") for i in range(400)]
+    path = str(tmp_path / "detail.parquet")
+    spark.createDataFrame(rows, "id int, a int, s string").write.parquet(path)
+    rules = [
+        "{type: range, column: a, max: 4}",
+        "{type: regex, column: s, pattern: '^v[0-5]$'}",
+        "{type: unique, column: a}",
+        "{type: not_null, column: id}",
+    ]
+    suite = load_suite([write_config(tmp_path, config(path, rules))])
+    table = suite.tables[0]
+    plan = plan_table(table)
+    df = source_frame(spark, table.source, table.filter)
+    scan = plan_detail(plan, {0, 1, 2, 3}, ("id",), failed_rows=1)
+    per_rule = plan_detail(
+        plan, {0, 1, 2, 3}, ("id",), failed_rows=1, options=PlannerOptions(detail_sort_rows=1)
+    )
+    assert scan is not None and per_rule is not None
+    assert not scan.per_rule and per_rule.per_rule
+    assert dataclasses.replace(per_rule, per_rule=False) == scan
+
+    def samples(plan):
+        got: dict[int, list[str]] = {}
+        for row in detail_frame(df, plan).collect():
+            got.setdefault(row["_assay_rule"], []).append(row["_assay_row"])
+        return got
+
+    by_scan, by_rule = samples(scan), samples(per_rule)
+    assert by_scan == by_rule
+    assert sorted(by_scan) == [0, 1, 2, 3]
+    assert by_scan[3] == ['{"id":null}']
+    # rule 0: a > 4, the first five by key (id ascending)
+    bad = sorted((k, a) for k, a, _ in rows if a > 4 and k is not None)[:5]
+    assert by_scan[0] == [f'{{"id":{k},"a":{a}}}' for k, a in bad]

@@ -331,6 +331,8 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
     shuffle). Rows are turned into JSON only after that limit. Columns: ``_assay_rule``
     (rule index) and ``_assay_row`` (JSON object).
     """
+    if plan.per_rule:
+        return _detail_per_rule(df, plan)
     windows = {
         n: F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         for n, e in enumerate(plan.entries)
@@ -358,6 +360,28 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
         *(F.when(rule == F.lit(e.rule_index), _row_json(e.columns)) for e in plan.entries)
     )
     return kept.select(rule, row.alias("_assay_row"))
+
+
+def _detail_per_rule(df: DataFrame, plan: DetailPlan) -> DataFrame:
+    """The detail plan as one ``WHERE fails ORDER BY order LIMIT N`` branch per rule,
+    unioned: Spark keeps N rows per task in a bounded heap (no sort of every failing
+    row), and each branch reads only its rule's columns."""
+    parts = []
+    for n, e in enumerate(plan.entries):
+        rows = df
+        if e.group is not None:
+            dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
+            rows = df.select("*", dup.alias(f"_assay_dup{n}"))
+        order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
+        top = (
+            rows.where(_entry_test(n, e))
+            .select(*(col(c) for c in e.columns))
+            .orderBy(*order)
+            .limit(plan.sample_size)
+        )
+        rule = F.lit(e.rule_index).alias("_assay_rule")
+        parts.append(top.select(rule, _row_json(e.columns).alias("_assay_row")))
+    return balanced(parts, lambda a, b: a.unionAll(b))
 
 
 def _entry_test(n: int, entry) -> Column:

@@ -190,7 +190,12 @@ def _samples(
     }
     types = dict(prepared.schema)
     comparable = lambda c: orderable(types.get(c, ""))  # noqa: E731
-    detail = plan_detail(prepared.plan, failed, prepared.keys, comparable) if failed else None
+    failed_rows = sum(outcomes[i].failed_count or 0 for i in failed)
+    detail = (
+        plan_detail(prepared.plan, failed, prepared.keys, comparable, failed_rows)
+        if failed
+        else None
+    )
     if detail is None:
         return {}
     prepared.note(f"detail plan (samples for {len(detail.entries)} failed rules)")

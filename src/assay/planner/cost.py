@@ -66,7 +66,9 @@ class PlannerOptions:
     branch; ``pushdown`` enables statistics-prunable filtered branches.
     ``group_partition_bytes`` sizes the shuffle of a uniqueness group-by (one partition
     per that many bytes of the table, at most ``max_group_partitions``, which the executor
-    sets to the session's ``spark.sql.shuffle.partitions``).
+    sets to the session's ``spark.sql.shuffle.partitions``). The detail plan reads the
+    table once per failed rule when at most ``detail_rule_branches`` rules failed on at
+    least ``detail_sort_rows`` rows in all (:func:`detail_per_rule`).
     """
 
     strategy: Strategy = "auto"
@@ -75,6 +77,8 @@ class PlannerOptions:
     split_min_bytes: int = 128 * 2**20
     group_partition_bytes: int = 16 * 2**20
     max_group_partitions: int = 200
+    detail_rule_branches: int = 8
+    detail_sort_rows: int = 50_000
 
 
 # Measured on the 2-core benchmark box (TPC-H SF1, 100 rules, same load): one branch
@@ -197,3 +201,18 @@ def _pushable(expr: Expr) -> bool:
 
 def _lit(expr: Compare) -> object:
     return expr.right.value if isinstance(expr.right, Lit) else expr.left.value  # type: ignore[union-attr]
+
+
+def detail_per_rule(rules: int, failed_rows: int | None, options: PlannerOptions) -> bool:
+    """Whether the detail plan takes each failed rule's first rows in a branch of its own.
+
+    The one-scan form tags every failing row with its rules and sorts them all (per
+    rule, by key) to keep N each: its cost grows with the failing rows. A branch per rule
+    (``WHERE fails ORDER BY key LIMIT N``) keeps N rows in a bounded heap, but reads the
+    table once per rule (only that rule's columns). Measured on TPC-H SF1 (2 cores), 4
+    failed rules with 1.4 million failing rows: one scan 3.9 s, a branch per rule 2.9 s.
+    Unknown counts keep the one-scan form.
+    """
+    if failed_rows is None:
+        return False
+    return rules <= options.detail_rule_branches and failed_rows >= options.detail_sort_rows

@@ -16,7 +16,13 @@ from assay.ir.rules import (
     UniqueCheck,
 )
 from assay.ir.suite import Table
-from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, group_partitions, scan_branches
+from assay.planner.cost import (
+    DEFAULT_OPTIONS,
+    PlannerOptions,
+    detail_per_rule,
+    group_partitions,
+    scan_branches,
+)
 from assay.planner.measures import (
     AgeMicros,
     AggEquals,
@@ -108,11 +114,14 @@ def plan_detail(
     failed: Collection[int],
     keys: tuple[str, ...],
     comparable: Callable[[str], bool] = lambda _: True,
+    failed_rows: int | None = None,
+    options: PlannerOptions = DEFAULT_OPTIONS,
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
 
     ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
-    that can are tie-breakers after the keys."""
+    that can are tie-breakers after the keys. ``failed_rows`` (the failing rows of
+    those rules, summed, from the aggregate plan) shapes the plan by cost."""
     if plan.detail is None:
         return None
     entries = tuple(
@@ -124,7 +133,8 @@ def plan_detail(
         return None
     sampled = dict.fromkeys(c for e in entries for c in e.columns)
     order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
-    return DetailPlan(entries, keys, plan.detail.sample_size, order)
+    per_rule = detail_per_rule(len(entries), failed_rows, options)
+    return DetailPlan(entries, keys, plan.detail.sample_size, order, per_rule)
 
 
 def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
