@@ -728,7 +728,7 @@ def test_new_measures_share_the_aggregate_pass(tmp_path):
         "      - {type: has_uniqueness, columns: [a]}\n"
         "      - {type: unique, column: a}\n"
         "      - {type: negative_check, column: a}\n"
-        "      - {type: sql, failed_rows: 'SELECT * FROM _validation_df'}\n",
+        "      - {type: sql, failed_rows: 'SELECT a FROM _validation_df WHERE a < 0'}\n",
     ).tables[0]
     plan = plan_table(table)
     assert plan.aggregate is not None and plan.sql is not None
@@ -741,7 +741,7 @@ def test_new_measures_share_the_aggregate_pass(tmp_path):
     assert "max(a) = 3" in text
     assert "group by (a, b) where some key is not null" in text
     assert "unix_micros(current_timestamp())" in text
-    assert "failed_rows: SELECT * FROM _validation_df" in text
+    assert "failed_rows: SELECT a FROM _validation_df WHERE a < 0" in text
 
 
 # --- judging (pure) -----------------------------------------------------------------------

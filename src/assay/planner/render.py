@@ -241,7 +241,9 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
     keys = ", ".join(detail.keys) if detail.keys else "(from schema or none)"
     lines = [
         f"  detail (only if a row-level rule fails; up to {detail.sample_size} rows per rule;"
-        f" keys: {keys})"
+        f" keys: {keys})",
+        "    one scan sorting the failing rows, or one ORDER BY ... LIMIT branch per failed"
+        " rule when few rules fail on many rows (chosen from the aggregate's counts)",
     ]
     for e in detail.entries:
         what = (
