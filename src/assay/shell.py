@@ -100,7 +100,7 @@ def run_command(
         source = subprocess.DEVNULL
         feed = None
         if stdin is not None:
-            feed = tempfile.TemporaryFile()
+            feed = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below
             feed.write(stdin)
             feed.seek(0)
             source = feed  # type: ignore[assignment]

@@ -148,13 +148,17 @@ def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
     table = suite.tables[0]
     plan = plan_table(table)
     df = source_frame(spark, table.source, table.filter)
-    scan = plan_detail(plan, {0, 1, 2, 3}, ("id",), failed_rows=1)
-    per_rule = plan_detail(
-        plan, {0, 1, 2, 3}, ("id",), failed_rows=1, options=PlannerOptions(detail_sort_rows=1)
-    )
-    assert scan is not None and per_rule is not None
-    assert not scan.per_rule and per_rule.per_rule
-    assert dataclasses.replace(per_rule, per_rule=False) == scan
+    failed = {0: 100, 1: 50, 2: 400, 3: 1}
+    scan = plan_detail(plan, set(failed), ("id",), failed_rows=failed)
+    options = PlannerOptions(detail_sort_rows=50, detail_rule_branches=2)
+    mixed = plan_detail(plan, set(failed), ("id",), failed_rows=failed, options=options)
+    options = PlannerOptions(detail_sort_rows=1)
+    per_rule = plan_detail(plan, set(failed), ("id",), failed_rows=failed, options=options)
+    assert scan is not None and mixed is not None and per_rule is not None
+    assert scan.own_branch == ()
+    assert mixed.own_branch == (0, 2)  # the two heaviest of those over 50 rows
+    assert per_rule.own_branch == (0, 1, 2, 3)
+    assert dataclasses.replace(per_rule, own_branch=()) == scan
 
     def samples(plan):
         got: dict[int, list[str]] = {}
@@ -163,9 +167,36 @@ def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
         return got
 
     by_scan, by_rule = samples(scan), samples(per_rule)
-    assert by_scan == by_rule
+    assert by_scan == by_rule == samples(mixed)
     assert sorted(by_scan) == [0, 1, 2, 3]
     assert by_scan[3] == ['{"id":null}']
     # rule 0: a > 4, the first five by key (id ascending)
     bad = sorted((k, a) for k, a, _ in rows if a > 4 and k is not None)[:5]
     assert by_scan[0] == [f'{{"id":{k},"a":{a}}}' for k, a in bad]
+
+
+LITERAL_PATTERNS = ["abc", "^abc", "abc$", "^abc$", "a.c", r"a\.c", "^", "$", "", "é", r"\$x"]
+TRICKY = [
+    "abc", "xabc", "abcx", "abc\n", "abc\r\n", "abc\r", "abc\u0085", "abc\u2028", "abc\u2029",
+    "abc\n\n", "abc\nx", "ABC", "", "a.c", "axc", "é", "$x", "x$x", "\nabc", None,
+]  # fmt: skip
+
+
+def test_literal_regexes_answer_as_rlike(spark, tmp_path):
+    """Every rewritten literal pattern counts exactly the rows RLIKE counts, on strings
+    built to catch the `$` and line-terminator rules."""
+    from pyspark.sql.connect import functions as F
+
+    from assay.emit.spark import column
+    from assay.ir import Col, Matches
+    from assay.planner.regex import cheaper
+
+    df = spark.createDataFrame([(s,) for s in TRICKY], "a string")
+    outputs = []
+    for n, pattern in enumerate(LITERAL_PATTERNS):
+        outputs.append(F.count_if(F.col("a").rlike(pattern)).alias(f"r{n}"))
+        outputs.append(F.count_if(column(cheaper(Matches(Col("a"), pattern)))).alias(f"c{n}"))
+    row = df.agg(*outputs).collect()[0]
+    for n, pattern in enumerate(LITERAL_PATTERNS):
+        assert row[f"c{n}"] == row[f"r{n}"], pattern
+    assert row["r3"] == 7  # ^abc$: abc and abc + each of the six line terminators

@@ -126,9 +126,26 @@ def test_split_strategy_groups_by_column_and_prunable_filters():
 
     rules = [
         rule(0, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
-        rule(1, "range", RowCheck(is_true(any_of(Compare(Op.LT, Col("a"), Lit(0)), Compare(Op.GT, Col("a"), Lit(9))))), ["a"]),
-        rule(2, "avg", MetricCheck(ColumnMetric("avg", "b"), Comparison(Op.GT, Decimal(0), "> 0")), ["b"]),
-        rule(3, "avg", MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")), ["a"]),
+        rule(
+            1,
+            "range",
+            RowCheck(
+                is_true(any_of(Compare(Op.LT, Col("a"), Lit(0)), Compare(Op.GT, Col("a"), Lit(9))))
+            ),
+            ["a"],
+        ),
+        rule(
+            2,
+            "avg",
+            MetricCheck(ColumnMetric("avg", "b"), Comparison(Op.GT, Decimal(0), "> 0")),
+            ["b"],
+        ),
+        rule(
+            3,
+            "avg",
+            MetricCheck(ColumnMetric("avg", "a"), Comparison(Op.GT, Decimal(0), "> 0")),
+            ["a"],
+        ),
     ]
     split = plan_table(table(*rules), PlannerOptions(strategy="split"))
     scans = split.aggregate.scans
@@ -138,3 +155,13 @@ def test_split_strategy_groups_by_column_and_prunable_filters():
     assert [len(s.slots) for s in filtered] == [2]
     single = plan_table(table(*rules))
     assert len(single.aggregate.scans) == 1 and len(single.aggregate.scans[0].slots) == 5
+
+
+def test_heavy_failed_rules_get_detail_branches_of_their_own():
+    from assay.planner.cost import PlannerOptions, own_branches
+
+    options = PlannerOptions(detail_sort_rows=100, detail_rule_branches=2)
+    assert own_branches({}, options) == ()
+    assert own_branches({3: 99, 4: 5}, options) == ()
+    # the two heaviest over the threshold, returned in rule order
+    assert own_branches({1: 100, 2: 5000, 3: 400, 7: 300}, options) == (2, 3)

@@ -7,6 +7,7 @@ Connect fails on plans or expressions deeper than a few hundred levels).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ from assay.ir.expr import (
     Col,
     Compare,
     Expr,
+    HasText,
     InSet,
     IsNaN,
     IsNull,
@@ -49,6 +51,7 @@ from assay.planner.measures import (
 )
 from assay.planner.plan import (
     AggregatePlan,
+    DetailEntry,
     DetailPlan,
     GroupAggregate,
     HistogramPlan,
@@ -127,6 +130,13 @@ def _unary(expr: Expr) -> Column:
         return column(expr.item).isin(*(lit(v) for v in expr.values))
     if isinstance(expr, Matches):
         return column(expr.item).rlike(expr.pattern)
+    if isinstance(expr, HasText):
+        text = F.lit(expr.text)
+        if expr.where == "start":
+            return column(expr.item).startswith(text)
+        if expr.where == "end":
+            return column(expr.item).endswith(text)
+        return column(expr.item).contains(text)
     if isinstance(expr, Length):
         return F.length(column(expr.item))
     if isinstance(expr, Sql):
@@ -313,7 +323,8 @@ def _sql_item(query: str, mode: str) -> str:
     body = query.strip().rstrip(";")
     if mode == "failed_rows":
         return f"(SELECT count(*) FROM ({body}) AS _assay_q)"
-    return f"(SELECT named_struct('n', count(*), 'v', first(_assay_c)) FROM ({body}) AS _assay_q(_assay_c))"
+    first = "named_struct('n', count(*), 'v', first(_assay_c))"
+    return f"(SELECT {first} FROM ({body}) AS _assay_q(_assay_c))"
 
 
 def single_sql_text(query: str, mode: str, validation_df: str) -> str:
@@ -325,14 +336,27 @@ def single_sql_text(query: str, mode: str, validation_df: str) -> str:
 
 
 def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
-    """Up to ``sample_size`` failing rows per rule in one plan: a single scan keeps rows
-    failing any sampled rule, tags them with the rules they fail, and keeps the first N
-    per rule in ``plan.order`` (Spark pushes the ``row_number() <= N`` limit below the
-    shuffle). Rows are turned into JSON only after that limit. Columns: ``_assay_rule``
-    (rule index) and ``_assay_row`` (JSON object).
+    """Up to ``sample_size`` failing rows per rule, first in ``plan.order``, in ONE plan:
+    the rules of ``plan.own_branch`` each by a branch of their own, the others by one
+    shared scan, unioned. Rows are turned into JSON only after the limit. Columns:
+    ``_assay_rule`` (rule index) and ``_assay_row`` (JSON object).
     """
-    if plan.per_rule:
-        return _detail_per_rule(df, plan)
+    own = set(plan.own_branch)
+    parts = [
+        _detail_branch(df, plan, n, e) for n, e in enumerate(plan.entries) if e.rule_index in own
+    ]
+    shared = tuple(e for e in plan.entries if e.rule_index not in own)
+    if shared:
+        columns = {c for e in shared for c in e.columns}
+        order = tuple(c for c in plan.order if c in columns)
+        parts.append(_detail_shared(df, dataclasses.replace(plan, entries=shared, order=order)))
+    return balanced(parts, lambda a, b: a.unionAll(b))
+
+
+def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
+    """One scan keeps rows failing any of the rules, tags them with the rules they fail,
+    and keeps the first N per rule (Spark pushes the ``row_number() <= N`` limit below
+    the shuffle, after sorting every failing row)."""
     windows = {
         n: F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         for n, e in enumerate(plan.entries)
@@ -362,26 +386,22 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
     return kept.select(rule, row.alias("_assay_row"))
 
 
-def _detail_per_rule(df: DataFrame, plan: DetailPlan) -> DataFrame:
-    """The detail plan as one ``WHERE fails ORDER BY order LIMIT N`` branch per rule,
-    unioned: Spark keeps N rows per task in a bounded heap (no sort of every failing
-    row), and each branch reads only its rule's columns."""
-    parts = []
-    for n, e in enumerate(plan.entries):
-        rows = df
-        if e.group is not None:
-            dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
-            rows = df.select("*", dup.alias(f"_assay_dup{n}"))
-        order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
-        top = (
-            rows.where(_entry_test(n, e))
-            .select(*(col(c) for c in e.columns))
-            .orderBy(*order)
-            .limit(plan.sample_size)
-        )
-        rule = F.lit(e.rule_index).alias("_assay_rule")
-        parts.append(top.select(rule, _row_json(e.columns).alias("_assay_row")))
-    return balanced(parts, lambda a, b: a.unionAll(b))
+def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> DataFrame:
+    """One rule's samples on its own: ``WHERE fails ORDER BY order LIMIT N`` (Spark keeps
+    N rows per task in a bounded heap, and reads only the rule's columns)."""
+    rows = df
+    if e.group is not None:
+        dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
+        rows = df.select("*", dup.alias(f"_assay_dup{n}"))
+    order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
+    top = (
+        rows.where(_entry_test(n, e))
+        .select(*(col(c) for c in e.columns))
+        .orderBy(*order)
+        .limit(plan.sample_size)
+    )
+    rule = F.lit(e.rule_index).alias("_assay_rule")
+    return top.select(rule, _row_json(e.columns).alias("_assay_row"))
 
 
 def _entry_test(n: int, entry) -> Column:

@@ -190,7 +190,7 @@ def _samples(
     }
     types = dict(prepared.schema)
     comparable = lambda c: orderable(types.get(c, ""))  # noqa: E731
-    failed_rows = sum(outcomes[i].failed_count or 0 for i in failed)
+    failed_rows = {i: outcomes[i].failed_count or 0 for i in failed}
     detail = (
         plan_detail(prepared.plan, failed, prepared.keys, comparable, failed_rows)
         if failed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from assay.ir.values import Op
 
@@ -92,6 +93,16 @@ class Matches:
 
 
 @dataclass(frozen=True, slots=True)
+class HasText:
+    """``item`` contains ``text`` (``where="anywhere"``), starts or ends with it:
+    Spark's ``contains``/``startswith``/``endswith``, exact and case-sensitive."""
+
+    item: Expr
+    text: str
+    where: Literal["anywhere", "start", "end"] = "anywhere"
+
+
+@dataclass(frozen=True, slots=True)
 class Length:
     """Character length of a string."""
 
@@ -126,6 +137,7 @@ Expr = (
     | IsNaN
     | InSet
     | Matches
+    | HasText
     | Length
     | Coalesce
     | Sql
@@ -182,6 +194,6 @@ def columns_of(expr: Expr) -> tuple[str, ...]:
             stack.extend(reversed(node.items))
         elif isinstance(node, Compare):
             stack.extend((node.right, node.left))
-        elif isinstance(node, (Not, IsNull, IsNaN, InSet, Matches, Length)):
+        elif isinstance(node, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
             stack.append(node.item)
     return tuple(seen)

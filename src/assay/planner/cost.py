@@ -21,7 +21,7 @@ each branch costs more (a stage, code generation, a join) than the scan it saves
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -66,9 +66,9 @@ class PlannerOptions:
     branch; ``pushdown`` enables statistics-prunable filtered branches.
     ``group_partition_bytes`` sizes the shuffle of a uniqueness group-by (one partition
     per that many bytes of the table, at most ``max_group_partitions``, which the executor
-    sets to the session's ``spark.sql.shuffle.partitions``). The detail plan reads the
-    table once per failed rule when at most ``detail_rule_branches`` rules failed on at
-    least ``detail_sort_rows`` rows in all (:func:`detail_per_rule`).
+    sets to the session's ``spark.sql.shuffle.partitions``). In the detail plan, up to
+    ``detail_rule_branches`` rules failing on at least ``detail_sort_rows`` rows each get
+    a branch of their own (:func:`own_branches`).
     """
 
     strategy: Strategy = "auto"
@@ -203,16 +203,16 @@ def _lit(expr: Compare) -> object:
     return expr.right.value if isinstance(expr.right, Lit) else expr.left.value  # type: ignore[union-attr]
 
 
-def detail_per_rule(rules: int, failed_rows: int | None, options: PlannerOptions) -> bool:
-    """Whether the detail plan takes each failed rule's first rows in a branch of its own.
+def own_branches(failed_rows: Mapping[int, int], options: PlannerOptions) -> tuple[int, ...]:
+    """The failed rules whose samples are taken by a branch of their own: those failing
+    on at least ``detail_sort_rows`` rows, the ``detail_rule_branches`` heaviest first.
 
-    The one-scan form tags every failing row with its rules and sorts them all (per
-    rule, by key) to keep N each: its cost grows with the failing rows. A branch per rule
-    (``WHERE fails ORDER BY key LIMIT N``) keeps N rows in a bounded heap, but reads the
-    table once per rule (only that rule's columns). Measured on TPC-H SF1 (2 cores), 4
-    failed rules with 1.4 million failing rows: one scan 3.9 s, a branch per rule 2.9 s.
-    Unknown counts keep the one-scan form.
+    The shared scan tags every failing row with its rules and sorts them all (per rule,
+    by key) to keep N each: it costs in proportion to the failing rows. A branch of its
+    own (``WHERE fails ORDER BY key LIMIT N``) keeps N rows in a bounded heap but reads
+    the table again (only that rule's columns). Measured on TPC-H SF1 (2 cores), 4 failed
+    rules with 1.4 million failing rows: one shared scan 3.9 s, a branch per rule 2.9 s.
     """
-    if failed_rows is None:
-        return False
-    return rules <= options.detail_rule_branches and failed_rows >= options.detail_sort_rows
+    heavy = [i for i, n in failed_rows.items() if n >= options.detail_sort_rows]
+    heavy.sort(key=lambda i: (-failed_rows[i], i))
+    return tuple(sorted(heavy[: options.detail_rule_branches]))

@@ -19,8 +19,8 @@ from assay.ir.suite import Table
 from assay.planner.cost import (
     DEFAULT_OPTIONS,
     PlannerOptions,
-    detail_per_rule,
     group_partitions,
+    own_branches,
     scan_branches,
 )
 from assay.planner.measures import (
@@ -48,6 +48,7 @@ from assay.planner.plan import (
     SqlQuery,
     TablePlan,
 )
+from assay.planner.regex import cheaper
 from assay.planner.sqlfold import row_count_query
 
 
@@ -114,14 +115,14 @@ def plan_detail(
     failed: Collection[int],
     keys: tuple[str, ...],
     comparable: Callable[[str], bool] = lambda _: True,
-    failed_rows: int | None = None,
+    failed_rows: Mapping[int, int] | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
 
     ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
-    that can are tie-breakers after the keys. ``failed_rows`` (the failing rows of
-    those rules, summed, from the aggregate plan) shapes the plan by cost."""
+    that can are tie-breakers after the keys. ``failed_rows`` (each rule's failing rows,
+    from the aggregate plan) shapes the plan by cost."""
     if plan.detail is None:
         return None
     entries = tuple(
@@ -133,8 +134,9 @@ def plan_detail(
         return None
     sampled = dict.fromkeys(c for e in entries for c in e.columns)
     order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
-    per_rule = detail_per_rule(len(entries), failed_rows, options)
-    return DetailPlan(entries, keys, plan.detail.sample_size, order, per_rule)
+    sampled_rules = {e.rule_index for e in entries}
+    counts = {i: n for i, n in (failed_rows or {}).items() if i in sampled_rules}
+    return DetailPlan(entries, keys, plan.detail.sample_size, order, own_branches(counts, options))
 
 
 def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
@@ -215,11 +217,11 @@ def _detail_template(table: Table) -> DetailPlan | None:
 def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     check = rule.check
     if isinstance(check, RowCheck):
-        return DetailEntry(index, rule.columns, predicate=check.failing)
+        return DetailEntry(index, rule.columns, predicate=cheaper(check.failing))
     if isinstance(check, UniqueCheck):
         return DetailEntry(index, rule.columns, group=check.columns)
     if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
-        return DetailEntry(index, rule.columns, predicate=check.metric.counted)
+        return DetailEntry(index, rule.columns, predicate=cheaper(check.metric.counted))
     return None
 
 

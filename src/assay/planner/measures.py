@@ -24,6 +24,7 @@ from assay.ir.rules import (
     Rule,
     UniqueCheck,
 )
+from assay.planner.regex import cheaper
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,8 @@ GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 
 
 def measures_of(rule: Rule) -> tuple[Measure, ...]:
-    """The measures a rule is judged on (empty for schema and SQL rules).
+    """The measures a rule is judged on (empty for schema and SQL rules); literal regexes
+    in row predicates are in their cheaper string form (:mod:`assay.planner.regex`).
 
     >>> from assay.ir import Col, IsNull, Origin, RowCheck, Rule
     >>> measures_of(Rule("not_null", RowCheck(IsNull(Col("a"))), Origin("c.yaml")))
@@ -104,7 +106,7 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     """
     check = rule.check
     if isinstance(check, RowCheck):
-        return (RowCount(), CountIf(check.failing))
+        return (RowCount(), CountIf(cheaper(check.failing)))
     if isinstance(check, UniqueCheck):
         return (RowCount(), GroupStats(check.columns))
     if isinstance(check, MetricCheck):
@@ -145,7 +147,7 @@ def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
     if isinstance(metric, ColumnMetric):
         return (ColumnAgg(metric.fn, metric.column),)
     if isinstance(metric, CountMetric):
-        return (RowCount(), CountIf(metric.counted))
+        return (RowCount(), CountIf(cheaper(metric.counted)))
     if isinstance(metric, GroupMetric):
         return (RowCount(), group_stats(metric))
     if isinstance(metric, FreshnessMetric):

@@ -139,10 +139,11 @@ class DetailPlan:
     order: tuple[str, ...] = ()
     """Columns the samples of a rule are ordered by: the keys, then the other sampled
     columns Spark can compare (tie-breakers, so samples are the same on every run)."""
-    per_rule: bool = False
-    """One ``ORDER BY ... LIMIT`` branch per rule, unioned (each reads only its rule's
-    columns and keeps N rows in a bounded heap), instead of one scan that tags every
-    failing row and sorts them all; chosen by cost (:func:`assay.planner.cost.detail_per_rule`)."""
+    own_branch: tuple[int, ...] = ()
+    """Rules (indices) sampled by a branch of their own, ``WHERE fails ORDER BY ...
+    LIMIT N`` (a bounded heap per task, reading only the rule's columns); the others
+    share one scan that tags every failing row and sorts them. Chosen by cost
+    (:func:`assay.planner.cost.own_branches`)."""
 
 
 @dataclass(frozen=True, slots=True)

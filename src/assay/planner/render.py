@@ -12,6 +12,7 @@ from assay.ir.expr import (
     Col,
     Compare,
     Expr,
+    HasText,
     InSet,
     IsNaN,
     IsNull,
@@ -97,6 +98,9 @@ def _render_unary(expr: Expr) -> str:
         return f"{render_expr(expr.item)} IN ({', '.join(literal(v) for v in expr.values)})"
     if isinstance(expr, Matches):
         return f"{render_expr(expr.item)} RLIKE {literal(expr.pattern)}"
+    if isinstance(expr, HasText):
+        fn = {"start": "startswith", "end": "endswith"}.get(expr.where, "contains")
+        return f"{fn}({render_expr(expr.item)}, {literal(expr.text)})"
     if isinstance(expr, Length):
         return f"length({render_expr(expr.item)})"
     if isinstance(expr, Sql):
@@ -242,8 +246,8 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
     lines = [
         f"  detail (only if a row-level rule fails; up to {detail.sample_size} rows per rule;"
         f" keys: {keys})",
-        "    one scan sorting the failing rows, or one ORDER BY ... LIMIT branch per failed"
-        " rule when few rules fail on many rows (chosen from the aggregate's counts)",
+        "    one scan tagging and sorting the failing rows; a rule failing on many rows gets"
+        " an ORDER BY ... LIMIT branch of its own (chosen from the aggregate's counts)",
     ]
     for e in detail.entries:
         what = (

@@ -8,6 +8,7 @@ output adds one line (the report as one JSON document) with a single ``O_APPEND`
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import smtplib
@@ -62,10 +63,8 @@ def atomic_write(path: str, data: bytes) -> None:
         os.chmod(temp, 0o644)
         os.replace(temp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temp)
-        except OSError:
-            pass
         raise
     try:
         dir_fd = os.open(directory, os.O_RDONLY)
@@ -122,13 +121,15 @@ def preflight(reports: Sequence[Report], json_report: str | None, html_report: s
                 raise ConfigError(
                     f"output file {report.path}: cannot write it: {why}", origin=report.origin
                 )
-        elif isinstance(report, ReportPipe):
-            if shell.executable(report.command, dict(report.env)) is None:
-                raise ConfigError(
-                    f"output pipe '{report.command}': its program is not an executable file "
-                    "(or not on PATH)",
-                    origin=report.origin,
-                )
+        elif (
+            isinstance(report, ReportPipe)
+            and shell.executable(report.command, dict(report.env)) is None
+        ):
+            raise ConfigError(
+                f"output pipe '{report.command}': its program is not an executable file "
+                "(or not on PATH)",
+                origin=report.origin,
+            )
 
 
 def write_reports(

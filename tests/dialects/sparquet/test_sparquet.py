@@ -336,7 +336,7 @@ def test_a_native_table_carries_a_block_and_matches_the_native_rules(spark, tmp_
     native = run(spark, load(write(tmp_path, only_rules, "rules_only.yaml")))
     assert len(native.results) == 4
     assert comparable(native.results) == comparable(got.results)
-    assert got.results[1]["severity"] == "fail"
+    assert got.results[1]["severity"] == "fail", got.results[1]["message"]
     assert not (tmp_path / "native_report").exists()  # on_failure fail held the report
 
 
