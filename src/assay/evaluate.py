@@ -34,14 +34,13 @@ from assay.planner.measures import (
     AgeMicros,
     AggEquals,
     ColumnAgg,
-    CountIf,
     GroupStats,
     Histogram,
     Measure,
     RowCount,
     colstats_measures,
+    count_if,
 )
-from assay.planner.regex import cheaper
 
 Severity = Literal["pass", "warn", "fail", "error"]
 Number = int | float | Decimal
@@ -69,7 +68,7 @@ def judge(rule: Rule, values: Values) -> Outcome:
     check = rule.check
     rows = int(values.get(RowCount(), 0) or 0)
     if isinstance(check, RowCheck):
-        failed = int(values[CountIf(cheaper(check.failing))] or 0)
+        failed = int(values[count_if(check.failing)] or 0)
         return _tolerance_outcome(rule, failed, rows, check.tolerance)
     if isinstance(check, UniqueCheck):
         failed = int(_group(values, check.columns)["dup_rows"] or 0)
@@ -114,7 +113,7 @@ def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None
     if isinstance(metric, ColumnMetric):
         return _number(values[ColumnAgg(metric.fn, metric.column)])
     if isinstance(metric, CountMetric):
-        count = int(values[CountIf(cheaper(metric.counted))] or 0)
+        count = int(values[count_if(metric.counted)] or 0)
         return _percent(count, rows) if metric.percent else count
     if isinstance(metric, GroupMetric):
         return _group_value(metric, _group(values, metric.columns, metric.nulls), rows)
@@ -182,7 +181,7 @@ def _no_value(check: MetricCheck) -> str:
 def _counted(check: MetricCheck, values: Values) -> int | None:
     metric = check.metric
     if isinstance(metric, CountMetric):
-        return int(values[CountIf(cheaper(metric.counted))] or 0)
+        return int(values[count_if(metric.counted)] or 0)
     if isinstance(metric, GroupMetric) and metric.stat != "distinct_count":
         return int(_group(values, metric.columns, metric.nulls)["dup_rows"] or 0)
     return None

@@ -106,7 +106,7 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     """
     check = rule.check
     if isinstance(check, RowCheck):
-        return (RowCount(), CountIf(cheaper(check.failing)))
+        return (RowCount(), count_if(check.failing))
     if isinstance(check, UniqueCheck):
         return (RowCount(), GroupStats(check.columns))
     if isinstance(check, MetricCheck):
@@ -120,6 +120,13 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     if isinstance(check, ColStatsCheck):
         return colstats_measures(check.column)
     return ()
+
+
+def count_if(predicate: Expr) -> CountIf:
+    """The measure counting rows where a rule's ``predicate`` holds, literal regexes in
+    their cheaper string form (:mod:`assay.planner.regex`): the one key that planning
+    and judging share."""
+    return CountIf(cheaper(predicate))
 
 
 def colstats_measures(column: str) -> tuple[Measure, ...]:
@@ -147,7 +154,7 @@ def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
     if isinstance(metric, ColumnMetric):
         return (ColumnAgg(metric.fn, metric.column),)
     if isinstance(metric, CountMetric):
-        return (RowCount(), CountIf(cheaper(metric.counted)))
+        return (RowCount(), count_if(metric.counted))
     if isinstance(metric, GroupMetric):
         return (RowCount(), group_stats(metric))
     if isinstance(metric, FreshnessMetric):
