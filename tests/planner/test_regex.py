@@ -1,4 +1,5 @@
-"""Literal regexes become plain string tests; everything else keeps RLIKE."""
+"""Regexes with a small finite language become plain string tests; everything else keeps
+RLIKE. (tests/integration/test_folding.py checks every form against RLIKE on Spark.)"""
 
 from __future__ import annotations
 
@@ -6,41 +7,79 @@ import pytest
 
 from assay.ir import Col, HasText, InSet, IsNull, Matches, Not, Or
 from assay.ir.expr import Coalesce, Lit
-from assay.planner.regex import cheaper, literal_form, literal_text
+from assay.planner.regex import MAX_IN_SET, cheaper, finite_form, language
 
 TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
 A = Col("a")
 
 
 @pytest.mark.parametrize(
-    ("pattern", "text"),
-    [("abc", "abc"), ("a-b_c d@e", "a-b_c d@e"), (r"a\.b", "a.b"), (r"\$5", "$5"), ("", ""),
-     ("é", "é")],
+    ("pattern", "strings"),
+    [("abc", {"abc"}), ("a-b_c d@e", {"a-b_c d@e"}), (r"a\.b", {"a.b"}), (r"\$5", {"$5"}),
+     ("", {""}), ("é", {"é"}), ("[ANR]", {"A", "N", "R"}), ("(F|O)", {"F", "O"}),
+     ("(?:Y|N)", {"Y", "N"}), ("[A-C]{1,2}", {"A", "B", "C", "AA", "AB", "AC", "BA", "BB",
+     "BC", "CA", "CB", "CC"}), ("ab?", {"a", "ab"}), ("a{0}", {""}), ("a{2}", {"aa"}),
+     ("(AIR|REG AIR)", {"AIR", "REG AIR"}), ("[-a]", {"-", "a"}), ("[a-]", {"a", "-"}),
+     (r"[\]x]", {"]", "x"}), ("[.$|(]", {".", "$", "|", "("}), ("(a|)", {"a", ""}),
+     ("[x-z]{0,1}", {"", "x", "y", "z"})],
 )  # fmt: skip
-def test_literal_text(pattern, text):
-    assert literal_text(pattern) == text
+def test_language(pattern, strings):
+    assert language(pattern) == strings
 
 
 @pytest.mark.parametrize(
-    "pattern", ["a.b", "a+", "[ab]", "a|b", "(ab)", r"\d", r"\Qa\E", "a{2}", "(?i)a", "a\\"]
-)
-def test_not_literal(pattern):
-    assert literal_text(pattern) is None
-    assert literal_form(A, pattern) is None
+    "pattern",
+    ["a.b", "a+", "a*", "a{2,}", "[^ab]", r"\d", r"\Qa\E", "(?i)a", "a\\", "[a-z&&[def]]",
+     "a??", "a?+", "a{2}{3}", "(a", "a)", "[ab", "[]a]", "[a-z-0]", "[z-a]", "a{3,2}",
+     "(?=a)", r"(a)\1", "a{,3}", "^a", "a$", "a|^b", "[A-Z]{2,7}", "\U0001F600",
+     "a{1000}"],
+)  # fmt: skip
+def test_outside_the_subset_or_too_large(pattern):
+    assert language(pattern) is None
+
+
+def test_limits():
+    assert len(language("[A-P]{2}")) == MAX_IN_SET == 256
+    assert language("[A-Z][A-J]") is None  # 260 strings
+    assert finite_form(A, "^[A-P]{2}$") is not None
+    assert finite_form(A, "[A-I]") is None  # 9 substring tests: RLIKE is cheaper
+    assert finite_form(A, "(ab|cd|ef|gh|ij)$") is None  # 5 x 7 suffix tests
 
 
 def test_forms():
-    assert literal_form(A, "abc") == HasText(A, "abc")
-    assert literal_form(A, "^abc") == HasText(A, "abc", "start")
-    assert literal_form(A, "^abc$") == InSet(A, ("abc", *(f"abc{t}" for t in TERMINATORS)))
-    end = literal_form(A, "abc$")
+    assert finite_form(A, "abc") == HasText(A, "abc")
+    assert finite_form(A, "^abc") == HasText(A, "abc", "start")
+    assert finite_form(A, "^abc$") == InSet(A, ("abc", *(f"abc{t}" for t in TERMINATORS)))
+    end = finite_form(A, "abc$")
     assert isinstance(end, Or)
     assert end.items == tuple(HasText(A, "abc" + t, "end") for t in ("", *TERMINATORS))
-    # an escaped dollar is text, not the end anchor
-    assert literal_form(A, r"abc\$") == HasText(A, "abc$")
+    # an escaped dollar is text, not the end anchor; an escaped backslash before it is not
+    assert finite_form(A, r"abc\$") == HasText(A, "abc$")
+    assert finite_form(A, "^a\\\\$") == InSet(A, ("a\\", *(f"a\\{t}" for t in TERMINATORS)))
 
 
-def test_cheaper_rewrites_inside_rule_predicates_only_where_literal():
+def test_enum_patterns_become_one_in_set():
+    form = finite_form(A, "^[ANR]{1,1}$")
+    assert isinstance(form, InSet)
+    assert set(form.values) == {v + t for v in "ANR" for t in ("", *TERMINATORS)}
+
+
+def test_dollar_never_splits_cr_lf():
+    """Java's ``$`` does not match between ``\\r`` and ``\\n``: ``a\\r\\n`` is no match for
+    ``^a\\r$`` (checked against RLIKE in tests/integration/test_folding.py)."""
+    form = finite_form(A, "^a\r$")
+    assert "a\r\n" not in form.values
+    assert {"a\r", "a\r\r\n", "a\r\r"} <= set(form.values)
+
+
+def test_prefixes_and_substrings_answered_by_a_shorter_string_are_dropped():
+    assert finite_form(A, "^ab?") == HasText(A, "a", "start")
+    assert finite_form(A, "(x|xy|zx)") == HasText(A, "x")
+    assert finite_form(A, "(ab|b)") == HasText(A, "b")
+    assert finite_form(A, "^(ab|b)") == Or((HasText(A, "b", "start"), HasText(A, "ab", "start")))
+
+
+def test_cheaper_rewrites_inside_rule_predicates_only_where_finite():
     failing = Coalesce((Or((IsNull(A), Not(Matches(A, "^ab")))), Lit(False)))
     assert cheaper(failing) == Coalesce(
         (Or((IsNull(A), Not(HasText(A, "ab", "start")))), Lit(False))

@@ -1,24 +1,37 @@
-"""Cheaper exact forms of literal regexes (pure).
+"""Cheaper exact forms of regexes that match a small, finite set of strings (pure).
 
 ``rlike`` runs Java's regex engine on every row (a ``String`` copy and a ``Matcher`` per
-row and pattern). A pattern that is only literal text asks a plain string question that
-Spark answers on the UTF-8 bytes directly:
+row and pattern). A pattern whose language is a few strings -- literal text, or the
+enum-like patterns users write for codes and flags (``^[ANR]$``, ``^(Y|N)$``,
+``^(AIR|RAIL|SHIP)$``, ``^[A-C]{1,2}$``) -- asks a plain string question that Spark
+answers on the UTF-8 bytes directly, with no regex at all:
 
 =================  ==========================================================
-``abc``            ``contains(x, 'abc')`` (``find`` of a literal = substring)
-``^abc``           ``startswith(x, 'abc')`` (``^`` without MULTILINE: position 0)
-``abc$``           ``endswith`` of ``abc`` or of ``abc`` + a line terminator
-``^abc$``          ``x IN ('abc', 'abc\\n', 'abc\\r\\n', ...)``
+``L``              ``contains(x, s)`` for any ``s`` in L (``find`` = substring)
+``^L``             ``startswith(x, s)`` (``^`` without MULTILINE: position 0)
+``L$``             ``endswith(x, s)`` or ``endswith(x, s + terminator)``
+``^L$``            ``x IN (every s, and s + each terminator)``
 =================  ==========================================================
 
 ``$`` (without MULTILINE) also matches before a line terminator that ends the input, so
 the forms with ``$`` list each terminator Java accepts there: ``\\n``, ``\\r\\n``, ``\\r``,
-``\\u0085``, ``\\u2028``, ``\\u2029``. Literal text is any character outside Java's
-metacharacters, or a backslash-escaped non-alphanumeric character; anything else
-(classes, quantifiers, groups, ``\\Q``, flags) keeps ``rlike``.
+``\\u0085``, ``\\u2028``, ``\\u2029`` -- except ``\\n`` right after a ``\\r`` (Java never
+matches ``$`` between the two halves of ``\\r\\n``).
+
+The recognised subset of Java's syntax is small and every piece of it is exact: literal
+characters (any outside Java's metacharacters, or a backslash-escaped non-alphanumeric
+ASCII character), character classes of literal characters and ranges (``[A-Za-z0-9_-]``;
+no negation, intersection, nesting or ``\\d``-style escapes), groups ``(...)`` and
+``(?:...)`` with ``|``, and the bounded greedy quantifiers ``?``, ``{n}`` and ``{m,n}``.
+``^`` may only open and ``$`` only close the pattern. Anything else (``.``, ``*``, ``+``,
+``{m,}``, lazy or possessive quantifiers, flags, ``\\Q``, back references, lookaround) or
+a language over the size limits keeps ``rlike`` -- which also leaves every invalid
+pattern to Spark, so its error still names the rule.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from assay.ir.expr import (
     And,
@@ -36,52 +49,229 @@ from assay.ir.expr import (
 _META = set("\\^$.|?*+()[]{}")
 _TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
 
+# Size limits: an IN set is one hash lookup whatever its size; every string of the other
+# forms is a comparison of its own per row (and ``$`` multiplies them by 7).
+MAX_IN_SET = 256
+MAX_TESTS = 8
+MAX_END_TESTS = 4
+MAX_TEXT = 10_000  # characters over the whole language: no runaway ``a{1000}{1000}``
 
-def literal_text(pattern: str) -> str | None:
-    """The text a pattern matches literally, or None when it is not plain text.
 
-    >>> literal_text(r"a\\.b-c")
-    'a.b-c'
-    >>> literal_text("a.b") is None
+class _NotFinite(Exception):
+    """The pattern is outside the recognised subset, or its language is too large."""
+
+
+class _Language:
+    """Recursive-descent reader of the recognised subset; each rule returns the set of
+    strings the piece matches."""
+
+    def __init__(self, body: str, limit: int) -> None:
+        self.text = body
+        self.i = 0
+        self.limit = limit
+
+    def read(self) -> frozenset[str]:
+        out = self.alternation()
+        if self.i != len(self.text):
+            raise _NotFinite  # an unbalanced ')'
+        return out
+
+    def _peek(self) -> str | None:
+        return self.text[self.i] if self.i < len(self.text) else None
+
+    def _checked(self, strings: Iterable[str]) -> frozenset[str]:
+        out = frozenset(strings)
+        if len(out) > self.limit or sum(map(len, out)) > MAX_TEXT:
+            raise _NotFinite
+        return out
+
+    def alternation(self) -> frozenset[str]:
+        out = set(self.sequence())
+        while self._peek() == "|":
+            self.i += 1
+            out |= self.sequence()
+        return self._checked(out)
+
+    def sequence(self) -> frozenset[str]:
+        out = frozenset({""})
+        while self._peek() not in (None, "|", ")"):
+            piece = self.repeat(self.atom())
+            if len(out) * len(piece) > self.limit:
+                raise _NotFinite
+            out = self._checked(a + b for a in out for b in piece)
+        return out
+
+    def atom(self) -> frozenset[str]:
+        ch = self.text[self.i]
+        if ch == "(":
+            self.i += 1
+            if self.text.startswith("?:", self.i):
+                self.i += 2
+            elif self._peek() == "?":
+                raise _NotFinite  # flags, lookaround, named groups
+            inner = self.alternation()
+            if self._peek() != ")":
+                raise _NotFinite
+            self.i += 1
+            return inner
+        if ch == "[":
+            return self._checked(self.char_class())
+        if ch == "\\":
+            return frozenset({self.escaped()})
+        if ch in _META:
+            raise _NotFinite
+        self.i += 1
+        return frozenset({_plain(ch)})
+
+    def escaped(self) -> str:
+        nxt = self.text[self.i + 1] if self.i + 1 < len(self.text) else ""
+        if not nxt or nxt.isalnum() or ord(nxt) > 127:
+            raise _NotFinite  # \d, \Q, \1, \u0041 ...: not handled here
+        self.i += 2
+        return nxt
+
+    def char_class(self) -> set[str]:
+        self.i += 1  # '['
+        if self._peek() in ("^", "]"):
+            raise _NotFinite  # negation; a leading ']' (Java's reading differs by version)
+        members: set[str] = set()
+        first = True
+        while True:
+            ch = self._peek()
+            if ch is None:
+                raise _NotFinite
+            if ch == "]":
+                self.i += 1
+                return members
+            if ch == "[" or self.text.startswith("&&", self.i):
+                raise _NotFinite  # nested classes, intersections
+            low = self.escaped() if ch == "\\" else self._class_char()
+            if low == "-" and ch == "-" and not first and self._peek() != "]":
+                raise _NotFinite  # a '-' that is neither first, last nor a range
+            if self._peek() == "-" and self.text[self.i + 1 : self.i + 2] not in ("", "]"):
+                self.i += 1
+                high = self.escaped() if self._peek() == "\\" else self._class_char()
+                if ord(high) < ord(low) or ord(high) - ord(low) >= self.limit:
+                    raise _NotFinite
+                members.update(chr(c) for c in range(ord(low), ord(high) + 1))
+            else:
+                members.add(low)
+            first = False
+            if len(members) > self.limit:
+                raise _NotFinite
+
+    def _class_char(self) -> str:
+        ch = self.text[self.i]
+        self.i += 1
+        return _plain(ch)
+
+    def repeat(self, piece: frozenset[str]) -> frozenset[str]:
+        ch = self._peek()
+        if ch in ("*", "+"):
+            raise _NotFinite
+        if ch == "?":
+            self.i += 1
+            low, high = 0, 1
+        elif ch == "{":
+            low, high = self._bounds()
+        else:
+            return piece
+        if self._peek() in ("?", "+", "*", "{"):
+            raise _NotFinite  # lazy / possessive / stacked quantifiers
+        out: set[str] = {""} if low == 0 else set()
+        power = frozenset({""})
+        for n in range(1, high + 1):
+            if len(power) * len(piece) > self.limit:
+                raise _NotFinite
+            power = self._checked(a + b for a in power for b in piece)
+            if n >= low:
+                out |= power
+        return self._checked(out)
+
+    def _bounds(self) -> tuple[int, int]:
+        close = self.text.find("}", self.i)
+        if close < 0:
+            raise _NotFinite
+        low_text, comma, high_text = self.text[self.i + 1 : close].partition(",")
+        if not low_text.isascii() or not low_text.isdigit():
+            raise _NotFinite
+        if comma and (not high_text.isascii() or not high_text.isdigit()):
+            raise _NotFinite  # {m,} is unbounded
+        low = int(low_text)
+        high = int(high_text) if comma else low
+        if high < low or high > 64:
+            raise _NotFinite
+        self.i = close + 1
+        return low, high
+
+
+def _plain(ch: str) -> str:
+    if ord(ch) > 0xFFFF or 0xD800 <= ord(ch) <= 0xDFFF:
+        raise _NotFinite  # Java counts UTF-16 units in places: keep it out of scope
+    return ch
+
+
+def language(pattern: str, limit: int = MAX_IN_SET) -> frozenset[str] | None:
+    """The strings an unanchored pattern matches in full, or None when the pattern is
+    outside the recognised subset or matches more than ``limit`` strings.
+
+    >>> sorted(language(r"(AIR|RAIL)\\.?"))
+    ['AIR', 'AIR.', 'RAIL', 'RAIL.']
+    >>> language("[A-Z]+") is None
     True
     """
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            if i + 1 >= len(pattern) or pattern[i + 1].isalnum() or ord(pattern[i + 1]) > 127:
-                return None
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        if ch in _META:
-            return None
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    try:
+        return _Language(pattern, limit).read()
+    except (_NotFinite, IndexError):
+        return None
 
 
-def literal_form(item: Expr, pattern: str) -> Expr | None:
+def _with_terminators(text: str) -> tuple[str, ...]:
+    """``text`` and ``text`` followed by each line terminator Java's ``$`` accepts after it."""
+    return (text, *(text + t for t in _TERMINATORS if not (t == "\n" and text.endswith("\r"))))
+
+
+def _minimal(strings: frozenset[str], covers: str) -> list[str]:
+    """The strings no shorter one already answers for (a prefix, or a substring)."""
+    kept: list[str] = []
+    for s in sorted(strings, key=lambda s: (len(s), s)):
+        if not any(s.startswith(k) if covers == "start" else k in s for k in kept):
+            kept.append(s)
+    return kept
+
+
+def _unescaped_last(text: str) -> bool:
+    """Whether the last character of ``text`` is not escaped by a backslash."""
+    head = text[:-1]
+    return (len(head) - len(head.rstrip("\\"))) % 2 == 0
+
+
+def finite_form(item: Expr, pattern: str) -> Expr | None:
     """``item RLIKE pattern`` as an equivalent plain string test, or None."""
     start = pattern.startswith("^")
     body = pattern[1:] if start else pattern
-    end = body.endswith("$") and not body.endswith("\\$")
+    end = body.endswith("$") and _unescaped_last(body)
     body = body[:-1] if end else body
-    text = literal_text(body)
-    if text is None:
-        return None
     if start and end:
-        return InSet(item, (text, *(text + t for t in _TERMINATORS)))
+        strings = language(body)
+        if strings is None:
+            return None
+        return InSet(item, tuple(v for s in sorted(strings) for v in _with_terminators(s)))
+    strings = language(body, MAX_END_TESTS if end else MAX_TESTS)
+    if strings is None:
+        return None
     if end:
-        return any_of(*(HasText(item, text + t, "end") for t in ("", *_TERMINATORS)))
-    return HasText(item, text, "start" if start else "anywhere")
+        return any_of(*(HasText(item, v, "end") for s in sorted(strings)
+                        for v in _with_terminators(s)))  # fmt: skip
+    if start:
+        return any_of(*(HasText(item, s, "start") for s in _minimal(strings, "start")))
+    return any_of(*(HasText(item, s) for s in _minimal(strings, "anywhere")))
 
 
 def cheaper(expr: Expr) -> Expr:
-    """``expr`` with every literal regex replaced by its plain string form."""
+    """``expr`` with every finite-language regex replaced by its plain string form."""
     if isinstance(expr, Matches):
-        return literal_form(expr.item, expr.pattern) or expr
+        return finite_form(expr.item, expr.pattern) or expr
     if isinstance(expr, And):
         return And(tuple(cheaper(i) for i in expr.items))
     if isinstance(expr, Or):

@@ -54,6 +54,8 @@ def literal(value: Scalar) -> str:
 
     >>> literal("it's"), literal(True), literal(dt.date(2024, 1, 2))
     ("'it\\\\'s'", 'TRUE', "DATE '2024-01-02'")
+    >>> print(literal("a" + chr(13) + chr(10) + chr(0x2028)))  # unprintable: SQL escapes
+    'a\\r\\n\\u2028'
     """
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
@@ -63,7 +65,13 @@ def literal(value: Scalar) -> str:
         return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return "'" + "".join(ch if ch.isprintable() else _escape(ch) for ch in text) + "'"
+
+
+def _escape(ch: str) -> str:
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch)
+    return named or (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
 
 
 def render_expr(expr: Expr) -> str:
@@ -174,6 +182,12 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     parts = len(aggregate.scans) + len(aggregate.groups)
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
+    if len(aggregate.scans) > 1:
+        lines.append(
+            f"    {len(aggregate.scans)} scans, each reading only its rules' columns with a small "
+            "generated aggregate (Spark's MergeSubplans optimizer rule is excluded during "
+            "the run so they stay apart)"
+        )
     for scan in aggregate.scans:
         where = (
             f" where {render_expr(scan.where)} (row-group statistics can skip)"
