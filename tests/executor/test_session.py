@@ -22,6 +22,7 @@ from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
 from assay.executor.session import (
     SparkHandle,
     bounded_retry_policy,
+    default_driver_memory,
     java_version,
     open_session,
     parse_java_version,
@@ -73,6 +74,8 @@ def test_embedded_session_runs_queries_and_leaves_nothing_behind(
         assert handle.embedded and pid is not None and _alive(pid)
         assert handle.url.startswith("sc://localhost:") and handle.url.endswith(";token=***")
         assert handle.spark.range(5).count() == 5
+        # the server's heap is sized from this machine, not Spark's 1 GiB default
+        assert handle.spark.conf.get("spark.driver.memory") == default_driver_memory()
         assert (
             _ui_answers(handle)[0]["name"]
             == "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -131,6 +134,15 @@ def test_embedded_jvm_does_not_outlive_its_python_process() -> None:
 
 
 # --------------------------------------------------------------------------- remote failures
+
+
+def test_default_driver_memory_is_a_quarter_of_the_machine_within_bounds() -> None:
+    import os
+
+    memory = default_driver_memory()
+    assert memory is not None and memory.endswith("m")
+    total_mib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    assert 1024 <= int(memory[:-1]) <= min(8192, max(1024, total_mib // 4))
 
 
 def test_unreachable_remote_fails_fast_with_redacted_url() -> None:

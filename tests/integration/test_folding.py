@@ -176,15 +176,24 @@ def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
 
 
 LITERAL_PATTERNS = ["abc", "^abc", "abc$", "^abc$", "a.c", r"a\.c", "^", "$", "", "é", r"\$x"]
+FINITE_PATTERNS = [
+    "^[ANR]$", "^[ANR]{1,2}$", "^(F|O){1,1}$", "^(AIR|REG AIR)$", "(x|xy|zx)", "^(ab|b)",
+    "(ab|b)$", "^a\r$", "a\r$", "^[a-c]?$", "^$", "[-.]x", "^(?:Y|N)$", "^[A-C]{2}$",
+    "^a\\\\$", "^(a|)b?$",
+]  # fmt: skip
 TRICKY = [
     "abc", "xabc", "abcx", "abc\n", "abc\r\n", "abc\r", "abc\u0085", "abc\u2028", "abc\u2029",
     "abc\n\n", "abc\nx", "ABC", "", "a.c", "axc", "é", "$x", "x$x", "\nabc", None,
+    "A", "N", "R", "AN", "RR", "X", "A\n", "N\u2028", "F", "O", "FO", "AIR", "REG AIR",
+    "REG AIR\r\n", "AIR ", "xy", "zx", "z", "ab", "b", "bab", "a\r", "a\r\n", "a\r\r\n",
+    "-x", ".x", "Y", "BC", "a\\", "a\\\n", "\n", "\r\n", "a", "c\r",
 ]  # fmt: skip
 
 
-def test_literal_regexes_answer_as_rlike(spark, tmp_path):
-    """Every rewritten literal pattern counts exactly the rows RLIKE counts, on strings
-    built to catch the `$` and line-terminator rules."""
+def test_finite_regexes_answer_as_rlike(spark, tmp_path):
+    """Every rewritten pattern (literal text, enum-like classes and alternations) counts
+    exactly the rows RLIKE counts, on strings built to catch the `$` and line-terminator
+    rules."""
     from pyspark.sql.connect import functions as F
 
     from assay.emit.spark import column
@@ -193,10 +202,79 @@ def test_literal_regexes_answer_as_rlike(spark, tmp_path):
 
     df = spark.createDataFrame([(s,) for s in TRICKY], "a string")
     outputs = []
-    for n, pattern in enumerate(LITERAL_PATTERNS):
+    patterns = LITERAL_PATTERNS + FINITE_PATTERNS
+    for n, pattern in enumerate(patterns):
+        form = cheaper(Matches(Col("a"), pattern))
+        assert isinstance(form, Matches) == (pattern == "a.c"), pattern  # the rest are rewritten
         outputs.append(F.count_if(F.col("a").rlike(pattern)).alias(f"r{n}"))
-        outputs.append(F.count_if(column(cheaper(Matches(Col("a"), pattern)))).alias(f"c{n}"))
+        outputs.append(F.count_if(column(form)).alias(f"c{n}"))
     row = df.agg(*outputs).collect()[0]
-    for n, pattern in enumerate(LITERAL_PATTERNS):
+    for n, pattern in enumerate(patterns):
         assert row[f"c{n}"] == row[f"r{n}"], pattern
     assert row["r3"] == 7  # ^abc$: abc and abc + each of the six line terminators
+
+
+BRANCH_RULES = [
+    "{type: not_null, column: b}",
+    "{type: range, column: a, min: 1, max: 48}",
+    "{type: range, column: b, min: 0}",
+    "{type: accepted_values, column: s, values: [s0, s1]}",
+    "{type: regex, column: s, pattern: '^s[0-9]+$'}",
+    "{type: regex, column: s, pattern: '^s[01]$'}",
+    "{type: avg, column: a, must_be: '<= 20'}",
+    "{type: sum, column: b, must_be: '>= 1'}",
+    "{type: max, column: id, must_be: '<= 299'}",
+    "{type: min, column: b, must_be: '>= 0'}",
+    "{type: unique, column: id}",
+    "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE a < b'}",
+    "{type: sql, query: 'SELECT count(DISTINCT s) <= 3 FROM _validation_df'}",
+    "{type: row_count, min: 300, max: 300}",
+]
+
+
+def _scrub(events: list[dict]) -> list[dict]:
+    drop = {"run_id", "duration_ms", "elapsed_ms", "started_at", "finished_at", "spark_plans"}
+    return [{k: v for k, v in e.items() if k not in drop} for e in events]
+
+
+def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_path):
+    """Branches packed by column (each a scan of its own) give exactly the answers of one
+    wide aggregate; during the run Spark's MergeSubplans rule is excluded (so Spark does
+    not merge them back) and the session's setting is restored afterwards."""
+    from assay.emit.spark import aggregate_frame, source_frame
+    from assay.planner import plan_table
+    from assay.planner.cost import MERGE_SUBPLANS_RULE, PlannerOptions
+
+    suite = load_suite([write_config(tmp_path, config(data, BRANCH_RULES))])
+    answers = []
+    for options in (
+        PlannerOptions(strategy="single"),
+        PlannerOptions(strategy="split", max_outputs=3),
+        PlannerOptions(strategy="split", max_outputs=2, pushdown=True),
+    ):
+        sink = Collect()
+        run_suite(suite, spark, sink, options=options)
+        answers.append(_scrub(sink.events))
+    assert answers[0] == answers[1] == answers[2]
+    results = [e for e in answers[0] if e["event"] == "result"]
+    assert [r["failed_count"] for r in results[:6]] == [
+        sum(1 for _, _, b, _ in ROWS if b is None),
+        sum(1 for _, a, _, _ in ROWS if not 1 <= a <= 48),
+        sum(1 for _, _, b, _ in ROWS if b is not None and b < 0),
+        sum(1 for *_, s in ROWS if s not in ("s0", "s1")),
+        0,
+        sum(1 for *_, s in ROWS if s not in ("s0", "s1")),
+    ]
+    assert spark.conf.get("spark.sql.optimizer.excludedRules", None) in (None, "")
+
+    table = suite.tables[0]
+    plan = plan_table(table, PlannerOptions(strategy="split", max_outputs=3))
+    assert len(plan.aggregate.scans) >= 4
+    frame = aggregate_frame(source_frame(spark, table.source, table.filter), plan.aggregate)
+    spark.conf.set("spark.sql.optimizer.excludedRules", MERGE_SUBPLANS_RULE)
+    try:
+        physical = frame._explain_string(extended=False)  # noqa: SLF001
+    finally:
+        spark.conf.unset("spark.sql.optimizer.excludedRules")
+    # every branch and the uniqueness group-by reads the table on its own
+    assert physical.count("Scan parquet") == len(plan.aggregate.scans) + len(plan.aggregate.groups)

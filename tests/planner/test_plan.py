@@ -121,7 +121,7 @@ def test_thousand_rules_plan_quickly():
 
 
 def test_split_strategy_groups_by_column_and_prunable_filters():
-    from assay.ir import Compare, Lit, Op, is_true, any_of
+    from assay.ir import Compare, Lit, Op, any_of, is_true
     from assay.planner.cost import PlannerOptions
 
     rules = [
@@ -147,7 +147,7 @@ def test_split_strategy_groups_by_column_and_prunable_filters():
             ["a"],
         ),
     ]
-    split = plan_table(table(*rules), PlannerOptions(strategy="split"))
+    split = plan_table(table(*rules), PlannerOptions(strategy="split", pushdown=True))
     scans = split.aggregate.scans
     assert sum(len(s.slots) for s in scans) == 5
     filtered = [s for s in scans if s.where is not None]
@@ -155,6 +155,42 @@ def test_split_strategy_groups_by_column_and_prunable_filters():
     assert [len(s.slots) for s in filtered] == [2]
     single = plan_table(table(*rules))
     assert len(single.aggregate.scans) == 1 and len(single.aggregate.scans[0].slots) == 5
+
+
+def test_split_packs_column_groups_into_bounded_branches():
+    from assay.ir import Compare, Lit, Op
+    from assay.planner.cost import PlannerOptions
+
+    checks = [
+        ("a", IsNull(Col("a"))),
+        ("a", Compare(Op.LT, Col("a"), Lit(0))),
+        ("b", IsNull(Col("b"))),
+        ("b", Compare(Op.LT, Col("b"), Lit(0))),
+        ("b", Compare(Op.GT, Col("b"), Lit(9))),
+        ("c", IsNull(Col("c"))),
+    ]
+    rules = [rule(i, "row", RowCheck(p), [c]) for i, (c, p) in enumerate(checks)] + [
+        rule(6, "avg", MetricCheck(ColumnMetric("avg", "c"), Comparison(Op.GT, Decimal(0), "> 0")),
+             ["c"]),
+    ]  # fmt: skip
+    # 8 outputs: the row count rides with a's 2 rules; b has 3, c has 2 (null count, avg)
+    packed = plan_table(table(*rules), PlannerOptions(strategy="split", max_outputs=3))
+    columns = [
+        sorted({c for s in scan.slots for c in columns_of_measure(s.measure)})
+        for scan in packed.aggregate.scans
+    ]
+    assert [len(s.slots) for s in packed.aggregate.scans] == [3, 3, 2]
+    assert columns == [["a"], ["b"], ["c"]]
+    wide = plan_table(table(*rules), PlannerOptions(strategy="split", max_outputs=5))
+    # whole column groups share a branch while they fit
+    assert [len(s.slots) for s in wide.aggregate.scans] == [3, 5]
+    assert all(s.where is None for s in wide.aggregate.scans)  # no pushdown by default
+
+
+def columns_of_measure(measure) -> tuple[str, ...]:
+    from assay.planner.cost import _columns
+
+    return _columns(measure)
 
 
 def test_heavy_failed_rules_get_detail_branches_of_their_own():

@@ -7,10 +7,11 @@ the detail plan; it counts what it submits.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.rules import UniqueCheck
 from assay.ir.suite import Suite, Table
 from assay.planner import TablePlan, plan_table
-from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
+from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot
 from assay.preflight import check_table
 from assay.report.events import Event, RunSummary
@@ -78,12 +79,49 @@ def run_suite(
             raise ConfigErrors(problems)
         if failures:
             raise failures[0]
-        outcomes = list(
-            pool.map(lambda p: _run_one(spark, p, run_id, sink, progress), prepared)  # type: ignore[arg-type]
-        )
+        branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
+        with _optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
+            outcomes = list(
+                pool.map(lambda p: _run_one(spark, p, run_id, sink, progress), prepared)  # type: ignore[arg-type]
+            )
     summary = _summary(run_id, outcomes, start)
     sink(summary)
     return summary
+
+
+def _scan_branches(plan: TablePlan) -> int:
+    return len(plan.aggregate.scans) if plan.aggregate is not None else 0
+
+
+@contextlib.contextmanager
+def _optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Iterator[None]:
+    """Exclude an optimizer rule from the session while the block runs, then put the
+    session's ``spark.sql.optimizer.excludedRules`` back as it was.
+
+    Used for ``MergeSubplans`` (Spark 4.2+), which would merge a plan's scan branches
+    back into the one oversized aggregate the planner split on purpose
+    (:mod:`assay.planner.cost`). A server that refuses the setting keeps its optimizer.
+    """
+    key = "spark.sql.optimizer.excludedRules"
+    if not wanted:
+        yield
+        return
+    try:
+        before = spark.conf.get(key, None)
+        rules = [r.strip() for r in (before or "").split(",") if r.strip()]
+        if rule not in rules:
+            spark.conf.set(key, ",".join([*rules, rule]))
+    except Exception:  # noqa: BLE001 - slower plans, same answers
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            if before is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, before)
 
 
 def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions) -> PlannerOptions:

@@ -4,15 +4,26 @@ All branches of a table are cross-joined into ONE Spark plan; the question is on
 many scans that plan contains and how large each generated aggregate is.
 
 - One wide ``df.agg(...)`` reads every column once, but its generated code grows with the
-  number of rules; past the JVM's 8,000-bytecode JIT limit the aggregate runs
-  interpreted (measured: 100 rules on TPC-H SF1 take ~35 s against a ~1 s floor).
+  number of rules: past the JVM's 8,000-bytecode JIT limit the aggregate runs
+  interpreted, and past ``spark.sql.codegen.maxFields`` (100) Spark drops whole-stage
+  code generation altogether (measured, TPC-H SF1, 2 cores: 245 outputs in one
+  aggregate 31.6 s; the same outputs in branches of at most 24, 15.7 s).
 - On a columnar source (parquet, orc, catalog tables) a scan reads only the columns its
-  branch needs, so branches grouped by the columns they touch cost about one read of
-  each column in total, and each branch's code stays small.
+  branch needs, so branches packed by the columns they touch cost about one read of
+  each column in total, and each branch's code stays small (SF1, 88 outputs: one
+  aggregate 8.5 s; branches of at most 16 / 24 / 32 / 48 outputs 6.4 / 6.7 / 6.9 / 8.3 s).
+- Spark 4.2+ merges cross-joined single-row aggregates over the same relation back into
+  one (the ``MergeSubplans`` optimizer rule), which undoes the split and builds exactly
+  the oversized aggregate it avoids (4 branches of <= 80 outputs: 46 s instead of 15 s);
+  the executor excludes that rule for the run when a plan has several branches
+  (:data:`MERGE_SUBPLANS_RULE`).
 - Row-level predicates that Parquet/ORC can test against row-group statistics (column vs
-  literal comparisons, null tests, IN lists) go in a branch filtered by the OR of its
-  predicates: clean row groups are skipped without decoding, and ``count_if`` over the
-  remaining rows is exact because every counted row satisfies the filter.
+  literal comparisons, null tests, IN lists) can go in a branch filtered by the OR of
+  its predicates (``pushdown``): clean row groups are skipped without decoding, and
+  ``count_if`` over the remaining rows is exact because every counted row satisfies the
+  filter. It pays only when row groups are clean; on data where every row group has a
+  few outliers it costs more (SF1, 100 rules: 7.4-8.0 s against 6.5-7.0 s), so it is off
+  by default.
 
 A source that is not columnar (csv, json, a SQL query) would be re-read (re-parsed,
 re-computed) by every branch, so it keeps one branch, and so does a small table, where
@@ -72,20 +83,20 @@ class PlannerOptions:
     """
 
     strategy: Strategy = "auto"
-    max_outputs: int = 16
-    pushdown: bool = True
-    split_min_bytes: int = 128 * 2**20
+    max_outputs: int = 24
+    pushdown: bool = False
+    split_min_bytes: int = 64 * 2**20
     group_partition_bytes: int = 16 * 2**20
     max_group_partitions: int = 200
     detail_rule_branches: int = 8
     detail_sort_rows: int = 50_000
 
 
-# Measured on the 2-core benchmark box (TPC-H SF1, 100 rules, same load): one branch
-# 47-57 s, split by column 95 s; the split's branches cost far more together than alone
-# (sum of branches run one by one: ~24 s). Until that is understood, one branch is the
-# default and ``split`` stays available for measurement (benchmarks/, issue 5).
-DEFAULT_OPTIONS = PlannerOptions(strategy="single")
+DEFAULT_OPTIONS = PlannerOptions()
+
+# The Spark optimizer rule that merges cross-joined single-row aggregates over one
+# relation into one aggregate (Spark 4.2+; older servers ignore an unknown name).
+MERGE_SUBPLANS_RULE = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
 
 
 def is_columnar(source: Source) -> bool:
@@ -153,12 +164,26 @@ def scan_branches(
         plain[first] = free + plain[first]
     elif free:
         plain[()] = free
-    branches = [b for group in plain.values() for b in _chunks(group, options.max_outputs)]
+    branches = _packed(list(plain.values()), options.max_outputs)
     for group in filtered.values():
         for chunk in _chunks(group, options.max_outputs):
             where = any_of(*(_strip(s.measure.predicate) for s in chunk.slots))  # type: ignore[union-attr]
             branches.append(ScanAggregate(chunk.slots, where=where))
     return tuple(sorted(branches, key=lambda b: b.slots[0].name))
+
+
+def _packed(groups: list[list[Slot]], size: int) -> list[ScanAggregate]:
+    """Column groups packed in order into branches of at most ``size`` outputs (a group
+    larger than that is cut); a branch reads the columns of its groups only."""
+    branches: list[list[Slot]] = []
+    for group in groups:
+        for start in range(0, len(group), size):
+            piece = group[start : start + size]
+            if branches and len(branches[-1]) + len(piece) <= size:
+                branches[-1].extend(piece)
+            else:
+                branches.append(list(piece))
+    return [ScanAggregate(tuple(b)) for b in branches]
 
 
 def _chunks(slots: list[Slot], size: int) -> list[ScanAggregate]:
