@@ -60,6 +60,19 @@ def orderable(spark_type: str) -> bool:
     return "map<" not in spark_type and "variant" not in spark_type
 
 
+_INTERPOLABLE = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "date"})
+
+
+def interpolable(spark_type: str) -> bool:
+    """Whether a point between two values of this type can be computed client-side
+    (numbers and dates: the detail plan's key bounds, :func:`assay.planner.cost.key_bound`).
+
+    >>> interpolable("bigint"), interpolable("decimal(15,2)"), interpolable("string")
+    (True, True, False)
+    """
+    return spark_type in _INTERPOLABLE or spark_type.startswith("decimal(")
+
+
 def check_table(table: Table, schema: Schema, keys: Sequence[str]) -> list[PreflightError]:
     """Every mismatch between the table's rules (and keys) and its schema."""
     types = {name.lower(): (name, kind) for name, kind in schema}

@@ -278,3 +278,40 @@ def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_p
         spark.conf.unset("spark.sql.optimizer.excludedRules")
     # every branch and the uniqueness group-by reads the table on its own
     assert physical.count("Scan parquet") == len(plan.aggregate.scans) + len(plan.aggregate.groups)
+
+
+def test_key_bounded_detail_branches_sample_as_unbounded(spark, tmp_path):
+    """Heavy failed rules sampled under a bound of the first key (from the aggregate's
+    min and max) give the same samples as without the bound; a rule whose failures all
+    sit at the top of the key range is sampled again without the bound (one more plan)."""
+    from assay.planner.cost import PlannerOptions
+
+    # id 1..2000 (null on row 7); `a` fails on every other row, `b` on the upper half
+    rows = [(None if i == 7 else i, i % 2, i) for i in range(1, 2001)]
+    path = str(tmp_path / "bounded.parquet")
+    spark.createDataFrame(rows, "id bigint, a int, b int").write.parquet(path)
+    rules = [
+        "{type: range, column: a, max: 0}",
+        "{type: range, column: b, max: 1000}",
+        "{type: not_null, column: id}",
+    ]
+    suite = load_suite([write_config(tmp_path, config(path, rules))])
+    runs = {}
+    for name, options in {
+        "bounded": PlannerOptions(detail_sort_rows=50),
+        "unbounded": PlannerOptions(detail_sort_rows=50, detail_bound_margin=10**9),
+    }.items():
+        sink = Collect()
+        run_suite(suite, spark, sink, options=options)
+        runs[name] = sink
+    bounded, unbounded = runs["bounded"], runs["unbounded"]
+    assert [r["samples"] for r in bounded.results] == [r["samples"] for r in unbounded.results]
+    a, b, nulls = bounded.results
+    # the null key sorts first, then the smallest odd ids
+    assert a["samples"] == [{"id": None, "a": 1}] + [{"id": i, "a": 1} for i in (1, 3, 5, 9)]
+    assert b["samples"] == [{"id": i, "b": i} for i in range(1001, 1006)]
+    assert nulls["samples"] == [{"id": None}]
+    # aggregate + detail, + the rule `b` again without its bound (its failures sit above it)
+    [table] = [e for e in bounded.events if e["event"] == "table"]
+    [plain] = [e for e in unbounded.events if e["event"] == "table"]
+    assert (table["spark_plans"], plain["spark_plans"]) == (3, 2)

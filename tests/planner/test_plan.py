@@ -201,3 +201,22 @@ def test_heavy_failed_rules_get_detail_branches_of_their_own():
     assert own_branches({3: 99, 4: 5}, options) == ()
     # the two heaviest over the threshold, returned in rule order
     assert own_branches({1: 100, 2: 5000, 3: 400, 7: 300}, options) == (2, 3)
+
+
+def test_key_bound_by_type():
+    import datetime as dt
+
+    from assay.planner.cost import PlannerOptions, key_bound
+
+    options = PlannerOptions(detail_bound_margin=10)
+    # 10 x 5 samples of 1,000 failing rows: the lowest 5% of the range
+    assert key_bound(100, 300, 1000, 5, options) == 110
+    assert key_bound(Decimal("0"), Decimal("10"), 1000, 5, options) == Decimal("0.5")
+    assert key_bound(0.0, 1.0, 1000, 5, options) == 0.05
+    assert key_bound(dt.date(2024, 1, 1), dt.date(2024, 12, 31), 1000, 5, options) == dt.date(
+        2024, 1, 20
+    )
+    assert key_bound(0.0, float("inf"), 1000, 5, options) is None
+    assert key_bound("a", "z", 1000, 5, options) is None  # strings: no point in between
+    assert key_bound(None, None, 1000, 5, options) is None  # an empty table
+    assert key_bound(1, 2, 99, 5, options) is None  # half the range or more: no bound

@@ -388,14 +388,21 @@ def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
 
 def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> DataFrame:
     """One rule's samples on its own: ``WHERE fails ORDER BY order LIMIT N`` (Spark keeps
-    N rows per task in a bounded heap, and reads only the rule's columns)."""
+    N rows per task in a bounded heap, and reads only the rule's columns), under the
+    rule's key bound when it has one (``plan.bounds``)."""
     rows = df
     if e.group is not None:
         dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         rows = df.select("*", dup.alias(f"_assay_dup{n}"))
     order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
+    test = _entry_test(n, e)
+    bound = dict(plan.bounds).get(e.rule_index)
+    if bound is not None:
+        # the key test first: the rule's own test (a regex, say) only runs under the bound
+        key = col(plan.keys[0])
+        test = (key.isNull() | (key <= F.lit(bound))) & test
     top = (
-        rows.where(_entry_test(n, e))
+        rows.where(test)
         .select(*(col(c) for c in e.columns))
         .orderBy(*order)
         .limit(plan.sample_size)

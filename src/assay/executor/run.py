@@ -29,7 +29,7 @@ from assay.ir.suite import Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot
-from assay.preflight import check_table
+from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RunSummary
 
 Sink = Callable[[Event], None]
@@ -150,13 +150,14 @@ def prepare(
         return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
     unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
     size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
-    plan = plan_table(table, options, size_bytes=size)
+    schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
+    keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
+    key_range = keys[0] if keys and interpolable(dict(schema).get(keys[0], "")) else None
+    plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
         rejected = _rejected_conditions(df, plan)
         if rejected:
-            plan = plan_table(table, options, size_bytes=size, unfold=rejected)
-    schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
-    keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
+            plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
     problems = check_table(table, schema, keys)
     if table.outputs and not problems:
         unwritable = check_sinks(spark, table)
@@ -165,7 +166,7 @@ def prepare(
             return ConfigErrors(config)
         if unwritable:
             return unwritable[0]
-    prepared = Prepared(plan, df, schema, keys)
+    prepared = Prepared(plan, df, schema, keys, options=options)
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
     return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]

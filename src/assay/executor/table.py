@@ -16,8 +16,9 @@ from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge
 from assay.executor.spark_errors import spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.planner import plan_detail
-from assay.planner.measures import GROUP_OUTPUTS, GroupStats, Measure, RowCount
-from assay.planner.plan import AggregatePlan, SqlPlan, TablePlan
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
+from assay.planner.measures import GROUP_OUTPUTS, ColumnAgg, GroupStats, Measure, RowCount
+from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
 from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished
 
@@ -33,6 +34,7 @@ class Prepared:
     validation_sql: str | None = None
     setup_plans: int = 0
     note: Callable[[str], None] = field(default=lambda _: None, repr=False)
+    options: PlannerOptions = DEFAULT_OPTIONS
 
 
 @dataclass
@@ -58,8 +60,8 @@ def run_table(
     prepared.note = note
     table = prepared.plan.table
     try:
-        outcomes, row_count = _verdicts(spark, prepared, counter)
-        samples = _samples(prepared, outcomes, counter)
+        outcomes, row_count, values = _verdicts(spark, prepared, counter)
+        samples = _samples(prepared, outcomes, values, counter)
         error = None
     except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3
         error = spark_message(exc)
@@ -88,7 +90,7 @@ def run_table(
 
 def _verdicts(
     spark: SparkSession, prepared: Prepared, counter: list[int]
-) -> tuple[list[Outcome], int | None]:
+) -> tuple[list[Outcome], int | None, Mapping[Measure, object]]:
     plan = prepared.plan
     values, sql_values = _first_pass(spark, prepared, counter)
     values.update(_histogram_values(prepared, values, counter))
@@ -108,7 +110,8 @@ def _verdicts(
         else:
             outcomes.append(judge(rule, values))
     row_count = values.get(RowCount())
-    return outcomes, int(row_count) if row_count is not None else None  # type: ignore[arg-type]
+    rows = int(row_count) if row_count is not None else None  # type: ignore[call-overload]
+    return outcomes, rows, values
 
 
 def _first_pass(
@@ -181,8 +184,13 @@ def _sql_values(sql: SqlPlan | None, row: Mapping[str, Any]) -> dict[int, tuple[
 
 
 def _samples(
-    prepared: Prepared, outcomes: list[Outcome], counter: list[int]
+    prepared: Prepared,
+    outcomes: list[Outcome],
+    values: Mapping[Measure, object],
+    counter: list[int],
 ) -> dict[int, list[dict[str, Any]]]:
+    """Up to N failing rows per failed row-level rule: the detail plan, and, for the rules
+    whose key-bounded branch found fewer than they should, once more without bounds."""
     failed = {
         i
         for i, (rule, o) in enumerate(zip(prepared.plan.table.rules, outcomes, strict=True))
@@ -191,20 +199,46 @@ def _samples(
     types = dict(prepared.schema)
     comparable = lambda c: orderable(types.get(c, ""))  # noqa: E731
     failed_rows = {i: outcomes[i].failed_count or 0 for i in failed}
+    key = prepared.plan.key_range
+    key_range = None
+    if key is not None:
+        key_range = (values.get(ColumnAgg("min", key)), values.get(ColumnAgg("max", key)))
     detail = (
-        plan_detail(prepared.plan, failed, prepared.keys, comparable, failed_rows)
+        plan_detail(
+            prepared.plan, failed, prepared.keys, comparable, failed_rows, prepared.options,
+            key_range,
+        )
         if failed
         else None
-    )
+    )  # fmt: skip
     if detail is None:
         return {}
     prepared.note(f"detail plan (samples for {len(detail.entries)} failed rules)")
+    samples: dict[int, list[dict[str, Any]]] = {i: [] for i in failed}
+    samples.update(_detail_rows(prepared, detail, counter))
+    short = {
+        i for i, _ in detail.bounds if len(samples[i]) < min(detail.sample_size, failed_rows[i])
+    }
+    if short:
+        # failures crowd the top of the key range: sample those rules over the whole table
+        again = plan_detail(
+            prepared.plan, short, prepared.keys, comparable, failed_rows, prepared.options
+        )
+        assert again is not None
+        prepared.note(f"detail plan again without key bounds ({len(short)} rules)")
+        samples.update(_detail_rows(prepared, again, counter))
+    return samples
+
+
+def _detail_rows(
+    prepared: Prepared, detail: DetailPlan, counter: list[int]
+) -> dict[int, list[dict[str, Any]]]:
     rows = emit.detail_frame(prepared.df, detail).collect()
     counter[0] += 1
-    samples: dict[int, list[dict[str, Any]]] = {i: [] for i in failed}
+    found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:
-        samples.setdefault(int(row["_assay_rule"]), []).append(orjson.loads(row["_assay_row"]))
-    return samples
+        found[int(row["_assay_rule"])].append(orjson.loads(row["_assay_row"]))
+    return found
 
 
 def _result(

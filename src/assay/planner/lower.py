@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping
 
-from assay.ir.expr import Sql
+from assay.ir.expr import Scalar, Sql
 from assay.ir.rules import (
     ColStatsCheck,
     CountMetric,
@@ -20,6 +20,7 @@ from assay.planner.cost import (
     DEFAULT_OPTIONS,
     PlannerOptions,
     group_partitions,
+    key_bound,
     own_branches,
     scan_branches,
 )
@@ -57,6 +58,7 @@ def plan_table(
     options: PlannerOptions = DEFAULT_OPTIONS,
     size_bytes: int | None = None,
     unfold: Collection[int] = (),
+    key_range: str | None = None,
 ) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
@@ -65,9 +67,15 @@ def plan_table(
     slots are split into scan branches is decided by cost (:mod:`assay.planner.cost`).
     SQL rules that only count rows are folded into the aggregate
     (:mod:`assay.planner.sqlfold`), except those in ``unfold`` (kept as queries).
+    ``key_range`` names a key column (a number or a date) whose min and max the
+    aggregate also computes when some rule may need samples, so the detail plan can
+    bound its heavy branches (:func:`assay.planner.cost.key_bound`).
     """
     folded = _folded(table.rules, unfold)
-    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded})
+    detail = _detail_template(table)
+    key_range = key_range if detail is not None else None
+    extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()
+    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra)
     scans = scan_branches(
         [s for s in slots if not isinstance(s.measure, GroupStats)],
         table.source,
@@ -85,12 +93,13 @@ def plan_table(
         table=table,
         aggregate=aggregate,
         sql=sql,
-        detail=_detail_template(table),
+        detail=detail,
         schema_rules=tuple(
             i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)
         ),
         histogram=_histogram_plan(table.rules),
         folded=folded,
+        key_range=key_range,
     )
 
 
@@ -117,12 +126,15 @@ def plan_detail(
     comparable: Callable[[str], bool] = lambda _: True,
     failed_rows: Mapping[int, int] | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
+    key_range: tuple[object, object] | None = None,
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
 
     ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
     that can are tie-breakers after the keys. ``failed_rows`` (each rule's failing rows,
-    from the aggregate plan) shapes the plan by cost."""
+    from the aggregate plan) shapes the plan by cost; with ``key_range`` (the first key's
+    min and max) a rule's own branch may read only the low end of the
+    key's range (:func:`assay.planner.cost.key_bound`)."""
     if plan.detail is None:
         return None
     entries = tuple(
@@ -136,7 +148,16 @@ def plan_detail(
     order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
     sampled_rules = {e.rule_index for e in entries}
     counts = {i: n for i, n in (failed_rows or {}).items() if i in sampled_rules}
-    return DetailPlan(entries, keys, plan.detail.sample_size, order, own_branches(counts, options))
+    own = own_branches(counts, options)
+    size = plan.detail.sample_size
+    bounds: list[tuple[int, Scalar]] = []
+    if key_range is not None and keys:
+        low, high = key_range
+        for index in own:
+            bound = key_bound(low, high, counts[index], size, options)
+            if bound is not None:
+                bounds.append((index, bound))  # type: ignore[arg-type]
+    return DetailPlan(entries, keys, size, order, own, tuple(bounds))
 
 
 def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
@@ -150,12 +171,16 @@ def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql
     return tuple(found)
 
 
-def _slots(rules: Iterable[Rule], folded: Mapping[int, Measure]) -> tuple[Slot, ...]:
+def _slots(
+    rules: Iterable[Rule], folded: Mapping[int, Measure], extra: Iterable[Measure] = ()
+) -> tuple[Slot, ...]:
     # The row count is always computed with the other aggregates: every result reports it.
     users: dict[Measure, list[int]] = {RowCount(): []}
     for index, rule in enumerate(rules):
         for measure in (folded[index],) if index in folded else measures_of(rule):
             users.setdefault(measure, []).append(index)
+    for measure in extra:
+        users.setdefault(measure, [])
     if len(users) == 1 and not users[RowCount()]:
         return ()
     return tuple(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.ir.expr import Expr
+from assay.ir.expr import Expr, Scalar
 from assay.ir.rules import SqlCheck
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, Histogram, Measure, RowCount
@@ -144,6 +144,9 @@ class DetailPlan:
     LIMIT N`` (a bounded heap per task, reading only the rule's columns); the others
     share one scan that tags every failing row and sorts them. Chosen by cost
     (:func:`assay.planner.cost.own_branches`)."""
+    bounds: tuple[tuple[int, Scalar], ...] = ()
+    """(rule index, upper bound of ``keys[0]``): the branch of that rule reads only rows
+    whose first key is null or at most the bound (:func:`assay.planner.cost.key_bound`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,9 @@ class TablePlan:
     schema_rules: tuple[int, ...]
     histogram: HistogramPlan | None = None
     folded: tuple[FoldedSql, ...] = ()
+    key_range: str | None = None
+    """A key column whose ``min`` and ``max`` the aggregate also computes, to bound the
+    detail plan's heavy branches (:func:`assay.planner.cost.key_bound`)."""
 
     @property
     def base_plans(self) -> int:

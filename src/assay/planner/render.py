@@ -35,7 +35,14 @@ from assay.planner.measures import (
     RowCount,
     ServerNow,
 )
-from assay.planner.plan import AggregatePlan, DetailPlan, HistogramPlan, SqlPlan, TablePlan
+from assay.planner.plan import (
+    AggregatePlan,
+    DetailPlan,
+    HistogramPlan,
+    Slot,
+    SqlPlan,
+    TablePlan,
+)
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -174,6 +181,15 @@ def render_plan(plan: TablePlan) -> str:
     return "\n".join(lines)
 
 
+def _slot_users(slot: Slot, plan: TablePlan) -> str:
+    if not slot.rules and slot.measure in (
+        ColumnAgg("min", plan.key_range or ""),
+        ColumnAgg("max", plan.key_range or ""),
+    ):
+        return "(the first key's range: bounds the detail plan's heavy branches)"
+    return _rule_refs(slot.rules)
+
+
 def _rule_refs(indices: tuple[int, ...]) -> str:
     return ", ".join(f"rules[{i}]" for i in indices) if indices else "(row_count of every result)"
 
@@ -197,7 +213,7 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
         lines.append(f"    scan ({len(scan.slots)} outputs){where}")
         width = max(len(s.name) for s in scan.slots)
         lines += [
-            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_rule_refs(s.rules)}"
+            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
             for s in scan.slots
         ]
     for group in aggregate.groups:
@@ -263,6 +279,15 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
         "    one scan tagging and sorting the failing rows; a rule failing on many rows gets"
         " an ORDER BY ... LIMIT branch of its own (chosen from the aggregate's counts)",
     ]
+    key = plan.key_range or (detail.keys[0] if detail.keys else None)
+    if key:
+        known = "" if plan.key_range else f" (when {quote(key)} is a number or a date)"
+        lines.append(
+            f"    such a branch{known} reads only rows whose {quote(key)} is null or at most"
+            " a bound set from the aggregate's min and max (expecting 20x the samples"
+            " under it); a rule whose bounded branch finds too few is sampled again without"
+            " the bound (one more plan)"
+        )
     for e in detail.entries:
         what = (
             render_expr(e.predicate)
