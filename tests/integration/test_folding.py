@@ -28,6 +28,11 @@ def data(spark, tmp_path_factory) -> str:
     return path
 
 
+def write_parquet(spark, path, rows: list[tuple], schema: str) -> str:
+    spark.createDataFrame(rows, schema).write.parquet(str(path))
+    return str(path)
+
+
 def config(path: str, rules: list[str]) -> str:
     body = "\n".join(f"      - {r}" for r in rules)
     return f"tables:\n  - name: t\n    source: {{path: '{path}'}}\n    keys: [id]\n    rules:\n{body}\n"
@@ -136,8 +141,7 @@ def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
     # unique keys (samples are the same by both forms; ties are broken by the sampled
     # columns, which differ between them) and a null key
     rows = [(None if i == 37 else 1000 - i, i % 7, f"v{i % 11}") for i in range(400)]
-    path = str(tmp_path / "detail.parquet")
-    spark.createDataFrame(rows, "id int, a int, s string").write.parquet(path)
+    path = write_parquet(spark, tmp_path / "detail.parquet", rows, "id int, a int, s string")
     rules = [
         "{type: range, column: a, max: 4}",
         "{type: regex, column: s, pattern: '^v[0-5]$'}",
@@ -288,8 +292,7 @@ def test_key_bounded_detail_branches_sample_as_unbounded(spark, tmp_path):
 
     # id 1..2000 (null on row 7); `a` fails on every other row, `b` on the upper half
     rows = [(None if i == 7 else i, i % 2, i) for i in range(1, 2001)]
-    path = str(tmp_path / "bounded.parquet")
-    spark.createDataFrame(rows, "id bigint, a int, b int").write.parquet(path)
+    path = write_parquet(spark, tmp_path / "bounded.parquet", rows, "id bigint, a int, b int")
     rules = [
         "{type: range, column: a, max: 0}",
         "{type: range, column: b, max: 1000}",
