@@ -270,6 +270,16 @@ def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_p
         sum(1 for *_, s in ROWS if s not in ("s0", "s1")),
     ]
     assert spark.conf.get("spark.sql.optimizer.excludedRules", None) in (None, "")
+    # a setting of the caller's own is kept during the run and put back as it was
+    mine = "org.apache.spark.sql.catalyst.optimizer.CombineFilters"
+    spark.conf.set("spark.sql.optimizer.excludedRules", mine)
+    try:
+        sink = Collect()
+        run_suite(suite, spark, sink, options=PlannerOptions(strategy="split", max_outputs=3))
+        assert _scrub(sink.events) == answers[0]
+        assert spark.conf.get("spark.sql.optimizer.excludedRules") == mine
+    finally:
+        spark.conf.unset("spark.sql.optimizer.excludedRules")
 
     table = suite.tables[0]
     plan = plan_table(table, PlannerOptions(strategy="split", max_outputs=3))
