@@ -367,10 +367,10 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
             lambda: emit.detail_frame(df, detail).collect())
     out: dict[str, Any] = {}
     try:  # as the executor runs it: Spark's MergeSubplans kept from re-merging the branches
-        from assay.executor.run import _optimizer_rule_excluded  # noqa: PLC2701
+        from assay.executor.run import optimizer_rule_excluded
         from assay.planner.cost import MERGE_SUBPLANS_RULE
 
-        apart = _optimizer_rule_excluded(
+        apart = optimizer_rule_excluded(
             ctx.spark, MERGE_SUBPLANS_RULE, agg is not None and len(agg.scans) > 1
         )
     except ImportError:  # an older assay

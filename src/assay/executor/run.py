@@ -80,7 +80,7 @@ def run_suite(
         if failures:
             raise failures[0]
         branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
-        with _optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
+        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
             outcomes = list(
                 pool.map(lambda p: _run_one(spark, p, run_id, sink, progress), prepared)  # type: ignore[arg-type]
             )
@@ -94,7 +94,7 @@ def _scan_branches(plan: TablePlan) -> int:
 
 
 @contextlib.contextmanager
-def _optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Iterator[None]:
+def optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Iterator[None]:
     """Exclude an optimizer rule from the session while the block runs, then put the
     session's ``spark.sql.optimizer.excludedRules`` back as it was.
 
@@ -152,7 +152,8 @@ def prepare(
     size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
-    key_range = keys[0] if keys and interpolable(dict(schema).get(keys[0], "")) else None
+    types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
+    key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
         rejected = _rejected_conditions(df, plan)
