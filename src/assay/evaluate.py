@@ -71,8 +71,13 @@ def judge(rule: Rule, values: Values) -> Outcome:
         failed = int(values[count_if(check.failing)] or 0)
         return _tolerance_outcome(rule, failed, rows, check.tolerance)
     if isinstance(check, UniqueCheck):
-        failed = int(_group(values, check.columns)["dup_rows"] or 0)
-        return _tolerance_outcome(rule, failed, rows, check.tolerance, "share their value")
+        failed = unique_failed(check, _group(values, check.columns))
+        what = {
+            "rows": "rows share their value",
+            "values": "rows: duplicated values",
+            "surplus": "rows: repeats of a value (rows minus distinct values)",
+        }[check.counted]
+        return _tolerance_outcome(rule, failed, rows, check.tolerance, what)
     if isinstance(check, MetricCheck):
         return _metric_outcome(rule, check, values, rows)
     if isinstance(check, EqualsCheck):
@@ -82,16 +87,26 @@ def judge(rule: Rule, values: Values) -> Outcome:
     raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
 
 
+def unique_failed(check: UniqueCheck, stats: Mapping[str, object]) -> int:
+    """A uniqueness rule's failed count, as its dialect counts it (``UniqueCheck.counted``)."""
+    groups = int(stats["groups"] or 0)  # type: ignore[call-overload]
+    if check.counted == "values":
+        return groups - int(stats["unique_rows"] or 0)  # type: ignore[call-overload]
+    if check.counted == "surplus":
+        return int(stats["rows"] or 0) - groups  # type: ignore[call-overload]
+    return int(stats["dup_rows"] or 0)  # type: ignore[call-overload]
+
+
 def _fail(rule: Rule) -> Severity:
     return "warn" if rule.level == "warn" else "fail"
 
 
 def _tolerance_outcome(
-    rule: Rule, failed: int, rows: int, tolerance, what: str = "fail"
+    rule: Rule, failed: int, rows: int, tolerance, what: str = "rows fail"
 ) -> Outcome:
     ok = tolerance.passes(failed, rows)
     about = f" ({', '.join(rule.columns)})" if rule.columns else ""
-    message = f"{failed} of {rows} rows {what}: {rule.kind}{about}"
+    message = f"{failed} of {rows} {what}: {rule.kind}{about}"
     if tolerance.value:
         message += f"; tolerance {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
     return Outcome("pass" if ok else _fail(rule), failed, None, message)

@@ -107,6 +107,13 @@ class UniqueCheck:
 
     columns: tuple[str, ...]
     tolerance: Tolerance = ZERO_TOLERANCE
+    counted: UniqueCounted = "rows"
+
+
+UniqueCounted = Literal["rows", "values", "surplus"]
+"""What a uniqueness rule's failed count counts: ``rows`` whose value is shared with
+another row (native), duplicated ``values`` (data-validator's "N duplicates found"), or
+``surplus`` rows, rows minus distinct values (sparquet-cola)."""
 
 
 @dataclass(frozen=True, slots=True)
