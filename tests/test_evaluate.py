@@ -56,9 +56,15 @@ def test_row_rule_tolerance(failed, rows, tolerance, severity):
     assert out.passed == (severity == "pass")
 
 
-def test_warn_level_failure_is_a_warning():
+def test_warn_level_failure_is_a_warning_that_did_not_pass():
+    # deequ's CheckStatus.Warning: the condition did not hold; the level says what it means
     out = judge(row_rule(level="warn"), {RowCount(): 10, CountIf(NULLS): 2})
-    assert (out.severity, out.passed) == ("warn", True)
+    assert (out.severity, out.passed) == ("warn", False)
+
+
+def test_warn_level_rule_that_holds_passes():
+    out = judge(row_rule(level="warn"), {RowCount(): 10, CountIf(NULLS): 0})
+    assert (out.severity, out.passed) == ("pass", True)
 
 
 def metric(check_metric, must, warn=None) -> Rule:

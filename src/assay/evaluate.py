@@ -1,8 +1,14 @@
 """Judging: measured values -> a verdict per rule (pure; no Spark).
 
-Severity is ``pass``, ``warn`` or ``fail`` (``error`` when the rule could not be
-evaluated). ``passed`` is true for ``pass`` and ``warn``: a warning never fails a run.
-A rule whose ``level`` is ``warn`` reports its failures as warnings.
+Three notions, never mixed (docs/events.md):
+
+- ``passed``: whether the rule's condition held. A metric that meets ``must_be`` but not
+  its own ``warn`` threshold passed; a failed rule at level ``warn`` did not.
+- ``severity``: what the outcome means: ``pass``; ``warn`` (a metric's own warn
+  threshold tripped, or a failed rule whose level is ``warn``); ``fail`` (any other
+  failed rule); ``error`` (the rule could not be evaluated).
+- the run's policy (``Rule.on_failure``, the run's own) decides the exit code and the
+  writes, in the executor; it never changes the two above.
 """
 
 from __future__ import annotations
@@ -56,11 +62,14 @@ class Outcome:
     metric_value: Number | None
     message: str
     details: Mapping[str, Any] | None = None
+    held: bool | None = None
+    """Whether the condition held, when the severity alone does not say (a metric's own
+    warn threshold: severity ``warn``, condition held)."""
 
     @property
     def passed(self) -> bool:
-        """True for ``pass`` and ``warn``."""
-        return self.severity in ("pass", "warn")
+        """Whether the rule's condition held (``pass``, or a metric's own warning)."""
+        return self.held if self.held is not None else self.severity == "pass"
 
 
 def judge(rule: Rule, values: Values) -> Outcome:
@@ -180,7 +189,9 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
     if not check.must.holds(value):
         return Outcome(_fail(rule), failed, value, f"{shown}; must be {check.must.text}")
     if check.warn is not None and not check.warn.holds(value):
-        return Outcome("warn", failed, value, f"{shown}; warn unless {check.warn.text}")
+        return Outcome(
+            "warn", failed, value, f"{shown}; warn unless {check.warn.text}", held=True
+        )
     return Outcome("pass", failed, value, f"{shown}; must be {check.must.text}")
 
 

@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import pytest
 
 from assay.dialects.formats import FORMATS
-from tests.helpers import assert_case, run_config, validate_event, write_config
+from tests.helpers import assert_case, expected_passed, run_config, validate_event, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -204,9 +204,9 @@ def fused(spark, data, tmp_path_factory):
 
 @pytest.mark.parametrize(("index", "case"), list(enumerate(CASES)), ids=[c[0][:70] for c in CASES])
 def test_metric(fused, index, case):
-    _, severity, failed, value = case
+    text, severity, failed, value = case
     got = fused.result("m", index)
-    assert_case(got, severity, failed, value, N)
+    assert_case(got, severity, failed, value, N, expected_passed(text, severity))
 
 
 def test_plans_aggregate_sql_and_detail(fused):

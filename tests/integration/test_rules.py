@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from tests.helpers import run_config, write_config
+from tests.helpers import expected_passed, run_config, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -122,7 +122,7 @@ def test_rule_result(fused, index, case):
     else:
         assert got["metric_value"] == pytest.approx(value, rel=1e-12)
     assert got["row_count"] == len(PEOPLE)
-    assert got["passed"] == (severity in ("pass", "warn"))
+    assert got["passed"] == expected_passed(case[0], severity)
 
 
 def test_samples_show_keys_and_offending_values(fused):

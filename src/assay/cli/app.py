@@ -21,7 +21,7 @@ import typer
 from assay import __version__
 from assay.cli import options as opt
 from assay.errors import AssayError, ConfigError
-from assay.ir.suite import Suite
+from assay.ir.suite import RunPolicy, Suite
 
 app = typer.Typer(
     name="assay",
@@ -192,16 +192,20 @@ def run(
         server_conf = parse_assignments(conf or [], "--conf")
 
         def load(extra: dict[str, str]) -> Suite:
-            return _load(configs, {**variables, **extra}, sample_size, dialect, options)
+            suite = _load(configs, {**variables, **extra}, sample_size, dialect, options)
+            if not exit_on_fail:
+                waived = RunPolicy("warn", "--exitErrorOnFail false")
+                suite = dataclasses.replace(suite, policy=waived)
+            return suite
 
         reports = _Reports(
             str(json_report) if json_report is not None else None,
             str(html_report) if html_report is not None else None,
             on_pass,
         )
-        code = _run(load, variables, remote, server_conf, concurrency, progress, reports)
-        checks_failed[0] = code == 1
-        return 0 if code == 1 and not exit_on_fail else code
+        code, failed = _run(load, variables, remote, server_conf, concurrency, progress, reports)
+        checks_failed[0] = failed
+        return code
 
     show_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
     code = 3
@@ -236,7 +240,8 @@ def _run(
     concurrency: int,
     progress: bool | None,
     reports: _Reports,
-) -> int:
+) -> tuple[int, bool]:
+    """Run the suite; the exit code, and whether a rule failed (whatever the policy)."""
     from assay.executor.run import Progress, run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
     from assay.report.files import preflight, write_reports
@@ -269,14 +274,14 @@ def _run(
             events,
             json_report=reports.json_report,
             html_report=reports.html_report,
-            failed=code != 0,
+            failed=code != 0 or summary.failed > 0,
             email_on_pass=reports.email_on_pass,
         )
         for problem in problems:
             _err(f"error: report: {problem}")
         if problems:
             code = max(code, 3)
-    return code
+    return code, summary.failed > 0
 
 
 def _resolved(suite: Suite, load, variables: dict[str, str], spark, reporter) -> Suite:

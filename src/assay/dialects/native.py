@@ -7,6 +7,7 @@ This module handles the document, variables, tables and sources; rules live in
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -21,13 +22,18 @@ from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute
-from assay.ir.rules import Rule
+from assay.ir.rules import OnFailure, Rule
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
 
-TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "tables"})
+TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "on_failure", "tables"})
 EXTENSION = "x-"
 """Top-level keys starting with this are ignored (a place for YAML anchors)."""
-TABLE_KEYS = frozenset({"name", "source", "filter", "keys", "sample_size", "rules", "validations"})
+TABLE_KEYS = frozenset(
+    {"name", "source", "filter", "keys", "sample_size", "on_failure", "rules", "validations"}
+)
+ON_FAILURE: tuple[OnFailure, ...] = ("fail", "warn")
+"""A native file's or table's policy over its failing rules: ``fail`` (default) lets a
+failure fail the run, ``warn`` only reports it (verdicts are unchanged)."""
 SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
 VAR_KEYS = frozenset({"env", "default"})
 MAX_SAMPLE_SIZE = 1000
@@ -69,6 +75,7 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     ctx.attempt(_version, doc)
     variables = _variables(doc, ctx)
     sample_size = ctx.attempt(_sample_size, doc)
+    on_failure = ctx.attempt(_on_failure, doc) or "fail"
     tables_node = doc.require("tables")
     items = tables_node.as_list("a list of tables", non_empty=True)
     tables = []
@@ -79,6 +86,7 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
             ctx.table_offset + i,
             ctx,
             DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size,
+            on_failure,
         )
         if table is not None:
             tables.append(table)
@@ -89,6 +97,17 @@ def _version(doc: Node) -> None:
     node = doc.get("version")
     if node is not None and node.as_int("the format version (1)") != 1:
         raise node.error(f"unsupported version {node.value}; this assay reads version 1")
+
+
+def _on_failure(node: Node) -> OnFailure | None:
+    child = node.get("on_failure")
+    if child is None:
+        return None
+    mode = child.as_str("'fail' or 'warn'")
+    if mode not in ON_FAILURE:
+        hint = "a rule's failure can also be a warning: give the rule level: warn"
+        raise child.error(f"expected 'fail' or 'warn', got '{mode}'", hint=hint)
+    return mode  # type: ignore[return-value]
 
 
 def _sample_size(node: Node) -> int | None:
@@ -193,14 +212,22 @@ def _as_number(text: str) -> str | int | float:
 # --- tables -------------------------------------------------------------------------------
 
 
-def _table(node: Node, position: int, ctx: Context, sample_size: int) -> Table | None:
-    """One table, or ``None`` when any part of it is wrong (all its errors recorded)."""
+def _table(
+    node: Node, position: int, ctx: Context, sample_size: int, on_failure: OnFailure = "fail"
+) -> Table | None:
+    """One table, or ``None`` when any part of it is wrong (all its errors recorded).
+
+    ``on_failure`` (the file's, or the table's own) is the policy of the table's
+    ``rules``; a ``validations`` block keeps its own."""
     before = len(ctx.errors)
     if ctx.attempt(node.as_mapping, "a table (a mapping with 'source' and 'rules')") is None:
         return None
     ctx.attempt(node.check_keys, TABLE_KEYS)
     source = ctx.attempt(_source, node, ctx)
     rules = _rules(node, ctx)
+    policy = ctx.attempt(_on_failure, node) or on_failure
+    if policy != "fail":
+        rules = tuple(dataclasses.replace(r, on_failure=policy) for r in rules)
     filter_node, keys_node = node.get("filter"), node.get("keys")
     where = ctx.attempt(filter_node.as_str, "a SQL predicate") if filter_node is not None else None
     keys = ctx.attempt(p.column_list, keys_node) if keys_node is not None else ()

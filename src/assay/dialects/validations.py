@@ -5,15 +5,18 @@ format (a table may carry one). Rules are the native catalogue (sparquet's rule 
 native types), with ``targets`` expanded at parse time; ``on_failure`` decides what a
 failing rule does:
 
-- ``fail`` (default): rules keep level ``error``; a failure exits 1 and holds every write
-  of the block (report, row split, ``failed_rows`` outputs);
-- ``warn`` / ``skip``: rules get level ``warn``: failures are reported with severity
-  ``warn`` in the JSON lines (the run exits 0) and everything is written; the report keeps
-  sparquet's reading (``severity: fail``, ``passed: false``).
+- ``fail`` (default): a failure exits 1 and holds every write of the block (report, row
+  split, ``failed_rows`` outputs);
+- ``warn`` / ``skip``: a failure is reported as it is (``passed: false``, severity
+  ``fail``, as in sparquet's report) but does not fail the run (exit 0), and everything
+  is written.
+
+The policy is the rules' ``on_failure``: it never changes a verdict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -135,9 +138,8 @@ def _rule(node: Node, on_failure: str, ctx: Context) -> tuple[Rule, Sink | None]
             raise output.error("'output' applies only to a sql rule with 'failed_rows'")
         sink = sink_of(output, ctx)
         mapping = {k: v for k, v in mapping.items() if k != "output"}
-    if on_failure != "fail":
-        mapping = {**mapping, "level": Node("warn", node.origin)}
-    return build_rule(Node(mapping, node.origin)), sink
+    rule = build_rule(Node(mapping, node.origin))
+    return dataclasses.replace(rule, on_failure=on_failure), sink
 
 
 def _split(node: Node, ctx: Context, row_level: tuple[int, ...]) -> RowSplit:

@@ -81,24 +81,12 @@ def _clobbers(sink: Sink, table: Table) -> bool:
 
 
 def severity_as_sparquet(rule: Rule, result: RuleResult) -> tuple[str, bool]:
-    """``(severity, passed)`` as sparquet reports it: a rule downgraded to level ``warn``
-    by ``on_failure: warn|skip`` still *failed* (only a metric's own ``warn`` threshold
-    makes a passing warning)."""
-    severity = result.severity
-    if severity == "error":
+    """``(severity, passed)`` as sparquet's report has them: the result's own, with a rule
+    that could not be evaluated reported as failed (sparquet has no ``error``)."""
+    del rule
+    if result.severity == "error":
         return "fail", False
-    if severity == "warn" and rule.level == "warn":
-        check = rule.check
-        measured = result.metric_value
-        if (
-            isinstance(check, MetricCheck)
-            and check.warn is not None
-            and measured is not None
-            and check.must.holds(measured)  # type: ignore[arg-type]
-        ):
-            return "warn", True
-        return "fail", False
-    return severity, severity != "fail"
+    return result.severity, result.passed
 
 
 def report_rows(
@@ -179,7 +167,7 @@ def _frames(spark, table, df, columns, validation_sql, results, output: Output, 
     written: held, or the rule passed)."""
     if isinstance(output, FailedRows):
         result = results[output.rule_index]
-        failed = result.severity in ("fail", "warn") and not held
+        failed = not result.passed and result.severity != "error" and not held
         rule = table.rules[output.rule_index]
         frame = emit.failing_rows(df, columns, rule) if failed else None
         return [("failed_rows", output.rule_index, output.sink, frame)]

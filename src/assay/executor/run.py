@@ -25,12 +25,12 @@ from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.rules import UniqueCheck
-from assay.ir.suite import Suite, Table
+from assay.ir.suite import RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot
 from assay.preflight import check_table, interpolable
-from assay.report.events import Event, RunSummary
+from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 
 Sink = Callable[[Event], None]
 
@@ -82,7 +82,10 @@ def run_suite(
         branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
             outcomes = list(
-                pool.map(lambda p: _run_one(spark, p, run_id, sink, progress), prepared)  # type: ignore[arg-type]
+                pool.map(
+                    lambda p: _run_one(spark, p, run_id, sink, progress, suite.policy),  # type: ignore[arg-type]
+                    prepared,
+                )
             )
     summary = _summary(run_id, outcomes, start)
     sink(summary)
@@ -228,12 +231,17 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
 
 
 def _run_one(
-    spark: SparkSession, prepared: Prepared, run_id: str, sink: Sink, progress: Progress
+    spark: SparkSession,
+    prepared: Prepared,
+    run_id: str,
+    sink: Sink,
+    progress: Progress,
+    policy: RunPolicy,
 ) -> TableOutcome:
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
-    outcome = run_table(spark, prepared, run_id, note)
+    outcome = run_table(spark, prepared, run_id, note, policy)
     if table.outputs and outcome.finished.error is None:
         outcome = _write_outputs(spark, prepared, outcome, note)
     for event in outcome.events:
@@ -258,7 +266,9 @@ def _write_outputs(
             spark, table, prepared.df, columns, prepared.validation_sql, outcome.events, note
         )
     except AssayError as error:
-        finished = dataclasses.replace(finished, error=str(error))
+        finished = dataclasses.replace(
+            finished, error=str(error), errors=max(finished.errors, 1)
+        )
         return TableOutcome(outcome.events, finished)
     finished = dataclasses.replace(
         finished, spark_plans=finished.spark_plans + plans, outputs=tuple(written)
@@ -268,9 +278,11 @@ def _write_outputs(
 
 def _summary(run_id: str, outcomes: list[TableOutcome], start: float) -> RunSummary:
     tables = [o.finished for o in outcomes]
-    errors = sum(t.errors for t in tables) + sum(1 for t in tables if t.error)
+    errors = sum(t.errors for t in tables)
     failed = sum(t.failed for t in tables)
-    exit_code = 3 if errors else (1 if failed else 0)
+    blocking = sum(t.blocking for t in tables)
+    exit_code = 3 if errors else (1 if blocking else 0)
+    results = [r for o in outcomes for r in o.events]
     return RunSummary(
         run_id=run_id,
         tables=len(tables),
@@ -282,7 +294,50 @@ def _summary(run_id: str, outcomes: list[TableOutcome], start: float) -> RunSumm
         elapsed_ms=int((time.monotonic() - start) * 1000),
         exit_code=exit_code,
         failed_tables=tuple(t.table for t in tables if not t.passed),
+        blocking=blocking,
+        exit_reason=exit_reason(tables, results),
     )
+
+
+def exit_reason(tables: Sequence[TableFinished], results: Sequence[RuleResult]) -> str:
+    """The exit code in one sentence, from the table and result lines alone.
+
+    >>> exit_reason([], [])
+    'exit 0: nothing to check'
+    """
+    errored = [t for t in tables if t.errors]
+    blocking = [r for r in results if r.blocking]
+    waived = [r for r in results if not r.passed and r.severity != "error" and not r.blocking]
+    parts = []
+    if errored:
+        names = ", ".join(t.table for t in errored)
+        n = sum(t.errors for t in errored)
+        parts.append(f"exit 3: {_plural(n, 'rule')} could not be evaluated (tables {names})")
+    elif blocking:
+        where = ", ".join(f"{r.table} {r.origin.path}" for r in blocking[:5])
+        more = f" and {len(blocking) - 5} more" if len(blocking) > 5 else ""
+        verb = "fails" if len(blocking) == 1 else "fail"
+        parts.append(
+            f"exit 1: {_plural(len(blocking), 'failed rule')} {verb} the run ({where}{more})"
+        )
+    elif waived:
+        parts.append("exit 0: no failed rule fails the run")
+    else:
+        parts.append("exit 0: " + ("every rule passed" if results else "nothing to check"))
+    if waived:
+        why: dict[str, int] = {}
+        for r in waived:
+            why[r.waiver or "waived"] = why.get(r.waiver or "waived", 0) + 1
+        said = ", ".join(f"{n} under {w}" for w, n in why.items())
+        verb = "does" if len(waived) == 1 else "do"
+        parts.append(f"{_plural(len(waived), 'failed rule')} {verb} not fail it ({said})")
+    elif not errored and not blocking and any(r.severity == "warn" for r in results):
+        parts[0] += " (with warnings)"
+    return "; ".join(parts)
+
+
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
 __all__ = ["Prepared", "Progress", "prepare", "run_suite"]

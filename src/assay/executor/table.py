@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
 from assay.executor.spark_errors import spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
+from assay.ir.suite import RunPolicy, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import GROUP_OUTPUTS, ColumnAgg, GroupStats, Measure, RowCount
@@ -50,10 +52,12 @@ def run_table(
     prepared: Prepared,
     run_id: str,
     note: Callable[[str], None] = lambda _: None,
+    policy: RunPolicy = RunPolicy(),
 ) -> TableOutcome:
     """Run one prepared table; a Spark failure becomes an ``error`` result per rule.
 
-    ``note`` receives a line as each Spark plan is submitted (progress on stderr).
+    ``note`` receives a line as each Spark plan is submitted (progress on stderr);
+    ``policy`` says which failed rules fail the run (``blocking`` in the results).
     """
     start = time.monotonic()
     counter = [prepared.setup_plans]
@@ -72,20 +76,55 @@ def run_table(
         _result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
         for i, rule in enumerate(table.rules)
     ]
-    finished = TableFinished(
+    events = [_judged_by(policy, table.rules[e.rule_index], e) for e in events]
+    finished = table_totals(
+        run_id, table, events, row_count, spark_plans=counter[0], elapsed_ms=elapsed, error=error
+    )
+    return TableOutcome(events, finished)
+
+
+def _judged_by(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
+    """The result with what the policy makes of it: whether it fails the run, or why not."""
+    if result.passed or result.severity == "error":
+        return result
+    if policy.blocks(rule):
+        return dataclasses.replace(result, blocking=True)
+    return dataclasses.replace(result, waiver=policy.waiver(rule))
+
+
+def table_totals(
+    run_id: str,
+    table: Table,
+    results: Sequence[RuleResult],
+    row_count: int | None,
+    *,
+    spark_plans: int,
+    elapsed_ms: int,
+    error: str | None = None,
+    outputs: tuple[dict[str, Any], ...] = (),
+) -> TableFinished:
+    """A table's line, counted from its results: ``failed`` and ``warned`` results of
+    severity fail and warn, ``errors`` rules not evaluated (a table error after its
+    verdicts, such as a failed write, counts as one), ``blocking`` the failed rules that
+    fail the run."""
+    errors = sum(r.severity == "error" for r in results)
+    if error is not None and errors == 0:
+        errors = 1
+    return TableFinished(
         run_id=run_id,
         table=table.name,
         origin=table.origin,
         row_count=row_count,
-        rules=len(table.rules),
-        failed=sum(o.severity == "fail" for o in outcomes),
-        warned=sum(o.severity == "warn" for o in outcomes),
-        errors=sum(o.severity == "error" for o in outcomes) if error is None else 0,
-        spark_plans=counter[0],
-        elapsed_ms=elapsed,
+        rules=len(results),
+        failed=sum(r.severity == "fail" for r in results),
+        warned=sum(r.severity == "warn" for r in results),
+        errors=errors,
+        spark_plans=spark_plans,
+        elapsed_ms=elapsed_ms,
         error=error,
+        outputs=outputs,
+        blocking=sum(r.blocking for r in results),
     )
-    return TableOutcome(events, finished)
 
 
 def _verdicts(

@@ -33,6 +33,7 @@ from assay.ir.rules import (
     FreshnessMetric,
     GroupMetric,
     Level,
+    OnFailure,
     Metric,
     MetricCheck,
     RowCheck,
@@ -43,7 +44,7 @@ from assay.ir.rules import (
     TypeFamily,
     UniqueCheck,
 )
-from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource, Suite, Table
+from assay.ir.suite import CatalogSource, PathSource, RunPolicy, Source, SqlSource, Suite, Table
 from assay.ir.values import ZERO_TOLERANCE, Between, Comparison, Op, Threshold, Tolerance
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "IsNull",
     "Length",
     "Level",
+    "OnFailure",
     "Lit",
     "HasText",
     "Matches",
@@ -85,6 +87,7 @@ __all__ = [
     "Sql",
     "SqlCheck",
     "SqlSource",
+    "RunPolicy",
     "Suite",
     "Table",
     "Threshold",

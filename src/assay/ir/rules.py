@@ -14,7 +14,14 @@ from assay.ir.origin import Origin
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
-"""What a failing rule counts as: ``error`` fails the run, ``warn`` only reports."""
+"""What a failing rule's outcome means: ``error`` (severity ``fail``) or ``warn`` (severity
+``warn``, as deequ's ``CheckStatus.Warning``). Either way the rule did not pass; only an
+``error``-level failure can fail the run."""
+
+OnFailure = Literal["fail", "warn", "skip"]
+"""The policy over a failing rule (sparquet's ``on_failure``): ``fail`` lets it fail the
+run (exit 1) and hold the writes; ``warn`` and ``skip`` only report it. It never changes
+the rule's ``passed`` or ``severity``."""
 
 TypeFamily = Literal[
     "string", "numeric", "orderable", "temporal", "boolean", "string_or_temporal", "any"
@@ -196,6 +203,22 @@ class Rule:
     requires: tuple[tuple[str, TypeFamily], ...] = ()
     code: str | None = None
     params: tuple[tuple[str, object], ...] = field(default=(), compare=False)
+    on_failure: OnFailure = "fail"
+
+    @property
+    def blocks(self) -> bool:
+        """Whether this rule failing fails the run (an ``error``-level rule under
+        ``on_failure: fail``); the run's own policy can still waive it."""
+        return self.level == "error" and self.on_failure == "fail"
+
+    @property
+    def waiver(self) -> str | None:
+        """Why a failure of this rule does not fail the run (None when it does)."""
+        if self.level == "warn":
+            return "level warn"
+        if self.on_failure != "fail":
+            return f"on_failure: {self.on_failure}"
+        return None
 
     @property
     def is_row_level(self) -> bool:

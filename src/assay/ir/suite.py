@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule
@@ -69,6 +69,26 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class RunPolicy:
+    """What failed rules do to the run as a whole. Under ``fail`` (the default) a failed
+    rule that blocks (:attr:`Rule.blocks`) makes the run exit 1; under ``warn`` none does:
+    failures are reported and the run exits 0 (data-validator ``--exitErrorOnFail false``,
+    a native config's ``on_failure: warn``). ``said`` is where it was set, as the summary
+    line explains the exit code with it."""
+
+    on_failure: Literal["fail", "warn"] = "fail"
+    said: str = "the default policy"
+
+    def blocks(self, rule: Rule) -> bool:
+        """Whether a failure of ``rule`` fails the run."""
+        return self.on_failure == "fail" and rule.blocks
+
+    def waiver(self, rule: Rule) -> str | None:
+        """Why a failure of ``rule`` does not fail the run (None when it does)."""
+        return rule.waiver or (None if self.on_failure == "fail" else self.said)
+
+
+@dataclass(frozen=True, slots=True)
 class Suite:
     """Everything one run checks: tables, in config order.
 
@@ -76,7 +96,8 @@ class Suite:
     variables to resolve once a session is open (the tables were then built with
     placeholders and are rebuilt), client-side ``reports``, and ``dialects`` (the dialect
     of each file, in file order). ``unresolved_rules`` counts rules left out because they
-    use a deferred variable (``assay check``).
+    use a deferred variable (``assay check``). ``policy`` decides which failures fail the
+    run.
     """
 
     tables: tuple[Table, ...]
@@ -86,3 +107,4 @@ class Suite:
     reports: tuple[Report, ...] = ()
     dialects: tuple[str, ...] = ()
     unresolved_rules: int = 0
+    policy: RunPolicy = RunPolicy()

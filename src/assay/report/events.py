@@ -55,6 +55,11 @@ class RuleResult:
     origin: Origin
     elapsed_ms: int
     details: dict[str, Any] | None = None
+    blocking: bool = False
+    """Whether this result fails the run (a failed rule the run's policy does not waive)."""
+    waiver: str | None = None
+    """For a failed rule that does not fail the run: why (``level warn``,
+    ``on_failure: warn``, ``--exitErrorOnFail false``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this event."""
@@ -72,6 +77,8 @@ class RuleResult:
             },
             "passed": self.passed,
             "severity": self.severity,
+            "blocking": self.blocking,
+            "waiver": self.waiver,
             "failed_count": self.failed_count,
             "row_count": self.row_count,
             "metric_value": json_number(self.metric_value),
@@ -112,6 +119,8 @@ class TableFinished:
     error: str | None = None
     outputs: tuple[dict[str, Any], ...] = ()
     """The table's writes (dialect outputs): kind, rule_index, target, written."""
+    blocking: int = 0
+    """Failed rules that fail the run (the others are waived by their policy)."""
 
     @property
     def passed(self) -> bool:
@@ -131,6 +140,7 @@ class TableFinished:
             "failed": self.failed,
             "warned": self.warned,
             "errors": self.errors,
+            "blocking": self.blocking,
             "spark_plans": self.spark_plans,
             "error": self.error,
             "location": location(self.origin),
@@ -153,11 +163,24 @@ class RunSummary:
     elapsed_ms: int
     exit_code: int
     failed_tables: tuple[str, ...] = field(default=())
+    blocking: int = 0
+    """Failed rules that fail the run; ``failed - blocking`` were waived by a policy."""
+    exit_reason: str = ""
+    """The exit code explained in one sentence, from the results alone."""
+
+    @property
+    def status(self) -> str:
+        """What the verdicts say, whatever the policy: ``ERROR`` (a rule or table could
+        not be evaluated), ``FAIL`` (a rule failed with severity fail), else ``PASS``
+        (warnings allowed). The exit code is the policy's reading of the same results."""
+        if self.errors:
+            return "ERROR"
+        return "FAIL" if self.failed else "PASS"
 
     @property
     def passed(self) -> bool:
-        """Exit code 0."""
-        return self.exit_code == 0
+        """Status ``PASS``."""
+        return self.status == "PASS"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this event."""
@@ -166,15 +189,15 @@ class RunSummary:
             "schema_version": SCHEMA_VERSION,
             "run_id": self.run_id,
             "passed": self.passed,
-            "status": "PASS"
-            if self.exit_code == 0
-            else ("FAIL" if self.exit_code == 1 else "ERROR"),
+            "status": self.status,
             "exit_code": self.exit_code,
             "tables": self.tables,
             "rules": self.rules,
             "failed": self.failed,
             "warned": self.warned,
             "errors": self.errors,
+            "blocking": self.blocking,
+            "exit_reason": self.exit_reason,
             "spark_plans": self.spark_plans,
             "failed_tables": list(self.failed_tables),
             "elapsed_ms": self.elapsed_ms,

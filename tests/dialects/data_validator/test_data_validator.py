@@ -549,6 +549,10 @@ def test_example_run_status_line_and_reports(server, tmp_path):
     assert failed == [("people", 2), ("people", 4)]
     ranged = next(e for e in events if e.get("rule_index") == 3 and e["table"] == "people")
     assert ranged["severity"] == "pass"  # minValue: $MIN_AGE from the sql variable
+    summary = events[-1]
+    # --exitErrorOnFail false is the run's policy: the verdicts stay, the exit code is 0
+    assert (summary["status"], summary["exit_code"], summary["blocking"]) == ("FAIL", 0, 0)
+    assert summary["exit_reason"].endswith("(2 under --exitErrorOnFail false)")
     report = json.loads(json_report.read_text())
     assert report["status"] == "FAIL" and report["events"] == events
     page = html_report.read_text()

@@ -79,7 +79,8 @@ def test_the_reference_examples_parse():
         "row_count",
         "sql",
     ]
-    assert {r.level for r in table.rules} == {"warn"} and table.hold_outputs == ()
+    assert {r.level for r in table.rules} == {"error"} and table.hold_outputs == ()
+    assert {r.on_failure for r in table.rules} == {"warn"}
     (report,) = table.outputs
     assert isinstance(report, RuleReport) and report.rules == tuple(range(6))
     assert (report.sink.format, report.sink.target, report.sink.mode) == (
@@ -105,16 +106,25 @@ def test_the_reference_example_runs(spark, tmp_path, orders):
     got = run(spark, load(path, source=str(orders), pipeline="orders"))
     data = rows(orders)
     expected = [
-        ("warn", sum(r["id"] is None or r["customer_id"] is None for r in data)),
+        ("fail", sum(r["id"] is None or r["customer_id"] is None for r in data)),
         ("pass", 0),
-        ("warn", sum(not 1 <= r["quantity"] <= 10000 for r in data)),
-        ("warn", sum(not EMAIL.match(r["email"]) for r in data)),
+        ("fail", sum(not 1 <= r["quantity"] <= 10000 for r in data)),
+        ("fail", sum(not EMAIL.match(r["email"]) for r in data)),
         ("pass", None),
-        ("warn", None),
+        ("fail", None),
     ]
     assert [(r["severity"], r["failed_count"]) for r in got.results] == expected
     assert got.results[5]["message"] == "Negative revenue found"
-    assert got.summary["exit_code"] == 0  # on_failure: warn
+    # on_failure: warn is the run's policy: the verdicts stay, the run does not fail
+    failed = [r for r in got.results if r["severity"] == "fail"]
+    assert all(not r["passed"] and not r["blocking"] for r in failed)
+    assert {r["waiver"] for r in failed} == {"on_failure: warn"}
+    assert got.summary["exit_code"] == 0 and got.summary["blocking"] == 0
+    assert got.summary["status"] == "FAIL"
+    assert got.summary["exit_reason"] == (
+        "exit 0: no failed rule fails the run; "
+        "4 failed rules do not fail it (4 under on_failure: warn)"
+    )
     report = [
         line.split(",")
         for f in sorted((tmp_path / "dq" / "orders").glob("*.csv"))
