@@ -59,6 +59,7 @@ from assay.planner.plan import (
     SqlPlan,
 )
 from assay.planner.render import quote
+from assay.planner.sqlfold import without_final_semicolons
 
 T = TypeVar("T")
 
@@ -320,7 +321,9 @@ def sql_text(plan: SqlPlan, validation_df: str) -> str:
 
 
 def _sql_item(query: str, mode: str) -> str:
-    body = query.strip().rstrip(";")
+    # the query as written, without its trailing semicolons; the newline ends a trailing
+    # ``--`` comment before the parenthesis that closes the subquery
+    body = without_final_semicolons(query) + "\n"
     if mode == "failed_rows":
         return f"(SELECT count(*) FROM ({body}) AS _assay_q)"
     first = "named_struct('n', count(*), 'v', first(_assay_c))"

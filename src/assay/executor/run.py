@@ -28,7 +28,7 @@ from assay.ir.rules import UniqueCheck
 from assay.ir.suite import RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
-from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot
+from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
 from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 
@@ -159,7 +159,7 @@ def prepare(
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
-        rejected = _rejected_conditions(df, plan)
+        rejected = _unparsed_as_written(spark, plan) | _rejected_conditions(df, plan)
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
     problems = check_table(table, schema, keys)
@@ -174,6 +174,33 @@ def prepare(
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
     return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]
+
+
+def _unparsed_as_written(spark: SparkSession, plan: TablePlan) -> set[int]:
+    """The folded SQL rules whose query, as written, Spark's own parser rejects (one
+    analysis RPC for all of them, no scan; each alone only when that fails). They run as
+    queries instead, so Spark's error names the rule: a fold never answers a query that
+    would not have run."""
+    from pyspark.errors.exceptions.connect import ParseException
+
+    def parses(folded: Sequence[FoldedSql]) -> bool:
+        queries = tuple(
+            SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
+            for i, f in enumerate(folded)
+        )
+        try:
+            # ``_validation_df`` bound to a one-column stand-in: parsing comes before
+            # analysis, so only a ParseException speaks of the text as written.
+            _ = spark.sql(emit.sql_text(SqlPlan(queries), "SELECT 1 AS _assay_probe")).schema
+        except ParseException:
+            return False
+        except Exception:  # noqa: BLE001 - parsed; analysis is checked on the real table
+            return True
+        return True
+
+    if parses(plan.folded):
+        return set()
+    return {f.rule_index for f in plan.folded if not parses([f])}
 
 
 def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:

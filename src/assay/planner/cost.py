@@ -87,7 +87,9 @@ class PlannerOptions:
     ``detail_rule_branches`` rules failing on at least ``detail_sort_rows`` rows each get
     a branch of their own (:func:`own_branches`), which reads only the low end of the
     first key's range when ``detail_bound_margin`` times the samples are expected there
-    (:func:`key_bound`).
+    (:func:`key_bound`). ``fold_sql`` folds row-count SQL rules into the aggregate scan
+    (:mod:`assay.planner.sqlfold`); off, every SQL rule runs as its query (the plain form
+    the fold is tested against).
     """
 
     strategy: Strategy = "auto"
@@ -99,6 +101,7 @@ class PlannerOptions:
     detail_rule_branches: int = 8
     detail_sort_rows: int = 50_000
     detail_bound_margin: int = 20
+    fold_sql: bool = True
 
 
 DEFAULT_OPTIONS = PlannerOptions()

@@ -71,7 +71,7 @@ def plan_table(
     aggregate also computes when some rule may need samples, so the detail plan can
     bound its heavy branches (:func:`assay.planner.cost.key_bound`).
     """
-    folded = _folded(table.rules, unfold)
+    folded = _folded(table.rules, unfold) if options.fold_sql else ()
     detail = _detail_template(table)
     key_range = key_range if detail is not None else None
     extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()

@@ -8,46 +8,48 @@ Most SQL rules users write are a row count with a condition::
 
 Run as queries, each is a scan of its own. Its answer is ``count_if(condition)`` (or the
 row count) compared with the bound, which the table's aggregate scan computes alongside
-the other rules for almost nothing. Only these shapes are recognised, conservatively: a
-condition with any keyword that could change the query's shape (a subquery, ``GROUP
-BY``, ``LIMIT``, a join, a comment...) or that names ``_validation_df`` stays a query. The executor
-analyses every folded condition against the table before any scan; one Spark rejects
-is planned as a query again, so its error is reported as for any SQL rule.
+the other rules for almost nothing.
+
+A fold must mean exactly what Spark makes of the query as written, so the shape is
+recognised by a real SQL parser (sqlglot, Spark dialect), never by patterns: the query
+parses as ONE ``SELECT`` whose only clauses are the projection, ``FROM _validation_df``
+(no alias, no join) and an optional ``WHERE``; the projection is ``count(*)`` (or
+``count(1)``) compared with an integer literal, or ``*`` for ``failed_rows``; the
+condition has no subquery, aggregate, window, table-qualified column or comment. The
+condition folded is the query's own text after its ``WHERE`` token, up to its last token,
+so nothing sqlglot would rewrite reaches Spark. A query sqlglot cannot parse (``WHERE a <
+0 AND``, ``WHERE q > 19 banana``) is never folded: it runs as written and Spark's error
+names the rule. The executor then has Spark parse every folded query as written and
+analyse every folded condition before any scan; one Spark rejects is planned as a query
+again, so its error is reported as for any SQL rule.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import Token, TokenType
 
 from assay.ir.rules import SqlCheck
 from assay.ir.values import Op
 
-_COUNT = re.compile(
-    r"\A\s*select\s+count\s*\(\s*(?:\*|1)\s*\)\s*(?P<op>==|=|!=|<>|<=|>=|<|>)\s*(?P<bound>\d{1,18})"
-    r"\s+from\s+_validation_df(?:\s+where\s+(?P<pred>.+?))?\s*;?\s*\Z",
-    re.IGNORECASE | re.DOTALL,
-)
-_ROWS = re.compile(
-    r"\A\s*select\s+\*\s+from\s+_validation_df(?:\s+where\s+(?P<pred>.+?))?\s*;?\s*\Z",
-    re.IGNORECASE | re.DOTALL,
-)
-_SHAPE_WORDS = re.compile(
-    r"\b(select|from|where|group|having|order|sort|cluster|distribute|limit|offset|union|"
-    r"intersect|except|minus|window|qualify|join|lateral|pivot|unpivot|tablesample|"
-    r"_validation_df)\b|--|/\*|;|\bover\s*\(",
-    re.IGNORECASE,
-)
-_OPS = {
-    "=": Op.EQ,
-    "==": Op.EQ,
-    "!=": Op.NE,
-    "<>": Op.NE,
-    "<": Op.LT,
-    "<=": Op.LE,
-    ">": Op.GT,
-    ">=": Op.GE,
+VIEW = "_validation_df"
+_DIALECT = "spark"
+_OPS: dict[type[exp.Expression], Op] = {
+    exp.EQ: Op.EQ,
+    exp.NEQ: Op.NE,
+    exp.LT: Op.LT,
+    exp.LTE: Op.LE,
+    exp.GT: Op.GT,
+    exp.GTE: Op.GE,
 }
+_SELECT_CLAUSES = frozenset({"expressions", "from_", "where"})
+"""The only clauses a foldable ``SELECT`` may have (sqlglot's argument names)."""
+_NOT_IN_CONDITION = (exp.Query, exp.Subquery, exp.AggFunc, exp.Window, exp.Placeholder)
+_MAX_BOUND = 10**18
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,39 +82,123 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a < b"))
     RowCountQuery(condition='a < b', op=<Op.EQ: '='>, bound=0)
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a IN (SELECT 1)"))
+    >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE q > 19 banana"))
     """
-    pattern = _ROWS if check.mode == "failed_rows" else _COUNT
-    match = pattern.match(check.query)
-    if match is None:
+    text = check.query
+    tokens = _tokens(text)
+    if tokens is None or any(t.comments for t in tokens):
         return None
-    condition = match["pred"]
-    if condition is not None and (_SHAPE_WORDS.search(condition) or not _balanced(condition)):
+    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
+        tokens.pop()
+    if not tokens or any(t.token_type == TokenType.SEMICOLON for t in tokens):
         return None
+    try:
+        trees = [t for t in sqlglot.parse(text, read=_DIALECT) if t is not None]
+    except SqlglotError:
+        return None
+    if len(trees) != 1 or not _plain_select(trees[0]):
+        return None
+    select = trees[0]
+    where = select.args.get("where")
+    condition = None
+    if where is not None:
+        if not _foldable_condition(where.this):
+            return None
+        condition = _condition_text(text, tokens)
+        if condition is None:
+            return None
+    (projection,) = select.expressions
     if check.mode == "failed_rows":
-        return RowCountQuery(condition)
-    return RowCountQuery(condition, _OPS[match["op"]], int(match["bound"]))
+        return RowCountQuery(condition) if _is_bare_star(projection) else None
+    compared = _count_comparison(projection)
+    if compared is None:
+        return None
+    op, bound = compared
+    return RowCountQuery(condition, op, bound)
 
 
-def _balanced(text: str) -> bool:
-    """Parentheses balance outside quotes, and every quote is closed (a condition that
-    does not is left to Spark's SQL parser, as a query)."""
+def without_final_semicolons(query: str) -> str:
+    """A SQL rule's query as written, less the semicolons that end it (outside strings;
+    comments stay): what Spark's parser accepts inside a subquery.
+
+    >>> without_final_semicolons("SELECT ';' AS s ; -- done")
+    "SELECT ';' AS s  -- done"
+    """
+    tokens = _tokens(query)
+    if tokens is None:
+        return query.strip().rstrip(";").rstrip()
+    last = next((t for t in reversed(tokens) if t.token_type != TokenType.SEMICOLON), None)
+    end = last.end + 1 if last is not None else 0
+    return (query[:end] + query[end:].replace(";", "")).strip()
+
+
+def _tokens(text: str) -> list[Token] | None:
+    try:
+        return list(sqlglot.Dialect.get_or_raise(_DIALECT).tokenize(text))
+    except SqlglotError:
+        return None
+
+
+def _plain_select(tree: exp.Expression) -> bool:
+    """``SELECT <one expression> FROM _validation_df [WHERE ...]`` and nothing else."""
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
+        return False
+    if any(v not in (None, [], False) for k, v in tree.args.items() if k not in _SELECT_CLAUSES):
+        return False
+    source = tree.args.get("from_")
+    if source is None or set(k for k, v in source.args.items() if v) != {"this"}:
+        return False
+    table = source.this
+    if not isinstance(table, exp.Table) or set(k for k, v in table.args.items() if v) != {"this"}:
+        return False
+    name = table.this
+    return isinstance(name, exp.Identifier) and name.this.lower() == VIEW
+
+
+def _foldable_condition(condition: exp.Expression) -> bool:
+    """A row predicate over the view's columns alone."""
+    if condition.find(*_NOT_IN_CONDITION) is not None:
+        return False
+    return all(not column.table for column in condition.find_all(exp.Column))
+
+
+def _condition_text(text: str, tokens: list[Token]) -> str | None:
+    """The query's own text between its (only top-level) ``WHERE`` and its last token."""
     depth = 0
-    quote: str | None = None
-    escaped = False
-    for ch in text:
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
+    found = None
+    for i, token in enumerate(tokens):
+        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
             depth += 1
-        elif ch == ")":
+        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
             depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0 and quote is None
+        elif token.token_type == TokenType.WHERE and depth == 0:
+            if found is not None:
+                return None
+            found = i
+    if found is None or found == len(tokens) - 1:
+        return None
+    condition = text[tokens[found].end + 1 : tokens[-1].end + 1].strip()
+    return condition or None
+
+
+def _is_bare_star(projection: exp.Expression) -> bool:
+    return isinstance(projection, exp.Star) and not any(projection.args.values())
+
+
+def _count_comparison(projection: exp.Expression) -> tuple[Op, int] | None:
+    """``count(*) <op> N`` (or ``count(1)``) with N a non-negative integer literal."""
+    op = _OPS.get(type(projection))
+    if op is None:
+        return None
+    count, bound = projection.this, projection.expression
+    if not isinstance(count, exp.Count) or count.args.get("distinct"):
+        return None
+    counted = count.this
+    star = isinstance(counted, exp.Star) and not any(counted.args.values())
+    one = isinstance(counted, exp.Literal) and not counted.is_string and counted.this == "1"
+    if not (star or one) or count.expressions:
+        return None
+    if not isinstance(bound, exp.Literal) or bound.is_string or not bound.this.isdigit():
+        return None
+    value = int(bound.this)
+    return (op, value) if value < _MAX_BOUND else None
