@@ -78,9 +78,16 @@ def judge(rule: Rule, values: Values) -> Outcome:
     rows = int(values.get(RowCount(), 0) or 0)
     if isinstance(check, RowCheck):
         failed = int(values[count_if(check.failing)] or 0)
+        if check.reports == "passing_fraction":
+            return _fraction_outcome(rule, failed, rows, rows - failed, rows)
         return _tolerance_outcome(rule, failed, rows, check.tolerance)
     if isinstance(check, UniqueCheck):
-        failed = unique_failed(check, _group(values, check.columns))
+        stats = _group(values, check.columns)
+        failed = unique_failed(check, stats)
+        if check.reports == "passing_fraction":
+            considered = int(stats["rows"] or 0)  # type: ignore[call-overload]
+            unique = int(stats["unique_rows"] or 0)  # type: ignore[call-overload]
+            return _fraction_outcome(rule, failed, rows, unique, considered, "with a null key")
         what = {
             "rows": "rows share their value",
             "values": "rows: duplicated values",
@@ -119,6 +126,22 @@ def _tolerance_outcome(
     if tolerance.value:
         message += f"; tolerance {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
     return Outcome("pass" if ok else _fail(rule), failed, None, message)
+
+
+def _fraction_outcome(
+    rule: Rule, failed: int, rows: int, passing: int, considered: int, skipped: str = ""
+) -> Outcome:
+    """A row-level rule read as deequ's metric (``RowReport`` ``passing_fraction``):
+    ``passing / considered``, which must be 1 (deequ's ``IsOne``); none considered is
+    no value, and fails. ``failed_count`` stays the failing rows (for samples)."""
+    label = metric_label(rule)
+    if considered == 0:
+        why = "no row" if rows == 0 else f"no row without nulls ({rows} rows {skipped})"
+        message = f"{label}: {why} to measure; deequ's metric has no value"
+        return Outcome(_fail(rule), failed, None, message)
+    value = passing / considered
+    message = f"{label} = {_fmt(value)} ({passing} of {considered} rows pass); must be 1"
+    return Outcome("pass" if value == 1.0 else _fail(rule), failed, value, message)
 
 
 def _group(

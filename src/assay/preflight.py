@@ -26,18 +26,18 @@ def family_of(spark_type: str) -> set[TypeFamily]:
     """The rule type families a Spark type belongs to.
 
     >>> sorted(family_of("decimal(10,2)"))
-    ['any', 'numeric', 'orderable']
+    ['any', 'number_string_or_temporal', 'numeric', 'orderable']
     >>> sorted(family_of("varchar(5)"))
-    ['any', 'orderable', 'string', 'string_or_temporal']
+    ['any', 'number_string_or_temporal', 'orderable', 'string', 'string_or_temporal']
     """
     t = spark_type.lower().strip()
     families: set[TypeFamily] = {"any"}
     if _NUMERIC.match(t):
-        families |= {"numeric", "orderable"}
+        families |= {"numeric", "orderable", "number_string_or_temporal"}
     elif _STRING.match(t):
-        families |= {"string", "orderable", "string_or_temporal"}
+        families |= {"string", "orderable", "string_or_temporal", "number_string_or_temporal"}
     elif _TEMPORAL.match(t):
-        families |= {"temporal", "orderable", "string_or_temporal"}
+        families |= {"temporal", "orderable", "string_or_temporal", "number_string_or_temporal"}
     elif t == "boolean":
         families |= {"boolean", "orderable"}
     return families
@@ -50,6 +50,7 @@ _FAMILY_WORDS: dict[TypeFamily, str] = {
     "temporal": "a date or timestamp",
     "boolean": "a boolean",
     "string_or_temporal": "a string, date or timestamp",
+    "number_string_or_temporal": "a number, string, date or timestamp",
     "any": "any type",
 }
 

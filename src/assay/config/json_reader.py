@@ -78,7 +78,10 @@ class _Walker:
             raise ConfigError(
                 f"{token} is not allowed in JSON (not a finite number)", origin=origin
             )
-        return Node(json.loads(token), origin)
+        value = json.loads(token)
+        # A number keeps its text as written (``1.50``, ``1e3``), as YAML scalars do.
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return Node(value, origin, token if number else None)
 
     def mapping(self, origin: Origin, depth: int) -> dict[str, Node]:
         items: dict[str, Node] = {}

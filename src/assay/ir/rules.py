@@ -24,11 +24,20 @@ run (exit 1) and hold the writes; ``warn`` and ``skip`` only report it. It never
 the rule's ``passed`` or ``severity``."""
 
 TypeFamily = Literal[
-    "string", "numeric", "orderable", "temporal", "boolean", "string_or_temporal", "any"
+    "string",
+    "numeric",
+    "orderable",
+    "temporal",
+    "boolean",
+    "string_or_temporal",
+    "number_string_or_temporal",
+    "any",
 ]
 """The kind of column a rule can work on (checked against the schema before any scan).
 ``string_or_temporal``: a string compared with a column that Spark casts for a date or
-timestamp column (an ISO date written in JSON, which has no date type)."""
+timestamp column (an ISO date written in JSON, which has no date type).
+``number_string_or_temporal``: a column Spark's non-ANSI coercion compares with strings
+(deequ's ``isContainedIn``; booleans and binaries it refuses)."""
 
 ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
 GroupStat = Literal["distinct_count", "duplicate_count", "duplicate_percent", "uniqueness"]
@@ -95,15 +104,25 @@ Metric = RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMe
 # --- checks -------------------------------------------------------------------------------
 
 
+RowReport = Literal["count", "passing_fraction"]
+"""What a row-level rule reports besides its failed count: nothing more (``count``, the
+native reading), or deequ's metric (``passing_fraction``): the fraction (0-1) of the rows
+considered that pass (Completeness, Compliance, Uniqueness) as ``metric_value``. With no
+row considered (an empty table; for uniqueness, only null keys) there is no fraction and
+the rule fails, as deequ's empty state does."""
+
+
 @dataclass(frozen=True, slots=True)
 class RowCheck:
     """Every row passes or fails: ``failing`` is true exactly for a failing row (never null).
 
-    Passes when the failing-row count is within ``tolerance``.
+    Passes when the failing-row count is within ``tolerance`` (and, when it reports the
+    ``passing_fraction``, at least one row is considered).
     """
 
     failing: Expr
     tolerance: Tolerance = ZERO_TOLERANCE
+    reports: RowReport = "count"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +134,7 @@ class UniqueCheck:
     columns: tuple[str, ...]
     tolerance: Tolerance = ZERO_TOLERANCE
     counted: UniqueCounted = "rows"
+    reports: RowReport = "count"
 
 
 UniqueCounted = Literal["rows", "values", "surplus"]
