@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.base import Context
-from assay.dialects.native_rules import build_rule, rule_type
+from assay.dialects.native_rules import rule_type
+from assay.dialects.sparquet_rules import build_sparquet_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import ConfigError
 from assay.ir.outputs import WRITE_MODES, Output, RowSplit, RuleReport, Sink, SqlRows
@@ -137,7 +138,7 @@ def _rule(node: Node, on_failure: str, ctx: Context) -> tuple[Rule, Sink | None]
         mapping = {k: v for k, v in mapping.items() if k != "output"}
     if on_failure != "fail":
         mapping = {**mapping, "level": Node("warn", node.origin)}
-    return build_rule(Node(mapping, node.origin)), sink
+    return build_sparquet_rule(Node(mapping, node.origin)), sink
 
 
 def _split(node: Node, ctx: Context, row_level: tuple[int, ...]) -> RowSplit:
