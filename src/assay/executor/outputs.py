@@ -8,6 +8,7 @@ when a rule listed in ``Table.hold_outputs`` failed (sparquet ``on_failure: fail
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,9 +20,9 @@ from assay.emit import spark as emit_spark
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
 from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows
-from assay.ir.rules import EqualsCheck, MetricCheck, Rule
+from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import CatalogSource, PathSource, Table
-from assay.report.events import RuleResult, json_number
+from assay.report.events import RuleResult
 
 
 def sinks_of(table: Table) -> list[Sink]:
@@ -110,11 +111,15 @@ def report_rows(
     rows = []
     for rule, result in rules:
         severity, passed = severity_as_sparquet(rule, result)
+        # sparquet-cola's CheckResult: the measured double, NaN and infinity included
+        # (a metric, a row_count, a failed_rows query's row count), else null; the
+        # failed count as the rule reports it (0 when passed, the counted rows of a
+        # warning metric).
+        measured = result.metric_value
         metric = None
-        if isinstance(rule.check, (MetricCheck, EqualsCheck)):
-            number = json_number(result.metric_value)
-            metric = None if number is None else float(number)
-        failed = 0 if passed else int(result.failed_count or 0)
+        if isinstance(measured, (int, float, Decimal)) and not isinstance(measured, bool):
+            metric = float(measured)
+        failed = int(result.failed_count or 0) if severity != "pass" else 0
         rows.append(
             (
                 pipeline,
