@@ -40,12 +40,12 @@ from assay.planner.measures import (
     AgeMicros,
     AggEquals,
     ColumnAgg,
-    GroupStats,
     Histogram,
     Measure,
     RowCount,
     colstats_measures,
     count_if,
+    group_stats_of,
 )
 
 Severity = Literal["pass", "warn", "fail", "error"]
@@ -77,12 +77,13 @@ def judge(rule: Rule, values: Values) -> Outcome:
     check = rule.check
     rows = int(values.get(RowCount(), 0) or 0)
     if isinstance(check, RowCheck):
-        failed = int(values[count_if(check.failing)] or 0)
+        counted = check.summed or (check.failing,)
+        failed = sum(int(values[count_if(e)] or 0) for e in counted)  # type: ignore[call-overload]
         if check.reports == "passing_fraction":
             return _fraction_outcome(rule, failed, rows, rows - failed, rows)
         return _tolerance_outcome(rule, failed, rows, check.tolerance)
     if isinstance(check, UniqueCheck):
-        stats = _group(values, check.columns)
+        stats = _group(values, check.columns, check.nulls)
         failed = unique_failed(check, stats)
         if check.reports == "passing_fraction":
             considered = int(stats["rows"] or 0)  # type: ignore[call-overload]
@@ -147,7 +148,7 @@ def _fraction_outcome(
 def _group(
     values: Values, columns: tuple[str, ...], nulls: GroupNulls = "any"
 ) -> Mapping[str, object]:
-    stats = values[GroupStats(columns, nulls if len(columns) > 1 else "any")]
+    stats = values[group_stats_of(columns, nulls)]
     assert isinstance(stats, Mapping)
     return stats
 
@@ -165,7 +166,7 @@ def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None
     if isinstance(metric, GroupMetric):
         return _group_value(metric, _group(values, metric.columns, metric.nulls), rows)
     if isinstance(metric, FreshnessMetric):
-        micros = values[AgeMicros(metric.column)]
+        micros = values[AgeMicros(metric.column, metric.whole_seconds)]
         return None if micros is None else Decimal(int(micros)).scaleb(-6)  # type: ignore[call-overload]
     raise TypeError(f"unknown metric {type(metric).__name__}")
 
@@ -178,10 +179,19 @@ def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) ->
         return dup
     if metric.stat == "duplicate_percent":
         return _percent(dup, rows)
+    if metric.stat == "surplus_count":
+        return _surplus(stats)
+    if metric.stat == "surplus_percent":
+        return _percent(_surplus(stats), rows)
     # deequ's Uniqueness: unique rows / rows considered; undefined (no value) for none.
     considered = int(stats["rows"] or 0)
     unique = int(stats["unique_rows"] or 0)
     return unique / considered if considered else None
+
+
+def _surplus(stats: Mapping[str, object]) -> int:
+    """Rows considered minus groups: the repeats beyond each value's first row."""
+    return int(stats["rows"] or 0) - int(stats["groups"] or 0)  # type: ignore[call-overload]
 
 
 def _percent(count: int, rows: int) -> float:
@@ -205,6 +215,8 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
     except TypeError:
         return Outcome("error", None, None, f"{label}: the measured value is not a number")
     failed = _counted(check, values)
+    if check.doubles:
+        return _double_outcome(rule, check, value, failed, label)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         why = "is NaN (the column holds NaN)" if value is not None else _no_value(check)
         return Outcome(_fail(rule), failed, None, f"{label} {why}; must be {check.must.text}")
@@ -216,6 +228,35 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
             "warn", failed, value, f"{shown}; warn unless {check.warn.text}", held=True
         )
     return Outcome("pass", failed, value, f"{shown}; must be {check.must.text}")
+
+
+def _double_outcome(
+    rule: Rule, check: MetricCheck, value: Number | None, failed: int | None, label: str
+) -> Outcome:
+    """sparquet-cola's judgement: the value as a double (no value: NaN, or +infinity for
+    freshness), judged by the thresholds whatever it is; a passing check counts 0 failed."""
+    if value is None:
+        number = math.inf if isinstance(check.metric, FreshnessMetric) else math.nan
+    else:
+        number = float(value)
+    shown = f"{label} = {_fmt_double(number)}"
+    counted = failed if check.failing_count is None else check.failing_count
+    if not check.must.holds(number):
+        return Outcome(_fail(rule), counted, number, f"{shown}; must be {check.must.text}")
+    if check.warn is not None and not check.warn.holds(number):
+        return Outcome(
+            "warn", counted, number, f"{shown}; warn unless {check.warn.text}", held=True
+        )
+    passed = failed if check.count_when_passed else 0
+    return Outcome("pass", passed, number, f"{shown}; must be {check.must.text}")
+
+
+def _fmt_double(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return _fmt(value)
 
 
 def _no_value(check: MetricCheck) -> str:
@@ -231,6 +272,8 @@ def _counted(check: MetricCheck, values: Values) -> int | None:
     metric = check.metric
     if isinstance(metric, CountMetric):
         return int(values[count_if(metric.counted)] or 0)
+    if isinstance(metric, GroupMetric) and metric.stat in ("surplus_count", "surplus_percent"):
+        return _surplus(_group(values, metric.columns, metric.nulls))
     if isinstance(metric, GroupMetric) and metric.stat != "distinct_count":
         return int(_group(values, metric.columns, metric.nulls)["dup_rows"] or 0)
     return None
@@ -327,11 +370,12 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
     """Judge a schema rule against ``(column, type)`` pairs (Spark simple type strings)."""
     check = rule.check
     assert isinstance(check, SchemaCheck)
-    types = {name.lower(): kind for name, kind in schema}
-    problems = [f"missing column {c}" for c in check.required if c.lower() not in types]
-    problems += [f"forbidden column {c} is present" for c in check.forbidden if c.lower() in types]
+    name = (lambda c: c) if check.case_sensitive else str.lower
+    types = {name(c): kind for c, kind in schema}
+    problems = [f"missing column {c}" for c in check.required if name(c) not in types]
+    problems += [f"forbidden column {c} is present" for c in check.forbidden if name(c) in types]
     for column, expected in check.types:
-        actual = types.get(column.lower())
+        actual = types.get(name(column))
         if actual is None:
             problems.append(f"missing column {column} (expected {expected})")
         elif not type_matches(expected, actual):
@@ -361,10 +405,18 @@ def judge_sql(rule: Rule, rows_returned: int, value: object) -> Outcome:
     custom = dict(rule.params).get("error_message")
     if check.mode == "failed_rows":
         failed = int(value or 0)
+        metric = float(failed) if check.reading == "sparquet" else None
         if failed == 0:
-            return Outcome("pass", 0, None, "the query returned no failing rows")
+            return Outcome("pass", 0, metric, "the query returned no failing rows")
         return Outcome(
-            _fail(rule), failed, None, str(custom or f"the query returned {failed} failing rows")
+            _fail(rule), failed, metric, str(custom or f"the query returned {failed} failing rows")
+        )
+    if check.reading == "sparquet" and rows_returned >= 1:
+        # sparquet-cola: bool(collect()[0][0]), the first row's first value.
+        if value is not None and bool(value):
+            return Outcome("pass", 0, None, f"the query returned {_said(value)}")
+        return Outcome(
+            _fail(rule), 1, None, str(custom or f"the query returned {_said(value)}; expected true")
         )
     if rows_returned != 1:
         return Outcome(
@@ -379,6 +431,10 @@ def judge_sql(rule: Rule, rows_returned: int, value: object) -> Outcome:
     return Outcome(
         _fail(rule), None, None, str(custom or f"the query returned {said}; expected true")
     )
+
+
+def _said(value: object) -> str:
+    return "NULL" if value is None else str(value).lower()
 
 
 def _fmt(value: object) -> str:

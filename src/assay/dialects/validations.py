@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.base import Context
-from assay.dialects.native_rules import build_rule, rule_type
+from assay.dialects.native_rules import rule_type
+from assay.dialects.sparquet_rules import build_sparquet_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import ConfigError
 from assay.ir.outputs import WRITE_MODES, Output, RowSplit, RuleReport, Sink, SqlRows
@@ -138,7 +139,7 @@ def _rule(node: Node, on_failure: str, ctx: Context) -> tuple[Rule, Sink | None]
             raise output.error("'output' applies only to a sql rule with 'failed_rows'")
         sink = sink_of(output, ctx)
         mapping = {k: v for k, v in mapping.items() if k != "output"}
-    rule = build_rule(Node(mapping, node.origin))
+    rule = build_sparquet_rule(Node(mapping, node.origin))
     return dataclasses.replace(rule, on_failure=on_failure), sink
 
 

@@ -227,6 +227,9 @@ def measure_columns(name: str, measure: Measure) -> list[Column]:
         return [(_AGG[measure.fn](col(measure.column)) == lit(measure.value)).alias(name)]
     if isinstance(measure, AgeMicros):
         newest = F.max(col(measure.column)).cast("timestamp")
+        if measure.whole_seconds:
+            age = F.unix_seconds(F.current_timestamp()) - F.unix_seconds(newest)
+            return [(age * F.lit(1_000_000)).alias(name)]
         return [(F.unix_micros(F.current_timestamp()) - F.unix_micros(newest)).alias(name)]
     raise TypeError(f"no aggregate for {type(measure).__name__}")
 
@@ -244,11 +247,13 @@ def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
 def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     keys = [col(c) for c in group.columns]
     measure = group.slot.measure
-    if isinstance(measure, GroupStats) and measure.nulls == "all":
-        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a | b)
+    nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
+    if nulls == "none":
+        rows = df  # a null is a value: Spark groups nulls together
+    elif nulls == "all":
+        rows = df.where(balanced([k.isNotNull() for k in keys], lambda a, b: a | b))
     else:
-        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a & b)
-    rows = df.where(not_null)
+        rows = df.where(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
     if group.by_key:
         # Straight to the key's partition: partial aggregation is wasted on unique keys.
         rows = (

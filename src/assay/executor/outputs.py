@@ -8,18 +8,21 @@ when a rule listed in ``Table.hold_outputs`` failed (sparquet ``on_failure: fail
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import outputs as emit
+from assay.emit import spark as emit_spark
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
 from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows
-from assay.ir.rules import EqualsCheck, MetricCheck, Rule
+from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import CatalogSource, PathSource, Table
-from assay.report.events import RuleResult, json_number
+from assay.report.events import RuleResult
 
 
 def sinks_of(table: Table) -> list[Sink]:
@@ -96,11 +99,15 @@ def report_rows(
     rows = []
     for rule, result in rules:
         severity, passed = severity_as_sparquet(rule, result)
+        # sparquet-cola's CheckResult: the measured double, NaN and infinity included
+        # (a metric, a row_count, a failed_rows query's row count), else null; the
+        # failed count as the rule reports it (0 when passed, the counted rows of a
+        # warning metric).
+        measured = result.metric_value
         metric = None
-        if isinstance(rule.check, (MetricCheck, EqualsCheck)):
-            number = json_number(result.metric_value)
-            metric = None if number is None else float(number)
-        failed = 0 if passed else int(result.failed_count or 0)
+        if isinstance(measured, (int, float, Decimal)) and not isinstance(measured, bool):
+            metric = float(measured)
+        failed = int(result.failed_count or 0) if severity != "pass" else 0
         rows.append(
             (
                 pipeline,
@@ -162,6 +169,16 @@ def write_outputs(
     return written, plans
 
 
+def _validation_sql(table: Table, df) -> str:
+    """``_validation_df`` as SQL text: the source's own, or a temp view of ``df``."""
+    text = emit_spark.source_sql(table.source, table.filter)
+    if text is not None:
+        return text
+    view = f"_assay_{uuid.uuid4().hex[:12]}"
+    df.createOrReplaceTempView(view)
+    return f"SELECT * FROM {view}"
+
+
 def _frames(spark, table, df, columns, validation_sql, results, output: Output, at, held):
     """``(kind, rule_index, sink, frame or None)`` per write of one output (``None``: not
     written: held, or the rule passed)."""
@@ -183,9 +200,10 @@ def _frames(spark, table, df, columns, validation_sql, results, output: Output, 
         return [(kind, index, output.sink, None)]
     if isinstance(output, SqlRows):
         if validation_sql is None:
-            raise ConfigError(
-                "internal: a failed_rows output without its SQL", origin=output.sink.origin
-            )
+            # The SQL rules were all folded into the aggregate (no query ran, so nothing
+            # bound ``_validation_df``): bind it now, as a CTE over the source's SQL text,
+            # else over a temp view of the table's DataFrame (a path read with options).
+            validation_sql = _validation_sql(table, df)
         return [
             (
                 "failed_rows_sql",

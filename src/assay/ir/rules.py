@@ -40,10 +40,19 @@ timestamp column (an ISO date written in JSON, which has no date type).
 (deequ's ``isContainedIn``; booleans and binaries it refuses)."""
 
 ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
-GroupStat = Literal["distinct_count", "duplicate_count", "duplicate_percent", "uniqueness"]
-GroupNulls = Literal["any", "all"]
+GroupStat = Literal[
+    "distinct_count",
+    "duplicate_count",
+    "duplicate_percent",
+    "uniqueness",
+    "surplus_count",
+    "surplus_percent",
+]
+GroupNulls = Literal["any", "all", "none"]
 """Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
-``UNIQUE``), or only those where ``all`` key columns are null (deequ's frequencies)."""
+``UNIQUE``), only those where ``all`` key columns are null (deequ's frequencies), or
+``none`` (a null is a value like any other, as ``count(DISTINCT struct(...))`` and
+``df.distinct()`` read it: sparquet-cola)."""
 
 
 # --- metrics: a number measured over the whole table -------------------------------------
@@ -81,7 +90,9 @@ class GroupMetric:
     ``distinct_count`` groups, ``duplicate_count`` rows that share their value with another
     row, ``duplicate_percent`` those as a percentage of the table's rows, ``uniqueness``
     the fraction (0-1) of the rows considered whose value occurs exactly once (deequ's
-    Uniqueness; no value when no row is considered).
+    Uniqueness; no value when no row is considered), ``surplus_count`` rows considered
+    minus groups (the repeats beyond each value's first row: sparquet-cola's
+    duplicate_count) and ``surplus_percent`` those as a percentage of the table's rows.
     """
 
     columns: tuple[str, ...]
@@ -96,6 +107,9 @@ class FreshnessMetric:
     session time zone."""
 
     column: str
+    whole_seconds: bool = False
+    """Both ends truncated to whole seconds before subtracting (sparquet-cola:
+    ``unix_timestamp(now) - unix_timestamp(max(column))``)."""
 
 
 Metric = RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric
@@ -123,6 +137,10 @@ class RowCheck:
     failing: Expr
     tolerance: Tolerance = ZERO_TOLERANCE
     reports: RowReport = "count"
+    summed: tuple[Expr, ...] = ()
+    """When set, the failed count is the sum of the rows where each of these holds (a row
+    counted once per column it breaks: sparquet-cola's ``not_null`` over several columns);
+    ``failing`` still tells which rows fail (samples, the row split)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +153,7 @@ class UniqueCheck:
     tolerance: Tolerance = ZERO_TOLERANCE
     counted: UniqueCounted = "rows"
     reports: RowReport = "count"
+    nulls: GroupNulls = "any"
 
 
 UniqueCounted = Literal["rows", "values", "surplus"]
@@ -152,6 +171,16 @@ class MetricCheck:
     metric: Metric
     must: Threshold
     warn: Threshold | None = None
+    doubles: bool = False
+    """Judge the value as a double, as sparquet-cola does: no value is NaN (freshness:
+    +infinity), and NaN or an infinity is judged by the thresholds like any number (NaN
+    satisfies only ``!=`` and ``not between``) instead of failing."""
+    failing_count: int | None = None
+    """The failed count a failing or warning check reports, when not its measured count
+    (sparquet-cola: 1 for ``row_count``, 0 for the metrics that count no rows)."""
+    count_when_passed: bool = True
+    """Whether a passing check reports its measured count as the failed count (False:
+    it reports 0, as sparquet-cola does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +192,9 @@ class SchemaCheck:
     required: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     types: tuple[tuple[str, str], ...] = ()
+    case_sensitive: bool = False
+    """Column names compared exactly (sparquet-cola: ``c in df.columns``), not as Spark
+    resolves them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +207,12 @@ class SqlCheck:
 
     query: str
     mode: Literal["boolean", "failed_rows"] = "boolean"
+    reading: Literal["native", "sparquet"] = "native"
+    """How the result is read. ``sparquet`` (sparquet-cola): a boolean query's first
+    value passes when it is truthy in Python (a non-zero number passes; NULL fails) and
+    its first row is read when it returns several; a failing boolean query counts 1
+    failed, a passing one 0; a ``failed_rows`` query's row count is also its metric
+    value."""
 
 
 @dataclass(frozen=True, slots=True)

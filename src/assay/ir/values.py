@@ -72,9 +72,14 @@ class Comparison:
     value: Decimal
     text: str
     unit: Unit = "number"
+    floats: bool = False
+    """Compare as doubles (sparquet-cola's thresholds): the bound and the measured value
+    are Python floats, so NaN satisfies only ``!=``."""
 
     def holds(self, measured: int | float | Decimal) -> bool:
         """Whether the measured value satisfies this threshold."""
+        if self.floats:
+            return bool(self.op.apply(float(measured), float(self.value)))  # type: ignore[arg-type]
         m = to_decimal(measured)
         return m is not None and self.op.apply(m, self.value)
 
@@ -97,9 +102,17 @@ class Between:
     low_inclusive: bool = True
     high_inclusive: bool = True
     unit: Unit = "number"
+    floats: bool = False
+    """Compare as doubles (sparquet-cola's thresholds): NaN is never between two bounds,
+    so it satisfies ``not between``."""
 
     def holds(self, measured: int | float | Decimal) -> bool:
         """Whether the measured value satisfies this threshold."""
+        if self.floats:
+            value = float(measured)
+            low = float(self.low) if self.low is not None else -math.inf
+            high = float(self.high) if self.high is not None else math.inf
+            return (low <= value <= high) != self.negate
         m = to_decimal(measured)
         if m is None:
             return False

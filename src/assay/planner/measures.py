@@ -55,7 +55,8 @@ class ServerNow:
 @dataclass(frozen=True, slots=True)
 class GroupStats:
     """Statistics of the groups of equal ``columns`` values (rows with a null in any key
-    excluded; with ``nulls="all"``, only rows where every key is null): number of groups,
+    excluded; with ``nulls="all"``, only rows where every key is null; with ``"none"``, no
+    row: a null is a value): number of groups,
     rows considered, rows in groups of 2+, rows in groups of exactly 1."""
 
     columns: tuple[str, ...]
@@ -74,9 +75,11 @@ class AggEquals:
 @dataclass(frozen=True, slots=True)
 class AgeMicros:
     """Microseconds from ``max(column)`` (a date or timestamp, read in the session time
-    zone) to the server's ``current_timestamp()``, computed by Spark."""
+    zone) to the server's ``current_timestamp()``, computed by Spark (``whole_seconds``:
+    both truncated to seconds first, so a multiple of 1,000,000)."""
 
     column: str
+    whole_seconds: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +109,10 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     """
     check = rule.check
     if isinstance(check, RowCheck):
-        return (RowCount(), count_if(check.failing))
+        summed = tuple(count_if(e) for e in check.summed)
+        return (RowCount(), *(summed or (count_if(check.failing),)))
     if isinstance(check, UniqueCheck):
-        return (RowCount(), GroupStats(check.columns))
+        return (RowCount(), group_stats_of(check.columns, check.nulls))
     if isinstance(check, MetricCheck):
         return _metric_measures(check)
     if isinstance(check, EqualsCheck):
@@ -142,9 +146,13 @@ def colstats_measures(column: str) -> tuple[Measure, ...]:
 
 
 def group_stats(metric: GroupMetric) -> GroupStats:
-    """The group-by measure of a group metric (one key column: the null rule is moot)."""
-    nulls = metric.nulls if len(metric.columns) > 1 else "any"
-    return GroupStats(metric.columns, nulls)
+    """The group-by measure of a group metric."""
+    return group_stats_of(metric.columns, metric.nulls)
+
+
+def group_stats_of(columns: tuple[str, ...], nulls: GroupNulls = "any") -> GroupStats:
+    """The group-by measure over ``columns`` (one key column: ``any`` and ``all`` agree)."""
+    return GroupStats(columns, nulls if len(columns) > 1 or nulls == "none" else "any")
 
 
 def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
@@ -158,5 +166,5 @@ def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
     if isinstance(metric, GroupMetric):
         return (RowCount(), group_stats(metric))
     if isinstance(metric, FreshnessMetric):
-        return (AgeMicros(metric.column),)
+        return (AgeMicros(metric.column, metric.whole_seconds),)
     raise TypeError(f"no measures for metric {type(metric).__name__}")

@@ -110,8 +110,8 @@ def test_the_reference_example_runs(spark, tmp_path, orders):
         ("pass", 0),
         ("fail", sum(not 1 <= r["quantity"] <= 10000 for r in data)),
         ("fail", sum(not EMAIL.match(r["email"]) for r in data)),
-        ("pass", None),
-        ("fail", None),
+        ("pass", 0),  # sparquet-cola: a passing rule counts 0 failed
+        ("fail", 1),  # ... and a failing boolean sql rule 1
     ]
     assert [(r["severity"], r["failed_count"]) for r in got.results] == expected
     assert got.results[5]["message"] == "Negative revenue found"
@@ -135,7 +135,7 @@ def test_the_reference_example_runs(spark, tmp_path, orders):
         for kind, sev, passed, failed in (
             ("not_null", "fail", "false", "1"), ("unique", "pass", "true", "0"),
             ("range", "fail", "false", "1"), ("regex", "fail", "false", "2"),
-            ("row_count", "pass", "true", "0"), ("sql", "fail", "false", "0"),
+            ("row_count", "pass", "true", "0"), ("sql", "fail", "false", "1"),
         )
     ]  # fmt: skip
 
@@ -228,7 +228,9 @@ def test_on_failure_report_split_and_failed_rows(spark, tmp_path, orders, mode):
     assert list(report["severity"]) == ["fail", "fail", "pass", "warn", "pass", "pass", "fail"]
     assert list(report["passed"]) == [False, False, True, True, True, True, False]
     assert list(report["check_name"]) == ["", "qty", "", "", "", "", ""]
-    assert list(report["failed_count"]) == [1, 1, 0, 0, 0, 0, 1]
+    # sparquet-cola: a warning metric keeps its counted rows; a passing rule counts 0
+    assert list(report["failed_count"]) == [1, 1, 0, 2, 0, 0, 1]
+    assert report["metric_value"][6] == 1  # the failed_rows query's row count
     assert report["metric_value"][3] == 2 and report["metric_value"].isna()[0]
 
 
@@ -334,7 +336,10 @@ def test_a_native_table_carries_a_block_and_matches_the_native_rules(spark, tmp_
         "orders.json",
     )
     plain = run(spark, load(sparquet_file, source=str(orders)))
-    assert comparable(got.results) == comparable(plain.results)
+    # The block's rules are sparquet's in both; the table's own row_count is native (a
+    # passing native row_count has no failed count, sparquet-cola's counts 0).
+    assert comparable(got.results)[1:] == comparable(plain.results)[1:]
+    assert (got.results[0]["failed_count"], plain.results[0]["failed_count"]) == (None, 0)
     only_rules = (
         native_block.read_text()
         .replace(
@@ -345,7 +350,11 @@ def test_a_native_table_carries_a_block_and_matches_the_native_rules(spark, tmp_
     )
     native = run(spark, load(write(tmp_path, only_rules, "rules_only.yaml")))
     assert len(native.results) == 4
-    assert comparable(native.results) == comparable(got.results)
+
+    def verdicts(results):
+        return [(r["passed"], r["severity"], r["metric_value"]) for r in results]
+
+    assert verdicts(native.results) == verdicts(got.results)
     assert got.results[1]["severity"] == "fail", got.results[1]["message"]
     assert not (tmp_path / "native_report").exists()  # on_failure fail held the report
 
@@ -445,3 +454,119 @@ def test_an_output_cannot_overwrite_the_table_being_validated(spark, tmp_path, o
     with pytest.raises(ConfigErrors, match="would overwrite the table being validated"):
         run(spark, load(path, source=str(copy)))
     assert copy.exists()
+
+
+# --- the bundled example, sparquet-cola's thresholds and refusals ---------------------------
+
+
+@pytest.mark.spark
+def test_the_bundled_example_runs_and_writes_its_failed_rows_output(server, tmp_path):
+    """Its failed_rows query is folded into the aggregate pass (no SQL query runs), and
+    its output still binds _validation_df (it used to exit 3: 'a failed_rows output
+    without its SQL')."""
+    from tests.conftest import ROOT
+
+    example = ROOT / "examples" / "sparquet" / "orders_validations.json"
+    copy = tmp_path / "examples" / "sparquet" / example.name
+    copy.parent.mkdir(parents=True)
+    copy.write_text(example.read_text())  # ../../build/dq/... lands under tmp_path/build
+    data = DATA / "orders.parquet"
+    proc = assay("run", str(copy), "--source", str(data), "--remote", server.url)
+    assert proc.returncode == 0, proc.stderr  # on_failure: warn
+    table = next(json.loads(x) for x in proc.stdout.splitlines() if '"event":"table"' in x)
+    assert table["error"] is None
+    assert [o["written"] for o in table["outputs"]] == [True] * 4
+    big = pq.read_table(tmp_path / "build" / "dq" / "big_orders").to_pylist()
+    assert sorted(r["order_id"] for r in big) == sorted(
+        r["order_id"] for r in rows(data) if r["quantity"] > 19
+    )
+    assert len(big) > 0
+
+
+def _rules(tmp_path, *rules: str):
+    body = '{"validations": {"rules": [%s]}}' % ", ".join(rules)
+    return load(write(tmp_path, body, "v.json")).tables[0].rules
+
+
+def test_thresholds_in_sparquet_colas_language(tmp_path):
+    from decimal import Decimal
+
+    from assay.ir.values import Op
+
+    rules = _rules(
+        tmp_path,
+        '{"type": "avg", "column": "a", "must_be": "<> 0"}',
+        '{"type": "avg", "column": "a", "must_be": "+5"}',
+        '{"type": "freshness", "column": "t", "must_be": "< 1H", "warn": "<= 30 M"}',
+        '{"type": "avg", "column": "a", "must_be": "NOT BETWEEN .5 AND 1e3"}',
+        '{"type": "avg", "column": "a", "condition": "== 1_000"}',
+        '{"type": "missing_percent", "column": "a", "must_be": "< 5 %"}',
+        '{"type": "avg", "column": "a", "must_be": "between 20 and 10"}',
+    )
+    musts = [r.check.must for r in rules]  # type: ignore[union-attr]
+    assert (musts[0].op, musts[0].value) == (Op.NE, 0)
+    assert (musts[1].op, musts[1].value) == (Op.EQ, 5)
+    assert musts[2].value == 3600 and rules[2].check.warn.value == 1800  # type: ignore[union-attr]
+    assert musts[3].negate and (musts[3].low, musts[3].high) == (Decimal("0.5"), 1000)
+    assert musts[4].value == 1000 and rules[4].threshold == "== 1_000"
+    assert musts[5].value == 5
+    # an inverted range is accepted, as sparquet-cola does: it never holds
+    assert not musts[6].holds(15) and not musts[6].holds(25)
+    # NaN satisfies only != and not between (doubles compared as in Python)
+    nan = float("nan")
+    assert musts[0].holds(nan) and musts[3].holds(nan) and not musts[1].holds(nan)
+
+
+def test_what_sparquet_cola_cannot_run_is_refused_at_config_time(tmp_path):
+    cases = [
+        ('{"type": "avg", "column": "a", "must_be": 0}', 'quote it: "must_be": "= 0"'),
+        ('{"type": "avg", "column": "a", "must_be": "> 0", "warn": 0}', "'warn' must be a string"),
+        ('{"type": "avg", "column": "a", "must_be": "> 0", "warn": ""}', "'warn' is empty"),
+        ('{"type": "avg", "column": "a", "must_be": "=> 5"}', "'> 5' is not a number"),
+        ('{"type": "avg", "column": "a", "must_be": "5x"}', "'5x' is not a number"),
+        ('{"type": "avg", "column": "a", "must_be": "between 1 and"}', "is not a number"),
+        ('{"type": "not_null", "column": "a", "tolerance": 3}', "sparquet-cola would ignore it"),
+        ('{"type": "range", "column": "a", "min": 1, "inclusive": false}', "'inclusive' is not a sparquet key"),
+        ('{"type": "avg", "columns": ["a", "b"], "must_be": "> 0"}', "would measure only the first one"),
+        ('{"type": "duplicate_count", "must_be": "= 0"}', "every column of the table"),
+        ('{"type": "invalid_count", "column": "a", "must_be": "= 0"}', "at least one validity option"),
+        ('{"type": "invalid_count", "column": "a", "valid_format": "cep", "must_be": "= 0"}', "unknown format 'cep'"),
+        ('{"type": "row_count", "min": 1, "must_be": "> 0"}', "use either 'must_be' or 'min'/'max'"),
+        ('{"type": "avg", "column": "a", "must_be": "> 0", "condition": "> 1"}', "another name of 'must_be'"),
+        ('{"type": "avg", "column": "a", "metric": "sum", "must_be": "> 0"}', "unknown key 'metric'"),
+    ]  # fmt: skip
+    for rule, fragment in cases:
+        body = '{"validations": {"rules": [%s]}}' % rule
+        assert fragment in errors(write(tmp_path, body, "v.json")), (rule, fragment)
+    # the native grammar is unchanged: "<>" and "+5" are still native errors
+    native = write(
+        tmp_path,
+        'tables: [{name: t, source: {table: db.t}, rules: [{type: avg, column: a, must_be: "<> 0"}]}]',
+        "n.yaml",
+    )
+    assert "invalid threshold" in errors(native)
+
+
+def test_the_rules_carry_sparquet_colas_counting(tmp_path):
+    from assay.ir.rules import GroupMetric, MetricCheck, RowCheck, SchemaCheck, SqlCheck, UniqueCheck
+
+    rules = _rules(
+        tmp_path,
+        '{"type": "not_null", "columns": ["a", "b"]}',
+        '{"type": "unique", "columns": ["a"]}',
+        '{"type": "duplicate_percent", "columns": ["a", "b"], "must_be": "< 1%"}',
+        '{"type": "mean", "column": "a", "must_be": "> 0"}',
+        '{"type": "sql", "query": "SELECT 1"}',
+        '{"type": "schema", "column_types": {"a": "Long", "b": "decimal(10,2)"}}',
+    )
+    assert isinstance(rules[0].check, RowCheck) and len(rules[0].check.summed) == 2
+    assert isinstance(rules[1].check, UniqueCheck)
+    assert (rules[1].check.counted, rules[1].check.nulls) == ("surplus", "none")
+    check = rules[2].check
+    assert isinstance(check, MetricCheck) and isinstance(check.metric, GroupMetric)
+    assert (check.metric.stat, check.metric.nulls) == ("surplus_percent", "none")
+    assert rules[3].kind == "mean"  # sparquet-cola's report names the metric as written
+    assert isinstance(rules[4].check, SqlCheck) and rules[4].check.reading == "sparquet"
+    schema = rules[5].check
+    assert isinstance(schema, SchemaCheck) and schema.case_sensitive
+    assert schema.types == (("a", "bigint"), ("b", "decimal"))
