@@ -172,7 +172,7 @@ def source_sql(source: Source, row_filter: str | None) -> str | None:
     if isinstance(source, CatalogSource):
         text = f"SELECT * FROM {source.table}"
     elif isinstance(source, SqlSource):
-        text = f"SELECT * FROM ({source.query}) AS _assay_source"
+        text = f"SELECT * FROM ({source.query}\n) AS _assay_source"
     elif source.format in _SQL_FORMATS and len(source.paths) == 1 and not source.options:
         text = f"SELECT * FROM {source.format}.{quote_path(source.paths[0])}"
     else:
@@ -322,7 +322,7 @@ def sql_text(plan: SqlPlan, validation_df: str) -> str:
     items = ", ".join(f"{_sql_item(q.check.query, q.check.mode)} AS {q.name}" for q in plan.queries)
     if plan.count_rows:
         items += ", (SELECT count(*) FROM _validation_df) AS _assay_rows"
-    return f"WITH _validation_df AS ({validation_df}) SELECT {items}"
+    return f"WITH _validation_df AS ({validation_df}\n) SELECT {items}"
 
 
 def _sql_item(query: str, mode: str) -> str:
@@ -335,9 +335,30 @@ def _sql_item(query: str, mode: str) -> str:
     return f"(SELECT {first} FROM ({body}) AS _assay_q(_assay_c))"
 
 
+def analysed(spark: SparkSession, text: str) -> None:
+    """Have Spark parse and analyse a query (one analysis RPC, no scan, no command).
+    Raises what Spark raises for it."""
+    from pyspark.sql.connect.plan import SQL
+
+    # a lazy relation: ``spark.sql`` would first run the text as a command
+    _ = DataFrame(SQL(text, [], {}, []), spark).schema
+
+
+def schema_stand_in(schema: Sequence[tuple[str, str]]) -> str:
+    """A query with no rows and exactly ``schema``'s columns and types, to analyse SQL
+    written against a table that has no SQL text (a path read with options): analysis
+    sees only names and types.
+
+    >>> schema_stand_in([("id", "bigint"), ("order id", "decimal(10,2)")])
+    'SELECT CAST(NULL AS bigint) AS id, CAST(NULL AS decimal(10,2)) AS `order id` WHERE false'
+    """
+    columns = ", ".join(f"CAST(NULL AS {kind}) AS {quote(name)}" for name, kind in schema)
+    return f"SELECT {columns} WHERE false"
+
+
 def single_sql_text(query: str, mode: str, validation_df: str) -> str:
     """One SQL rule alone (used to find which rule of a failing batch is at fault)."""
-    return f"WITH _validation_df AS ({validation_df}) SELECT {_sql_item(query, mode)} AS q"
+    return f"WITH _validation_df AS ({validation_df}\n) SELECT {_sql_item(query, mode)} AS q"
 
 
 # --- the detail pass ----------------------------------------------------------------------

@@ -159,7 +159,8 @@ def prepare(
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
-        rejected = _unparsed_as_written(spark, plan) | _rejected_conditions(df, plan)
+        text = emit.source_sql(table.source, table.filter) or emit.schema_stand_in(schema)
+        rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
     problems = check_table(table, schema, keys)
@@ -176,31 +177,26 @@ def prepare(
     return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]
 
 
-def _unparsed_as_written(spark: SparkSession, plan: TablePlan) -> set[int]:
-    """The folded SQL rules whose query, as written, Spark's own parser rejects (one
-    analysis RPC for all of them, no scan; each alone only when that fails). They run as
-    queries instead, so Spark's error names the rule: a fold never answers a query that
-    would not have run."""
-    from pyspark.errors.exceptions.connect import ParseException
+def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:
+    """The folded SQL rules whose query, as written, Spark rejects over the table
+    (``validation_df``: its SQL text, or a stand-in of its schema); one analysis RPC for
+    all of them, no scan; each alone only when that fails. They run as queries instead,
+    so Spark's error names the rule: a fold never answers a query that would not run."""
 
-    def parses(folded: Sequence[FoldedSql]) -> bool:
+    def analyses(folded: Sequence[FoldedSql]) -> bool:
         queries = tuple(
             SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
             for i, f in enumerate(folded)
         )
         try:
-            # ``_validation_df`` bound to a one-column stand-in: parsing comes before
-            # analysis, so only a ParseException speaks of the text as written.
-            _ = spark.sql(emit.sql_text(SqlPlan(queries), "SELECT 1 AS _assay_probe")).schema
-        except ParseException:
-            return False
-        except Exception:  # noqa: BLE001 - parsed; analysis is checked on the real table
+            emit.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
             return True
-        return True
+        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
+            return False
 
-    if parses(plan.folded):
+    if analyses(plan.folded):
         return set()
-    return {f.rule_index for f in plan.folded if not parses([f])}
+    return {f.rule_index for f in plan.folded if not analyses([f])}
 
 
 def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
