@@ -71,7 +71,7 @@ def judge(rule: Rule, values: Values) -> Outcome:
         failed = int(values[count_if(check.failing)] or 0)
         return _tolerance_outcome(rule, failed, rows, check.tolerance)
     if isinstance(check, UniqueCheck):
-        failed = unique_failed(check, _group(values, check.columns))
+        failed = unique_failed(check, _group(values, check.columns, check.nulls))
         what = {
             "rows": "rows share their value",
             "values": "rows: duplicated values",
@@ -115,7 +115,7 @@ def _tolerance_outcome(
 def _group(
     values: Values, columns: tuple[str, ...], nulls: GroupNulls = "any"
 ) -> Mapping[str, object]:
-    stats = values[GroupStats(columns, nulls if len(columns) > 1 else "any")]
+    stats = values[GroupStats(columns, "any" if nulls == "all" and len(columns) == 1 else nulls)]
     assert isinstance(stats, Mapping)
     return stats
 

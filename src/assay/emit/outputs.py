@@ -25,6 +25,8 @@ REPORT_SCHEMA = (
 
 
 def _group_test(columns: Sequence[str], nulls: str, window_col: Column) -> Column:
+    if nulls == "none":
+        return window_col > 1
     present = [col(c).isNotNull() for c in columns]
     combine = (lambda a, b: a | b) if nulls == "all" else (lambda a, b: a & b)
     return balanced(present, combine) & (window_col > 1)
@@ -42,7 +44,7 @@ def failing_predicates(
         check = rule.check
         group: tuple[tuple[str, ...], str] | None = None
         if isinstance(check, UniqueCheck):
-            group = (check.columns, "any")
+            group = (check.columns, check.nulls)
         elif isinstance(check, MetricCheck) and isinstance(check.metric, GroupMetric):
             metric = check.metric
             group = (metric.columns, metric.nulls if len(metric.columns) > 1 else "any")

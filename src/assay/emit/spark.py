@@ -243,11 +243,13 @@ def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
 def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     keys = [col(c) for c in group.columns]
     measure = group.slot.measure
-    if isinstance(measure, GroupStats) and measure.nulls == "all":
-        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a | b)
+    nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
+    if nulls == "none":
+        rows = df  # a null is a value: Spark's groupBy groups nulls together
+    elif nulls == "all":
+        rows = df.where(balanced([k.isNotNull() for k in keys], lambda a, b: a | b))
     else:
-        not_null = balanced([k.isNotNull() for k in keys], lambda a, b: a & b)
-    rows = df.where(not_null)
+        rows = df.where(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
     if group.by_key:
         # Straight to the key's partition: partial aggregation is wasted on unique keys.
         rows = (
@@ -413,8 +415,11 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
 
 def _entry_test(n: int, entry) -> Column:
     if entry.group is not None:
+        shared = F.col(f"_assay_dup{n}") > 1
+        if entry.nulls == "none":
+            return shared
         keys = [col(c).isNotNull() for c in entry.group]
-        return balanced(keys, lambda a, b: a & b) & (F.col(f"_assay_dup{n}") > 1)
+        return balanced(keys, lambda a, b: a & b) & shared
     assert entry.predicate is not None
     return F.coalesce(column(entry.predicate), F.lit(False))
 

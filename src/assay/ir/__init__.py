@@ -41,6 +41,7 @@ from assay.ir.rules import (
     SchemaCheck,
     SqlCheck,
     TypeFamily,
+    TypeRequirement,
     UniqueCheck,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource, Suite, Table
@@ -90,6 +91,7 @@ __all__ = [
     "Threshold",
     "Tolerance",
     "TypeFamily",
+    "TypeRequirement",
     "UniqueCheck",
     "ZERO_TOLERANCE",
     "all_of",

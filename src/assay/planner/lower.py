@@ -244,7 +244,7 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     if isinstance(check, RowCheck):
         return DetailEntry(index, rule.columns, predicate=cheaper(check.failing))
     if isinstance(check, UniqueCheck):
-        return DetailEntry(index, rule.columns, group=check.columns)
+        return DetailEntry(index, rule.columns, group=check.columns, nulls=check.nulls)
     if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
         return DetailEntry(index, rule.columns, predicate=cheaper(check.metric.counted))
     return None

@@ -55,7 +55,8 @@ class ServerNow:
 @dataclass(frozen=True, slots=True)
 class GroupStats:
     """Statistics of the groups of equal ``columns`` values (rows with a null in any key
-    excluded; with ``nulls="all"``, only rows where every key is null): number of groups,
+    excluded; with ``nulls="all"``, only rows where every key is null; with ``"none"``,
+    no row: a null is a value): number of groups,
     rows considered, rows in groups of 2+, rows in groups of exactly 1."""
 
     columns: tuple[str, ...]
@@ -108,7 +109,7 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     if isinstance(check, RowCheck):
         return (RowCount(), count_if(check.failing))
     if isinstance(check, UniqueCheck):
-        return (RowCount(), GroupStats(check.columns))
+        return (RowCount(), GroupStats(check.columns, check.nulls))
     if isinstance(check, MetricCheck):
         return _metric_measures(check)
     if isinstance(check, EqualsCheck):

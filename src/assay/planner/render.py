@@ -219,11 +219,12 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     for group in aggregate.groups:
         cols = ", ".join(quote(c) for c in group.columns)
         measure = group.slot.measure
-        which = (
-            "some key is not null"
-            if isinstance(measure, GroupStats) and measure.nulls == "all"
-            else "all keys are not null"
-        )
+        nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
+        which = {
+            "all": "some key is not null",
+            "any": "all keys are not null",
+            "none": "",
+        }[nulls]
         shuffle = ""
         if group.by_key:
             into = (
@@ -232,7 +233,8 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
                 else "partitions sized from the table's size estimate at run time"
             )
             shuffle = f", shuffled by key into {into} (no partial aggregation)"
-        lines.append(f"    group by ({cols}) where {which}{shuffle}")
+        where = f" where {which}" if which else " (a null is a value)"
+        lines.append(f"    group by ({cols}){where}{shuffle}")
         lines.append(
             f"      {group.slot.name}  {render_measure(group.slot.measure)}"
             f"  <- {_rule_refs(group.slot.rules)}"
