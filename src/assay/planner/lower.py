@@ -138,7 +138,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group)
+        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group, e.nulls)
         for e in plan.detail.entries
         if e.rule_index in failed
     )
