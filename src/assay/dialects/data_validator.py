@@ -686,10 +686,15 @@ def build_check(item: Node, variables: _Vars | None = None) -> Rule:
     if tolerance is not None:
         assert isinstance(check, RowCheck)
         check = dataclasses.replace(check, tolerance=tolerance)
+    requires = rule.requires
+    if kind in ("rangeCheck", "columnMaxCheck"):
+        # the value's fit to the column's type is data-validator's own (type_checks)
+        requires = tuple((c, f) for c, f in requires if f in ("orderable", "any"))
     return dataclasses.replace(
         rule,
         check=check,
         threshold=tolerance.text if tolerance is not None else rule.threshold,
+        requires=requires,
         type_checks=type_checks,
     )
 
@@ -761,6 +766,13 @@ def _normalised(key: str, node: Node) -> Node:
     return node
 
 
+def _shown(node: Node) -> str:
+    """A parameter as written: strings quoted, the rest as in the file."""
+    if isinstance(node.value, str):
+        return repr(node.value)
+    return node.text or str(node.value)
+
+
 def _is_number(node: Node) -> bool:
     return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
 
@@ -810,7 +822,7 @@ def _inclusive(item: Node) -> None:
     node = item.get("inclusive")
     if node is not None and not isinstance(node.value, bool):
         raise node.error(
-            f"Inclusive flag is defined, but is not a boolean, inclusive: {node.text or node.value}"
+            f"Inclusive flag is defined, but is not a boolean, inclusive: {_shown(node)}"
         )
 
 
@@ -824,7 +836,7 @@ def _config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
         value = node.value
         if not _is_number(node) or not float(value).is_integer() or value <= 0:  # type: ignore[arg-type]
             raise node.error(
-                f"minNumRows must be a natural number, got {node.text or value!r}",
+                f"minNumRows must be a natural number, got {_shown(node)}",
                 hint="a whole number of rows, at least 1",
             )
         return ()
@@ -842,7 +854,7 @@ def _config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
                 continue
             if not _is_number(node) or not _integer_types(node.value) >= {"int"}:  # type: ignore[arg-type]
                 raise node.error(
-                    f"{key} must be an integer (or a `column), got {node.text or node.value!r}",
+                    f"{key} must be an integer (or a `column), got {_shown(node)}",
                     hint=_UNSUPPORTED_RUNS,
                 )
         return ()
@@ -852,7 +864,7 @@ def _config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
             raise item.error("Must define a regex.")
         if not isinstance(node.value, str):
             raise node.error(
-                f"regex must be a string, got {node.text or node.value!r}", hint=_UNSUPPORTED_RUNS
+                f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS
             )
         if _is_ref(node):
             raise node.error(
@@ -906,7 +918,7 @@ def _range_check(item: Node, column: str) -> tuple[TypeRequirement, ...]:
         if not _is_number(node):
             raise node.error(
                 f"Range constraint types not compatible with column '{column}': {key} "
-                f"{node.text or node.value!r} is neither a number nor a `column reference",
+                f"{_shown(node)} is neither a number nor a `column reference",
                 hint="data-validator compares only with numbers or other columns",
             )
         fits = sorted(_integer_types(node.value) | {"double"})  # type: ignore[arg-type]
@@ -948,7 +960,7 @@ def _max_value(node: Node, column: str) -> TypeRequirement:
         column,
         frozenset(types),
         f"columnMaxCheck: checkTypes failed for column {{column}} ({{type}}), value "
-        f"{node.text or value!r} ({wanted})",
+        f"{_shown(node)} ({wanted})",
         hint=hint,
     )
 

@@ -342,7 +342,7 @@ def test_global_settings_and_every_source(tmp_path, monkeypatch):
             "{type: nullCheck, column: id, threshold: 'lots'}",
             "checks[0].threshold: Threshold `lots` not parsable.",
         ),
-        ("{type: rowCount, minNumRows: 0}", "minNumRows must be a natural number, got '0'"),
+        ("{type: rowCount, minNumRows: 0}", "minNumRows must be a natural number, got 0"),
         ("{type: uniqueCheck, column: id}", "unknown key 'column' (did you mean 'columns'?)"),
         (
             "{type: columnSumCheck, column: balance}",
