@@ -794,3 +794,26 @@ def test_a_value_that_does_not_fit_the_column_exits_2_before_any_scan(server, tm
     assert "column byte (tinyint), value 300" in proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "DATA_VALIDATOR_STATUS=FAIL"
     assert server.sql_executions() == before
+
+
+# --- ConfigVarSpec ----------------------------------------------------------------------------
+
+
+def test_config_var_spec_substitution_in_values_and_env_names(tmp_path, monkeypatch):
+    # ConfigVarSpec > NameValue > "var sub in value" ("${four} score" -> "4 score");
+    # NameEnv > "var sub in env value" (env "JAVA_${h}" with h=HOME reads JAVA_HOME)
+    monkeypatch.setenv("JAVA_HOME", "/opt/jdk")
+    extra = (
+        "vars:\n  - {name: four, value: '4'}\n  - {name: foo, value: '${four} score'}\n"
+        "  - {name: h, value: HOME}\n  - {name: java_home, env: 'JAVA_${h}'}\n"
+    )
+    checks = ["{type: stringRegexCheck, column: c, regex: '$foo|$java_home'}"]
+    (table,) = load(config(tmp_path, tmp_path / "x.parquet", checks, extra=extra)).tables
+    assert dict(table.rules[0].params)["regex"] == "4 score|/opt/jdk"
+
+
+def test_config_var_spec_substitution_fails_when_the_value_does_not_exist(tmp_path):
+    # ConfigVarSpec > NameValue / NameEnv > "var sub fails when value doesn't exist"
+    extra = "vars:\n  - {name: java_home, env: 'JAVA_${h}'}\n"
+    text = errors(config(tmp_path, tmp_path / "x.parquet", ["{type: rowCount, minNumRows: 1}"], extra=extra))
+    assert 'unknown variable "h"' in text
