@@ -158,14 +158,16 @@ def _type_problem(req: TypeRequirement, types: dict[str, tuple[str, str]]) -> st
     if found is None:
         return None  # reported as a missing column
     name, kind = found
+    fields = {"column": name, "type": kind}
     if req.other is not None:
         other = types.get(req.other.lower())
         if other is None or wider_type_exists(kind, other[1]):
             return None
-        return req.message.format(column=name, type=kind, other=other[0], other_type=other[1])
-    if simple_type(kind) in req.types:
+        fields |= {"other": other[0], "other_type": other[1]}
+    elif simple_type(kind) in req.types:
         return None
-    return req.message.format(column=name, type=kind)
+    # placeholders by name only: values written in the config may hold braces
+    return re.sub(r"\{(column|type|other|other_type)\}", lambda m: fields[m.group(1)], req.message)
 
 
 def _missing(column: str, types: dict[str, tuple[str, str]], origin, what: str) -> PreflightError:
