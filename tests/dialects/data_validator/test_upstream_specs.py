@@ -819,3 +819,83 @@ def test_config_var_spec_substitution_fails_when_the_value_does_not_exist(tmp_pa
     extra = "vars:\n  - {name: java_home, env: 'JAVA_${h}'}\n"
     text = errors(config(tmp_path, tmp_path / "x.parquet", ["{type: rowCount, minNumRows: 1}"], extra=extra))
     assert 'unknown variable "h"' in text
+
+
+# --- ConfigParserSpec -------------------------------------------------------------------------
+
+TEST_CONFIG = """\
+numKeyCols: 2
+numErrorsToReport: 742
+email:
+  smtpHost: smtpHost
+  subject: subject
+  from: FROM
+  to:
+   - TO
+detailedErrors: true
+vars:
+  - name: foo
+    value: bar
+
+outputs:
+  - filename: /user/home/sample.json
+
+  - pipe: /apps/dv2kafka.py
+    ignoreError: true
+tables:
+  - db: foo
+    table: bar
+    keyColumns:
+      - one
+      - two
+    checks:
+      - type: rowCount
+        minNumRows: 10294
+      - type: nullCheck
+        column: mdse_item_i
+  - orcFile: LocalFile.orc
+    condition: "foo < 10"
+    checks:
+      - type: nullCheck
+        column: start_d
+  - parquetFile: LocFile.parquet
+    condition: "bar < 10"
+    checks:
+      - type: nullCheck
+        column: end_d
+  - format: llama
+    checks:
+      - type: nullCheck
+        column: start_d
+    options:
+      key: value
+    loadData:
+      - data.llama
+"""
+
+
+def test_config_parser_spec_parses_its_test_config(tmp_path):
+    # ConfigParserSpec > parse > "should correctly parse simple yaml config" (the text of
+    # src/test/resources/test_config.yaml), with real email addresses: assay checks every
+    # address when the config is read, and data-validator's placeholders "from" / "to"
+    # are not addresses (see the second half)
+    from assay.ir import CatalogSource, PathSource
+    from assay.ir.outputs import EmailReport, ReportFile, ReportPipe
+
+    path = tmp_path / "test_config.yaml"
+    path.write_text(TEST_CONFIG.replace("FROM", "from@example.com").replace("TO", "to@example.com"))
+    suite = load(path, allow_shell=True)
+    hive, orc, parquet, llama = suite.tables
+    assert hive.source == CatalogSource("foo.bar") and hive.keys == ("one", "two")
+    assert [r.kind for r in hive.rules] == ["row_count", "not_null"]
+    assert hive.rules[0].threshold == ">= 10294" and hive.rules[1].columns == ("mdse_item_i",)
+    assert orc.source == PathSource("orc", (str(tmp_path / "LocalFile.orc"),))
+    assert (orc.filter, orc.key_count, orc.sample_size, orc.detail) == ("foo < 10", 2, 742, True)
+    assert parquet.filter == "bar < 10" and parquet.rules[0].columns == ("end_d",)
+    assert llama.source == PathSource("llama", ("data.llama",), (("key", "value"),))
+    file, pipe, email = suite.reports
+    assert isinstance(file, ReportFile) and file.path == "/user/home/sample.json" and not file.append
+    assert isinstance(pipe, ReportPipe) and pipe.command == "/apps/dv2kafka.py" and pipe.ignore_error
+    assert isinstance(email, EmailReport) and email.to == ("to@example.com",)
+    path.write_text(TEST_CONFIG.replace("FROM", "from").replace("TO", "to"))
+    assert "'from' is not an email address" in errors(path, allow_shell=True)
