@@ -29,8 +29,8 @@ from assay.errors import ConfigError, ConfigErrors, ThresholdSyntaxError, Variab
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, EmailReport, Report, ReportFile, ReportPipe
 from assay.ir.rules import RowCheck, Rule, TypeRequirement, UniqueCheck
-from assay.ir.values import Tolerance
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
+from assay.ir.values import Tolerance
 
 NAME = "data-validator"
 TOP_KEYS = frozenset(
@@ -690,11 +690,15 @@ def build_check(item: Node, variables: _Vars | None = None) -> Rule:
     if kind in ("rangeCheck", "columnMaxCheck"):
         # the value's fit to the column's type is data-validator's own (type_checks)
         requires = tuple((c, f) for c, f in requires if f in ("orderable", "any"))
+    params = rule.params
+    if tolerance is not None:
+        params = (*params, ("tolerance", tolerance.text))
     return dataclasses.replace(
         rule,
         check=check,
         threshold=tolerance.text if tolerance is not None else rule.threshold,
         requires=requires,
+        params=params,
         type_checks=type_checks,
     )
 
