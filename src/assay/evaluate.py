@@ -285,15 +285,25 @@ def _equals_outcome(rule: Rule, check: EqualsCheck, values: Values) -> Outcome:
     measured = values[ColumnAgg(metric.fn, metric.column)]
     equal = values[AggEquals(metric.fn, metric.column, check.value)]
     wanted = _show(check.value)
+    # The value found, in the column's type (a string column's max is a string), and the
+    # value expected: metric_value carries numbers only.
+    details = {"expected": _plain(check.value), "actual": _plain(measured)}
     if measured is None:
         why = "has no value (empty table or only nulls)"
-        return Outcome(_fail(rule), None, None, f"{label} {why}; must equal {wanted}")
+        return Outcome(_fail(rule), None, None, f"{label} {why}; must equal {wanted}", details)
     numeric = isinstance(measured, (int, float, Decimal)) and not isinstance(measured, bool)
     number = measured if numeric else None
     shown = f"{label} = {_show(measured)}"
     if equal is True:
-        return Outcome("pass", None, number, f"{shown}; must equal {wanted}")
-    return Outcome(_fail(rule), None, number, f"{shown}; must equal {wanted}")
+        return Outcome("pass", None, number, f"{shown}; must equal {wanted}", details)
+    return Outcome(_fail(rule), None, number, f"{shown}; must equal {wanted}", details)
+
+
+def _plain(value: object) -> object:
+    """A compared value as JSON data: dates and timestamps in ISO 8601."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return value
 
 
 def _show(value: object) -> str:

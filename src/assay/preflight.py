@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from assay.errors import PreflightError
-from assay.ir.rules import Rule, TypeFamily
+from assay.ir.rules import Rule, TypeFamily, TypeRequirement
 from assay.ir.suite import Table
 
 Schema = Sequence[tuple[str, str]]
@@ -106,7 +106,69 @@ def check_rule(rule: Rule, types: dict[str, tuple[str, str]]) -> list[PreflightE
                     origin=rule.origin,
                 )
             )
+    if not problems:
+        problems += [
+            PreflightError(message, origin=rule.origin, hint=req.hint)
+            for req in rule.type_checks
+            if (message := _type_problem(req, types)) is not None
+        ]
     return problems
+
+
+def simple_type(spark_type: str) -> str:
+    """A Spark type string as :class:`~assay.ir.rules.TypeRequirement` names it.
+
+    >>> simple_type("decimal(10,2)"), simple_type("varchar(5)"), simple_type("INT")
+    ('decimal', 'string', 'int')
+    """
+    t = spark_type.lower().strip()
+    if t.startswith("decimal"):
+        return "decimal"
+    if t.startswith(("varchar(", "char(")):
+        return "string"
+    return t
+
+
+_NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+
+
+def wider_type_exists(a: str, b: str) -> bool:
+    """Whether Spark's ``TypeCoercion.findWiderTypeForTwo`` finds a common type of two
+    column types (numbers with numbers, a string with any atomic type but binary and
+    boolean, dates with timestamps, a type with itself).
+
+    >>> wider_type_exists("int", "double"), wider_type_exists("int", "string")
+    (True, True)
+    >>> wider_type_exists("boolean", "int"), wider_type_exists("boolean", "string")
+    (False, False)
+    """
+    a, b = simple_type(a), simple_type(b)
+    if a == b:
+        return True
+    if a in _NUMBERS and b in _NUMBERS:
+        return True
+    temporal = ("date", "timestamp", "timestamp_ntz")
+    if a in temporal and b in temporal:
+        return True
+    atomic = (*_NUMBERS, *temporal, "string")
+    return (a == "string" and b in atomic) or (b == "string" and a in atomic)
+
+
+def _type_problem(req: TypeRequirement, types: dict[str, tuple[str, str]]) -> str | None:
+    found = types.get(req.column.lower())
+    if found is None:
+        return None  # reported as a missing column
+    name, kind = found
+    fields = {"column": name, "type": kind}
+    if req.other is not None:
+        other = types.get(req.other.lower())
+        if other is None or wider_type_exists(kind, other[1]):
+            return None
+        fields |= {"other": other[0], "other_type": other[1]}
+    elif simple_type(kind) in req.types:
+        return None
+    # placeholders by name only: values written in the config may hold braces
+    return re.sub(r"\{(column|type|other|other_type)\}", lambda m: fields[m.group(1)], req.message)
 
 
 def _missing(column: str, types: dict[str, tuple[str, str]], origin, what: str) -> PreflightError:

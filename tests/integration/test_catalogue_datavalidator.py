@@ -73,29 +73,29 @@ def outside(v, low=None, high=None, inclusive=False) -> bool:
 
 QTY_SUM = sum(v for v in col("qty") if v is not None)
 PRICE_SUM = sum(v for v in col("price") if v is not None)
-NEGATIVE_QTY = count(lambda v: v is None or v < 0, "qty")  # 2 of 8: the null and -1
+NEGATIVE_QTY = count(lambda v: v is not None and v < 0, "qty")  # 1 of 8: -1 (the null passes)
 LENGTHS = [len(v) for v in col("name") if v is not None]
 
 # (rule, severity, failed_count, metric_value)
 CASES = [
-    # negativeCheck: nulls fail (documented); NaN is not negative, -Infinity is
+    # negativeCheck: `column < 0` (data-validator's code): nulls and NaN pass, -Infinity fails
     (
         "{type: negativeCheck, column: amount}",
         "fail",
-        count(lambda v: v is None or v < 0, "amount"),
+        count(lambda v: v is not None and v < 0, "amount"),
         None,
     ),
     ("{type: negative_check, column: qty}", "fail", NEGATIVE_QTY, None),
     ("{type: negative_check, column: qty, tolerance: 2}", "pass", NEGATIVE_QTY, None),
-    ("{type: negative_check, column: qty, tolerance: 1}", "fail", NEGATIVE_QTY, None),
-    ("{type: negative_check, column: qty, tolerance: 0.25}", "pass", NEGATIVE_QTY, None),
-    ("{type: negative_check, column: qty, tolerance: 0.2}", "fail", NEGATIVE_QTY, None),
-    ("{type: negative_check, column: qty, tolerance: '25%'}", "pass", NEGATIVE_QTY, None),
-    ("{type: negative_check, column: qty, tolerance: '24.9%'}", "fail", NEGATIVE_QTY, None),
+    ("{type: negative_check, column: qty, tolerance: 0.12}", "fail", NEGATIVE_QTY, None),
+    ("{type: negative_check, column: qty, tolerance: 0.125}", "pass", NEGATIVE_QTY, None),
+    ("{type: negative_check, column: qty, tolerance: 0.1}", "fail", NEGATIVE_QTY, None),
+    ("{type: negative_check, column: qty, tolerance: '12.5%'}", "pass", NEGATIVE_QTY, None),
+    ("{type: negative_check, column: qty, tolerance: '12.4%'}", "fail", NEGATIVE_QTY, None),
     (
         "{type: negative_check, column: price}",
         "fail",
-        count(lambda v: v is None or v < 0, "price"),
+        count(lambda v: v is not None and v < 0, "price"),
         None,
     ),
     ("{type: negative_check, column: id}", "pass", 0, None),
@@ -279,8 +279,8 @@ def test_plans_of_the_fused_table(fused):
     assert fused.tables()["dv"]["spark_plans"] == 3
 
 
-def test_negative_check_samples_show_nulls_and_negatives(fused):
-    assert fused.result("dv", 1)["samples"] == [{"id": 3, "qty": -1}, {"id": 4, "qty": None}]
+def test_negative_check_samples_show_negatives_only(fused):
+    assert fused.result("dv", 1)["samples"] == [{"id": 3, "qty": -1}]
 
 
 def test_range_check_with_a_column_bound_shows_both_columns(fused):

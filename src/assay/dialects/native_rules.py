@@ -256,11 +256,10 @@ def _sql(rule: Node) -> Built:
 
 
 def _negative_check(rule: Node) -> Built:
-    # data-validator documents that a null fails negativeCheck (its code counts only
-    # value < 0); NaN is not negative, -Infinity is.
+    # data-validator's code counts `column < 0`: a null passes (its README says a null
+    # fails; the code decides). NaN is not negative, -Infinity is.
     name = p.column(rule)
-    col = Col(name)
-    return _row(rule, any_of(IsNull(col), Compare(Op.LT, col, Lit(0))), (name,), "numeric")
+    return _row(rule, is_true(Compare(Op.LT, Col(name), Lit(0))), (name,), "numeric")
 
 
 def _range_check(rule: Node) -> Built:
@@ -332,6 +331,45 @@ def _check_order(rule: Node, low: object, high: object, inclusive: bool) -> None
         )
 
 
+def _string_length_check(rule: Node) -> Built:
+    """data-validator's stringLengthCheck: ``length(column)`` below ``min_length`` or
+    above ``max_length`` fails (both inclusive; nulls pass). A bound is an integer (any
+    sign, as data-validator accepts) or `` `other `` (another integer column of the row);
+    min > max is an error, min = max is allowed."""
+    name = p.column(rule)
+    low, high = (rule.get("min_length"), rule.get("max_length"))
+    if low is None and high is None:
+        raise rule.error("string_length_check needs 'min_length', 'max_length' or both")
+    length = Length(Col(name))
+    columns, requires = [name], [(name, "string")]
+    outside: list[Expr] = []
+    literals: list[int] = []
+    for node, op in ((low, Op.LT), (high, Op.GT)):
+        if node is None:
+            continue
+        other = p.column_ref(node)
+        if other is not None:
+            bound: Expr = Col(other)
+            columns.append(other)
+            requires.append((other, "numeric"))
+        else:
+            value = node.as_int("a length (an integer) or `other_column")
+            literals.append(value)
+            bound = Lit(value)
+        outside.append(Compare(op, length, bound))
+    if len(literals) == 2 and literals[0] > literals[1]:
+        raise rule.error(
+            f"min_length ({literals[0]}) must be less than or equal to max_length ({literals[1]})"
+        )
+    tolerance, text = p.tolerance(rule)
+    return Built(
+        RowCheck(is_true(any_of(*outside)), tolerance),
+        tuple(dict.fromkeys(columns)),
+        tuple(dict.fromkeys(requires)),
+        text,
+    )
+
+
 def _string_regex_check(rule: Node) -> Built:
     # data-validator's stringRegexCheck lets nulls pass (unlike regex, where they fail).
     name = p.column(rule)
@@ -351,7 +389,8 @@ def _column_sum_check(rule: Node) -> Built:
     what = "a number"
     low = to_decimal(low_node.as_number(what)) if low_node is not None else None
     high = to_decimal(high_node.as_number(what)) if high_node is not None else None
-    if low is not None and high is not None and (low > high or (low == high and not inclusive)):
+    if low is not None and high is not None and low >= high:
+        # data-validator refuses min >= max whether or not the bounds are inclusive
         raise rule.error(f"min_value ({low}) must be less than max_value ({high})")
     parts = []
     if low is not None:
@@ -466,8 +505,7 @@ RULES: dict[str, RuleSpec] = {
     "negative_check": RuleSpec(_negative_check, _ROW | _ONE),
     "range_check": RuleSpec(_range_check, _ROW | _ONE | {"min_value", "max_value", "inclusive"}),
     "string_length_check": RuleSpec(
-        partial(_length, keys=("min_length", "max_length")),
-        _ROW | _ONE | {"min_length", "max_length"},
+        _string_length_check, _ROW | _ONE | {"min_length", "max_length"}
     ),
     "string_regex_check": RuleSpec(_string_regex_check, _ROW | _ONE | {"regex"}),
     "column_sum_check": RuleSpec(_column_sum_check, _ONE | {"min_value", "max_value", "inclusive"}),

@@ -442,8 +442,11 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
 
 def _entry_test(n: int, entry) -> Column:
     if entry.group is not None:
+        shared = F.col(f"_assay_dup{n}") > 1
+        if entry.nulls == "none":
+            return shared
         keys = [col(c).isNotNull() for c in entry.group]
-        return balanced(keys, lambda a, b: a & b) & (F.col(f"_assay_dup{n}") > 1)
+        return balanced(keys, lambda a, b: a & b) & shared
     assert entry.predicate is not None
     return F.coalesce(column(entry.predicate), F.lit(False))
 

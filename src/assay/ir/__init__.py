@@ -42,6 +42,7 @@ from assay.ir.rules import (
     SchemaCheck,
     SqlCheck,
     TypeFamily,
+    TypeRequirement,
     UniqueCheck,
 )
 from assay.ir.suite import CatalogSource, PathSource, RunPolicy, Source, SqlSource, Suite, Table
@@ -93,6 +94,7 @@ __all__ = [
     "Threshold",
     "Tolerance",
     "TypeFamily",
+    "TypeRequirement",
     "UniqueCheck",
     "ZERO_TOLERANCE",
     "all_of",

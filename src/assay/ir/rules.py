@@ -51,8 +51,9 @@ GroupStat = Literal[
 GroupNulls = Literal["any", "all", "none"]
 """Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
 ``UNIQUE``), only those where ``all`` key columns are null (deequ's frequencies), or
-``none`` (a null is a value like any other, as ``count(DISTINCT struct(...))`` and
-``df.distinct()`` read it: sparquet-cola)."""
+``none`` (a null is a value like any other, as Spark's ``groupBy``,
+``count(DISTINCT struct(...))`` and ``df.distinct()`` read it: data-validator's
+``uniqueCheck``, sparquet-cola)."""
 
 
 # --- metrics: a number measured over the whole table -------------------------------------
@@ -146,7 +147,8 @@ class RowCheck:
 @dataclass(frozen=True, slots=True)
 class UniqueCheck:
     """No two rows share a value of ``columns``; failing rows are all rows whose value is
-    shared (rows with a null in any key column are ignored, as in SQL ``UNIQUE``).
+    shared (rows with a null in any key column are ignored, as in SQL ``UNIQUE``, unless
+    ``nulls`` says otherwise).
     """
 
     columns: tuple[str, ...]
@@ -238,6 +240,25 @@ class ColStatsCheck:
     bins: int = 10
 
 
+@dataclass(frozen=True, slots=True)
+class TypeRequirement:
+    """A dialect's own check of a column's Spark type before any scan (its config check):
+    the column's type must be one of ``types`` (simple names: ``tinyint`` ... ``bigint``,
+    ``float``, ``double``, ``decimal``, ``string``, ``boolean``, ``date``, ``timestamp``...;
+    ``varchar(n)``/``char(n)`` count as ``string``, ``decimal(p,s)`` as ``decimal``).
+    With ``other``, ``types`` is ignored and the two columns' types must have a common
+    type instead (data-validator's ``TypeCoercion.findWiderTypeForTwo``).
+
+    ``message`` may use ``{column}`` and ``{type}`` (the column's name and Spark type).
+    """
+
+    column: str
+    types: frozenset[str]
+    message: str
+    hint: str | None = None
+    other: str | None = None
+
+
 Check = RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck | EqualsCheck | ColStatsCheck
 
 
@@ -248,7 +269,8 @@ class Rule:
     ``kind`` is the canonical rule type (``not_null``, ``range``...), ``columns`` the
     columns it is about (shown in results and in sample rows), ``requires`` the column
     kinds it needs (validated against the schema before any scan), ``threshold`` the
-    threshold text as the user wrote it.
+    threshold text as the user wrote it, ``type_checks`` a dialect's own type checks
+    (also before any scan).
     """
 
     kind: str
@@ -261,6 +283,7 @@ class Rule:
     requires: tuple[tuple[str, TypeFamily], ...] = ()
     code: str | None = None
     params: tuple[tuple[str, object], ...] = field(default=(), compare=False)
+    type_checks: tuple[TypeRequirement, ...] = ()
     on_failure: OnFailure = "fail"
 
     @property

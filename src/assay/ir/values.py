@@ -132,7 +132,9 @@ class Tolerance:
     """How many failing rows a row-level rule may have (data-validator ``threshold``).
 
     ``absolute``: at most ``value`` rows; ``fraction``: at most ``value * row_count`` rows
-    (``0.25`` and ``25%`` both parse to the fraction 0.25).
+    (``0.25`` and ``25%`` both parse to the fraction 0.25). ``dv_percent`` / ``dv_number``:
+    data-validator's own arithmetic on the double ``value`` (``N%`` / a plain number),
+    truncated to whole rows (:func:`_dv_allowed`).
 
     >>> Tolerance("fraction", Decimal("0.25"), "25%").allowed(100)
     Decimal('25.00')
@@ -140,7 +142,7 @@ class Tolerance:
     True
     """
 
-    kind: Literal["absolute", "fraction"]
+    kind: Literal["absolute", "fraction", "dv_percent", "dv_number"]
     value: Decimal
     text: str
 
@@ -148,6 +150,8 @@ class Tolerance:
         """The largest failing-row count that still passes."""
         if self.kind == "absolute":
             return self.value
+        if self.kind in ("dv_percent", "dv_number"):
+            return Decimal(_dv_allowed(self.kind == "dv_percent", float(self.value), row_count))
         return self.value * row_count
 
     def passes(self, failed_count: int, row_count: int) -> bool:
@@ -156,3 +160,27 @@ class Tolerance:
 
 
 ZERO_TOLERANCE = Tolerance("absolute", Decimal(0), "0")
+
+
+_LONG_MAX = 2**63 - 1
+
+
+def _dv_allowed(percent: bool, threshold: float, row_count: int) -> int:
+    """data-validator's ``RowBased.calcErrorCountThreshold``, in its double arithmetic:
+    ``N%`` allows ``(N * (rows / 100.0)).toLong`` rows, a number below 1 ``(t *
+    rows).toLong``, any other number ``t.toLong`` (``toLong`` truncates, saturating).
+
+    >>> _dv_allowed(True, 10.0, 99), _dv_allowed(False, 0.57, 100), _dv_allowed(True, 57.0, 100)
+    (9, 56, 57)
+    """
+    if percent:
+        allowed = threshold * (row_count / 100.0)
+    elif threshold < 1.0:
+        allowed = threshold * row_count
+    else:
+        allowed = threshold
+    if math.isnan(allowed):
+        return 0
+    if math.isinf(allowed):
+        return _LONG_MAX
+    return min(int(allowed), _LONG_MAX)

@@ -138,7 +138,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group)
+        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group, e.nulls)
         for e in plan.detail.entries
         if e.rule_index in failed
     )
@@ -244,7 +244,7 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     if isinstance(check, RowCheck):
         return DetailEntry(index, rule.columns, predicate=cheaper(check.failing))
     if isinstance(check, UniqueCheck):
-        return DetailEntry(index, rule.columns, group=check.columns)
+        return DetailEntry(index, rule.columns, group=check.columns, nulls=check.nulls)
     if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
         return DetailEntry(index, rule.columns, predicate=cheaper(check.metric.counted))
     return None

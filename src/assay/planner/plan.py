@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay.ir.expr import Expr, Scalar
-from assay.ir.rules import SqlCheck
+from assay.ir.rules import GroupNulls, SqlCheck
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, Histogram, Measure, RowCount
 from assay.planner.sqlfold import RowCountQuery
@@ -127,6 +127,7 @@ class DetailEntry:
     columns: tuple[str, ...]
     predicate: Expr | None = None
     group: tuple[str, ...] | None = None
+    nulls: GroupNulls = "any"
 
 
 @dataclass(frozen=True, slots=True)

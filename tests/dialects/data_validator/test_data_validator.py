@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,7 @@ def dv_config(tmp_path, checks: str, extra: str = "", table: str = "") -> Path:
     )
 
 
-def test_variables_in_sources_and_validators_but_not_in_row_count(tmp_path):
+def test_variables_in_sources_validators_and_row_count(tmp_path):
     extra = "vars:\n          - {name: N, value: 5}\n          - {name: C, value: age}\n"
     path = dv_config(
         tmp_path,
@@ -245,8 +246,11 @@ def test_variables_in_sources_and_validators_but_not_in_row_count(tmp_path):
     assert isinstance(check, RowCheck)
     assert Compare(Op.LE, Col("age"), Lit(5)) in check.failing.items[0].items  # type: ignore[union-attr]
     assert table.rules[1].check.value == 5  # type: ignore[union-attr]
-    bad = dv_config(tmp_path, "{type: rowCount, minNumRows: $N}", extra=extra)
-    assert "rowCount does not substitute variables" in errors(bad)
+    # rowCount substitutes too (data-validator 1ef847b, "add variable substitution for
+    # minNumRows"; its README still says it does not)
+    counted = dv_config(tmp_path, "{type: rowCount, minNumRows: $N}", extra=extra)
+    (table,) = load(counted).tables
+    assert table.rules[0].threshold == ">= 5"
 
 
 def test_unknown_variables_are_errors(tmp_path):
@@ -325,20 +329,20 @@ def test_global_settings_and_every_source(tmp_path, monkeypatch):
             "unknown check type 'nulCheck' (did you mean 'nullCheck'?)",
         ),
         ("{type: nullCheck, colum: id}", "unknown key 'colum' (did you mean 'column'?)"),
-        ("{type: rangeCheck, column: id}", "rangeCheck needs 'minValue', 'maxValue' or both"),
+        ("{type: rangeCheck, column: id}", "Must defined minValue or maxValue or both."),
         (
             "{type: rangeCheck, column: id, minValue: 5, maxValue: 1}",
-            "min (5) is greater than max (1)",
+            "minValue (5) must be less than maxValue (1)",
         ),
         (
             "{type: stringLengthCheck, column: name}",
-            "stringLengthCheck needs 'minLength', 'maxLength' or both",
+            "Must define minLength or maxLength or both.",
         ),
         (
             "{type: nullCheck, column: id, threshold: 'lots'}",
-            "checks[0].threshold: invalid threshold",
+            "checks[0].threshold: Threshold `lots` not parsable.",
         ),
-        ("{type: rowCount, minNumRows: 0}", "minNumRows: expected a row count (an integer) >= 1"),
+        ("{type: rowCount, minNumRows: 0}", "minNumRows must be a natural number, got 0"),
         ("{type: uniqueCheck, column: id}", "unknown key 'column' (did you mean 'columns'?)"),
         (
             "{type: columnSumCheck, column: balance}",
@@ -428,7 +432,7 @@ def test_detection_and_the_no_match_error(tmp_path):
 EVERY_CHECK = """\
 {type: rowCount, minNumRows: 50}
 {type: nullCheck, column: name}
-{type: nullCheck, column: name, threshold: 1}
+{type: nullCheck, column: name, threshold: "1"}
 {type: negativeCheck, column: balance}
 {type: rangeCheck, column: age, minValue: 18, maxValue: 77, inclusive: true}
 {type: rangeCheck, column: age, minValue: 18, maxValue: 77}
@@ -475,7 +479,9 @@ def dv_and_native(spark, tmp_path_factory):
 @pytest.mark.spark
 def test_the_same_rules_natively_give_identical_results(dv_and_native):
     got, native = dv_and_native
-    assert comparable(got.results) == comparable(native.results)
+    # all but uniqueCheck, which counts duplicated values where native unique counts rows
+    same = [r for r in comparable(got.results) if r["rule_index"] != 9]
+    assert same == [r for r in comparable(native.results) if r["rule_index"] != 9]
     assert comparable(got.events[-2:-1]) == comparable(native.events[-2:-1])
 
 
@@ -490,13 +496,15 @@ def test_results_match_expectations_computed_in_python(dv_and_native):
     exclusive_out = sum(not 18 < p["age"] < 77 for p in rows)
     dates = [p["id"] for p in rows if p["end_date"] <= p["start_date"]]
     lengths = sum(len(p["code"]) != 4 for p in rows)
+    depts = Counter(p["dept"] for p in rows)  # a null dept is a value, as in groupBy
+    duplicated_depts = sum(n > 1 for n in depts.values())
     regex = sum(
         not (p["code"][0] == "C" and p["code"][1:].isdigit() and len(p["code"]) == 4) for p in rows
     )
     expected = [
         ("pass", None), ("fail", nulls), ("pass", nulls), ("fail", len(negative)),
         ("pass", inclusive_out), ("fail", exclusive_out), ("fail", len(dates)),
-        ("fail", lengths), ("pass", regex), ("fail", len(rows)),
+        ("fail", lengths), ("pass", regex), ("fail", duplicated_depts),
     ]  # fmt: skip
     assert [(r[i]["severity"], r[i]["failed_count"]) for i in range(10)] == expected
     assert [s["id"] for s in r[3]["samples"]] == negative[:2]
