@@ -224,9 +224,7 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
     if not check.must.holds(value):
         return Outcome(_fail(rule), failed, value, f"{shown}; must be {check.must.text}")
     if check.warn is not None and not check.warn.holds(value):
-        return Outcome(
-            "warn", failed, value, f"{shown}; warn unless {check.warn.text}", held=True
-        )
+        return Outcome("warn", failed, value, f"{shown}; warn unless {check.warn.text}", held=True)
     return Outcome("pass", failed, value, f"{shown}; must be {check.must.text}")
 
 

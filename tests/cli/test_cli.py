@@ -204,3 +204,61 @@ def test_progress_goes_to_stderr_only(server, data, tmp_path):
     assert proc.returncode == 1
     json_lines(proc.stdout)  # stdout still parses line by line
     assert "t: aggregate plan" in proc.stderr and "t: detail plan" in proc.stderr
+
+
+def test_explain_into_a_closed_pipe_exits_quietly(tmp_path, data):
+    # enough tables that the plan text overflows the pipe once the reader has gone
+    tables = "\n".join(
+        f"  - name: t{i}\n    source: {{path: '{data}'}}\n    rules:\n"
+        + "\n".join(f"      - {{type: not_null, column: name, name: r{j}}}" for j in range(40))
+        for i in range(60)
+    )
+    path = tmp_path / "many.yaml"
+    path.write_text("tables:\n" + tables + "\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "explain", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()  # what `| head -1` reads
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell reports it
+    assert first.startswith(b"table t0")
+    assert err == "", err
+
+
+def test_a_table_failing_at_run_time_says_why_on_stderr_without_a_terminal(server, tmp_path):
+    # the source fails only when its rows are computed (after preflight): exit 3
+    path = tmp_path / "boom.yaml"
+    path.write_text(
+        "tables:\n  - name: boom\n"
+        "    source: {sql: \"SELECT id, assert_true(id < 5, 'id too large') AS ok FROM range(10)\"}\n"
+        "    rules:\n      - {type: not_null, column: ok}\n      - {type: row_count, min: 1}\n"
+    )
+    proc = assay("run", str(path), "--remote", server.url)
+    assert proc.returncode == 3, proc.stderr
+    events = json_lines(proc.stdout)
+    table = next(e for e in events if e["event"] == "table")
+    summary = events[-1]
+    assert table["errors"] == 2 == summary["errors"]  # the table line and the summary agree
+    assert table["error"].startswith("Spark failed during table boom's aggregate plan: ")
+    assert "id too large" in table["error"]
+    assert all(
+        e["message"] == "not evaluated: table boom's aggregate plan failed (see its table line)"
+        for e in events
+        if e["event"] == "result"
+    )
+    assert f"error: table boom: {table['error']}" in proc.stderr  # stderr is not a terminal
+    assert "assay: exit 3: 2 rules could not be evaluated (tables boom)" in proc.stderr
+    assert "Traceback" not in proc.stderr and "JVM stacktrace" not in proc.stderr
+
+
+def test_a_failing_run_says_why_it_exits_1_on_stderr(server, data, tmp_path):
+    proc = assay(
+        "run", str(cfg(tmp_path, data, "{type: not_null, column: name}")), "--remote", server.url
+    )
+    assert proc.returncode == 1
+    assert "assay: exit 1: 1 failed rule fails the run (t tables[0].rules[0])" in proc.stderr

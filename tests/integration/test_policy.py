@@ -26,13 +26,16 @@ VERDICTS = [(False, "fail"), (False, "warn"), (True, "warn"), (True, "pass")]
 
 
 def _config(tmp_path, top: str = "", table: str = ""):
-    text = f"""
+    text = (
+        f"""
     {top}
     tables:
       - name: t
         source: {{sql: "{DATA}"}}
         keys: [id]
-        {table}""" + RULES
+        {table}"""
+        + RULES
+    )
     return write_config(tmp_path, text)
 
 

@@ -154,7 +154,7 @@ def test_specific_answers_of_the_corpus(spark, data, tmp_path):
     ("query", "rows"),
     [(q, False) for q in MALFORMED] + [(q, True) for q in MALFORMED_ROWS],
     ids=[q[len("SELECT count(*) = 0 FROM _validation_df") :] or q for q in MALFORMED]
-    + [q for q in MALFORMED_ROWS],
+    + list(MALFORMED_ROWS),
 )
 def test_a_query_spark_rejects_is_an_error_folded_or_not(spark, data, tmp_path, query, rows):
     path = _config(tmp_path, data, ["{type: not_null, column: id}", _rule(query, rows)])

@@ -8,6 +8,7 @@ goes to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import traceback
@@ -62,6 +63,8 @@ def _guarded(debug: bool, action: Callable[[], T]) -> T:
     except KeyboardInterrupt:
         _err("interrupted")
         raise typer.Exit(130) from None
+    except BrokenPipeError:
+        _stdout_closed()
     except typer.Exit:
         raise
     except Exception as error:  # noqa: BLE001 - the boundary: never a raw traceback
@@ -70,6 +73,22 @@ def _guarded(debug: bool, action: Callable[[], T]) -> T:
         _err(f"internal error: {type(error).__name__}: {error}")
         _err("  hint: rerun with --debug for the traceback, and report it")
         raise typer.Exit(3) from None
+
+
+BROKEN_PIPE_EXIT = 141
+"""The exit code when the reader of stdout went away (``assay explain c.yaml | head``):
+128 + SIGPIPE, what a shell reports for a program the signal ended."""
+
+
+def _stdout_closed() -> NoReturn:
+    """The reader of stdout closed it: stop quietly (no traceback, no message), with
+    stdout pointed at /dev/null so the interpreter's final flush cannot fail again."""
+    import os
+
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    raise typer.Exit(BROKEN_PIPE_EXIT)
 
 
 def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
@@ -203,7 +222,9 @@ def run(
             str(html_report) if html_report is not None else None,
             on_pass,
         )
-        code, failed = _run(load, variables, remote, server_conf, concurrency, progress, reports)
+        code, failed = _run(
+            load, variables, remote, server_conf, concurrency, progress, reports, debug
+        )
         checks_failed[0] = failed
         return code
 
@@ -240,10 +261,15 @@ def _run(
     concurrency: int,
     progress: bool | None,
     reports: _Reports,
+    debug: bool = False,
 ) -> tuple[int, bool]:
-    """Run the suite; the exit code, and whether a rule failed (whatever the policy)."""
+    """Run the suite; the exit code, and whether a rule failed (whatever the policy).
+
+    Every table error, and the reason of a non-zero exit, go to stderr whether or not it
+    is a terminal (CI logs show why a run failed); Spark's own words with ``--debug``."""
     from assay.executor.run import Progress, run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.report.events import TableFinished
     from assay.report.files import preflight, write_reports
     from assay.report.jsonl import JsonLinesSink
 
@@ -260,14 +286,27 @@ def _run(
     def tee(event) -> None:
         sink(event)
         events.append(event.to_dict())
+        if isinstance(event, TableFinished) and event.error is not None:
+            _err(f"error: table {event.table}: {event.error}")
+            if debug and event.detail:
+                _err(event.detail)
 
     with open_session(remote, server_conf=server_conf) as handle:
         reporter.note(f"assay: connected to {handle.url}")
         if suite.deferred:
             suite = _resolved(suite, load, variables, handle.spark, reporter)
             preflight(suite.reports, reports.json_report, reports.html_report)
-        summary = run_suite(suite, handle.spark, tee, concurrency=concurrency, progress=reporter)
+        summary = run_suite(
+            suite,
+            handle.spark,
+            tee,
+            concurrency=concurrency,
+            progress=reporter,
+            server=f"the Spark Connect server at {handle.url}",
+        )
     code = summary.exit_code
+    if code != 0:
+        _err(f"assay: {summary.exit_reason}")
     if suite.reports or reports.json_report or reports.html_report:
         problems = write_reports(
             suite.reports,
@@ -427,6 +466,11 @@ def main() -> None:
     """Console-script entry point."""
     try:
         app(standalone_mode=True)
+    except BrokenPipeError:
+        try:
+            _stdout_closed()
+        except typer.Exit as exit_:
+            sys.exit(exit_.exit_code)
     except SystemExit as exit_:
         code = exit_.code
         sys.exit(code if isinstance(code, int) else (0 if code is None else 2))

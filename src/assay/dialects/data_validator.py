@@ -804,8 +804,7 @@ def _bound_pair(item: Node, low_key: str, high_key: str, numbers: str) -> None:
             if (low >= high) if numbers == "<" else (low > high):
                 relation = "less than" if numbers == "<" else "less than or equal to"
                 raise item.error(
-                    f"{low_key} ({given[0].value}) must be {relation} {high_key} "
-                    f"({given[1].value})"
+                    f"{low_key} ({given[0].value}) must be {relation} {high_key} ({given[1].value})"
                 )
         return
     if all(isinstance(n.value, str) for n in given):
@@ -867,9 +866,7 @@ def _config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
         if node is None:
             raise item.error("Must define a regex.")
         if not isinstance(node.value, str):
-            raise node.error(
-                f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS
-            )
+            raise node.error(f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS)
         if _is_ref(node):
             raise node.error(
                 "a regex read from another column (`column) is not supported",
@@ -934,7 +931,7 @@ def _range_check(item: Node, column: str) -> tuple[TypeRequirement, ...]:
                 f"'{{column}}' ({key} {node.value} fits {', '.join(fits)})",
                 hint="data-validator compares a number only with a byte, short, int, long "
                 "(a whole number in range) or double column; a string column with a number "
-                f"bound is accepted by its config check but fails at run time",
+                "bound is accepted by its config check but fails at run time",
             )
         )
     return tuple(found)

@@ -542,9 +542,7 @@ def _java_long(text: str | None, node: Node) -> int:
     )
 
 
-_DOUBLE = re.compile(
-    r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?)", re.ASCII
-)
+_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?)", re.ASCII)
 _HEX_DOUBLE = re.compile(
     r"([+-]?)0[xX]([0-9a-fA-F]*)\.?([0-9a-fA-F]*)[pP]([+-]?\d+)[fFdD]?", re.ASCII
 )

@@ -140,7 +140,7 @@ KEYS: dict[str, frozenset[str]] = {
     "invalid_count": _COUNTED["invalid_count"],
     "invalid_percent": _COUNTED["invalid_count"],
     "freshness": _THRESHOLDS | _ONE_OR_MANY,
-    **{fn: _THRESHOLDS | _ONE_OR_MANY for fn in _COLUMN_FNS},
+    **dict.fromkeys(_COLUMN_FNS, _THRESHOLDS | _ONE_OR_MANY),
 }
 """The keys sparquet-cola 0.4.0 reads, per (canonical) rule type, besides COMMON_KEYS."""
 

@@ -8,9 +8,9 @@ when a rule listed in ``Table.hold_outputs`` failed (sparquet ``on_failure: fail
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
 import uuid
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from pyspark.sql.connect.session import SparkSession
@@ -20,7 +20,7 @@ from assay.emit import spark as emit_spark
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
 from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows
-from assay.ir.rules import MetricCheck, Rule
+from assay.ir.rules import Rule
 from assay.ir.suite import CatalogSource, PathSource, Table
 from assay.report.events import RuleResult
 

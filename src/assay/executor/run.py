@@ -56,8 +56,11 @@ def run_suite(
     run_id: str | None = None,
     progress: Progress | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
+    server: str = "the Spark Connect server",
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
+
+    ``server`` names the server in errors ("the Spark Connect server at sc://...").
 
     Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
     """
@@ -83,7 +86,7 @@ def run_suite(
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
             outcomes = list(
                 pool.map(
-                    lambda p: _run_one(spark, p, run_id, sink, progress, suite.policy),  # type: ignore[arg-type]
+                    lambda p: _run_one(spark, p, run_id, sink, progress, suite.policy, server),  # type: ignore[arg-type]
                     prepared,
                 )
             )
@@ -260,11 +263,12 @@ def _run_one(
     sink: Sink,
     progress: Progress,
     policy: RunPolicy,
+    server: str,
 ) -> TableOutcome:
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
-    outcome = run_table(spark, prepared, run_id, note, policy)
+    outcome = run_table(spark, prepared, run_id, note, policy, server)
     if table.outputs and outcome.finished.error is None:
         outcome = _write_outputs(spark, prepared, outcome, note)
     for event in outcome.events:
@@ -289,9 +293,7 @@ def _write_outputs(
             spark, table, prepared.df, columns, prepared.validation_sql, outcome.events, note
         )
     except AssayError as error:
-        finished = dataclasses.replace(
-            finished, error=str(error), errors=max(finished.errors, 1)
-        )
+        finished = dataclasses.replace(finished, error=str(error), errors=max(finished.errors, 1))
         return TableOutcome(outcome.events, finished)
     finished = dataclasses.replace(
         finished, spark_plans=finished.spark_plans + plans, outputs=tuple(written)

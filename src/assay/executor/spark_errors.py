@@ -37,6 +37,45 @@ def spark_message(exc: BaseException, max_lines: int = 12) -> str:
     return _TOKEN.sub(r"\1***", text)
 
 
+_GONE = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED")
+
+
+def _chain(exc: BaseException):
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def lost_server(exc: BaseException) -> bool:
+    """Whether ``exc`` says the Spark Connect server stopped answering (a gRPC
+    ``UNAVAILABLE``, the client's retries exhausted), not that a query failed."""
+    for e in _chain(exc):
+        code = getattr(e, "code", None)
+        try:
+            name = getattr(code(), "name", "") if callable(code) else ""
+        except Exception:  # noqa: BLE001 - not a gRPC error after all
+            name = ""
+        if name in _GONE or type(e).__name__ == "RetriesExceeded":
+            return True
+        if any(f"StatusCode.{g}" in str(e) for g in _GONE[:2]):
+            return True
+    return False
+
+
+def failure_sentence(exc: BaseException, *, server: str, table: str, step: str) -> str:
+    """What went wrong while running a table, as a sentence a user can act on: the
+    server that stopped answering and when, or Spark's own message (short, redacted)."""
+    if lost_server(exc):
+        return (
+            f"{server} stopped answering during table {table}'s {step}; check that the "
+            "server is running and reachable (its log says why it stopped), then run again"
+        )
+    return f"Spark failed during table {table}'s {step}: {spark_message(exc)}"
+
+
 def is_analysis_error(exc: BaseException) -> bool:
     """Whether Spark rejected the query itself (bad SQL, unknown column), not the run."""
     names = {cls.__name__ for cls in type(exc).__mro__}

@@ -14,9 +14,9 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
-from assay.executor.spark_errors import spark_message
+from assay.executor.spark_errors import failure_sentence, spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
-from assay.ir.suite import RunPolicy, Table
+from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import GROUP_OUTPUTS, ColumnAgg, GroupStats, Measure, RowCount
@@ -37,6 +37,8 @@ class Prepared:
     setup_plans: int = 0
     note: Callable[[str], None] = field(default=lambda _: None, repr=False)
     options: PlannerOptions = DEFAULT_OPTIONS
+    step: str = "aggregate plan"
+    """The Spark plan being run (named in an error when the run fails)."""
 
 
 @dataclass
@@ -52,7 +54,8 @@ def run_table(
     prepared: Prepared,
     run_id: str,
     note: Callable[[str], None] = lambda _: None,
-    policy: RunPolicy = RunPolicy(),
+    policy: RunPolicy = DEFAULT_POLICY,
+    server: str = "the Spark Connect server",
 ) -> TableOutcome:
     """Run one prepared table; a Spark failure becomes an ``error`` result per rule.
 
@@ -66,10 +69,12 @@ def run_table(
     try:
         outcomes, row_count, values = _verdicts(spark, prepared, counter)
         samples = _samples(prepared, outcomes, values, counter)
-        error = None
+        error = detail = None
     except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3
-        error = spark_message(exc)
-        outcomes = [Outcome("error", None, None, f"not evaluated: {error}") for _ in table.rules]
+        error = failure_sentence(exc, server=server, table=table.name, step=prepared.step)
+        detail = spark_message(exc, max_lines=200)
+        why = f"not evaluated: table {table.name}'s {prepared.step} failed (see its table line)"
+        outcomes = [Outcome("error", None, None, why) for _ in table.rules]
         row_count, samples = None, {}
     elapsed = int((time.monotonic() - start) * 1000)
     events = [
@@ -80,7 +85,7 @@ def run_table(
     finished = table_totals(
         run_id, table, events, row_count, spark_plans=counter[0], elapsed_ms=elapsed, error=error
     )
-    return TableOutcome(events, finished)
+    return TableOutcome(events, dataclasses.replace(finished, detail=detail))
 
 
 def _judged_by(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
@@ -168,6 +173,7 @@ def _first_pass(
         return {}, {}
     measures = len(aggregate.slots) if aggregate is not None else 0
     queries = len(sql.queries) if sql is not None else 0
+    prepared.step = "aggregate plan"
     prepared.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
     frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
     row = frame.collect()[0].asDict()
@@ -202,6 +208,7 @@ def _histogram_values(
     }
     if not bounds:
         return {}
+    prepared.step = "histogram plan"
     row = emit.histogram_frame(prepared.df, histogram, bounds).collect()[0].asDict()
     counter[0] += 1
     return {h.measure: row[h.name] for h in histogram.columns if h.name in bounds}
@@ -242,10 +249,11 @@ def _samples(
     key_range = None
     if key is not None:
         key_range = (values.get(ColumnAgg("min", key)), values.get(ColumnAgg("max", key)))
+    row = tuple(name for name, _ in prepared.schema)
     detail = (
         plan_detail(
             prepared.plan, failed, prepared.keys, comparable, failed_rows, prepared.options,
-            key_range,
+            key_range, row,
         )
         if failed
         else None
@@ -261,7 +269,13 @@ def _samples(
     if short:
         # failures crowd the top of the key range: sample those rules over the whole table
         again = plan_detail(
-            prepared.plan, short, prepared.keys, comparable, failed_rows, prepared.options
+            prepared.plan,
+            short,
+            prepared.keys,
+            comparable,
+            failed_rows,
+            prepared.options,
+            row=row,
         )
         assert again is not None
         prepared.note(f"detail plan again without key bounds ({len(short)} rules)")
@@ -272,6 +286,7 @@ def _samples(
 def _detail_rows(
     prepared: Prepared, detail: DetailPlan, counter: list[int]
 ) -> dict[int, list[dict[str, Any]]]:
+    prepared.step = "detail plan"
     rows = emit.detail_frame(prepared.df, detail).collect()
     counter[0] += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}

@@ -56,7 +56,7 @@ def _number(token: str, text: str, origin: Origin) -> tuple[Decimal, Unit]:
         value = float(bare)
     except ValueError:
         raise ThresholdSyntaxError(
-            f'invalid threshold "{text}": \'{token}\' is not a number', origin=origin, hint=HINT
+            f"invalid threshold \"{text}\": '{token}' is not a number", origin=origin, hint=HINT
         ) from None
     return Decimal(value), ("percent" if token.endswith("%") else "number")
 

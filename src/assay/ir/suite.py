@@ -88,6 +88,9 @@ class RunPolicy:
         return rule.waiver or (None if self.on_failure == "fail" else self.said)
 
 
+DEFAULT_POLICY = RunPolicy()
+
+
 @dataclass(frozen=True, slots=True)
 class Suite:
     """Everything one run checks: tables, in config order.
@@ -107,4 +110,4 @@ class Suite:
     reports: tuple[Report, ...] = ()
     dialects: tuple[str, ...] = ()
     unresolved_rules: int = 0
-    policy: RunPolicy = RunPolicy()
+    policy: RunPolicy = DEFAULT_POLICY

@@ -127,8 +127,13 @@ def plan_detail(
     failed_rows: Mapping[int, int] | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
     key_range: tuple[object, object] | None = None,
+    row: tuple[str, ...] = (),
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
+
+    A sample identifies its row: by the ``keys`` when there are some, else by the whole
+    ``row`` (the table's columns, the rule's own first, at most
+    :data:`MAX_SAMPLE_COLUMNS` of them).
 
     ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
     that can are tie-breakers after the keys. ``failed_rows`` (each rule's failing rows,
@@ -138,7 +143,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        DetailEntry(e.rule_index, _with_keys(keys, e.columns), e.predicate, e.group, e.nulls)
+        DetailEntry(e.rule_index, _identified(keys, e.columns, row), e.predicate, e.group, e.nulls)
         for e in plan.detail.entries
         if e.rule_index in failed
     )
@@ -250,5 +255,17 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     return None
 
 
-def _with_keys(keys: tuple[str, ...], columns: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(keys + columns))
+MAX_SAMPLE_COLUMNS = 20
+"""Columns of a sample row of a table without keys (its rule's columns first)."""
+
+
+def _identified(
+    keys: tuple[str, ...], columns: tuple[str, ...], row: tuple[str, ...]
+) -> tuple[str, ...]:
+    """A sample's columns: the keys then the rule's columns; without keys, the rule's
+    columns then the rest of the row, cut to :data:`MAX_SAMPLE_COLUMNS`."""
+    if keys:
+        return tuple(dict.fromkeys(keys + columns))
+    own = {c.lower() for c in columns}
+    rest = tuple(c for c in row if c.lower() not in own)
+    return tuple(dict.fromkeys(columns + rest))[: max(MAX_SAMPLE_COLUMNS, len(columns))]

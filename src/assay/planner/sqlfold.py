@@ -146,10 +146,10 @@ def _plain_select(tree: exp.Expression) -> bool:
     if any(v not in (None, [], False) for k, v in tree.args.items() if k not in _SELECT_CLAUSES):
         return False
     source = tree.args.get("from_")
-    if source is None or set(k for k, v in source.args.items() if v) != {"this"}:
+    if source is None or {k for k, v in source.args.items() if v} != {"this"}:
         return False
     table = source.this
-    if not isinstance(table, exp.Table) or set(k for k, v in table.args.items() if v) != {"this"}:
+    if not isinstance(table, exp.Table) or {k for k, v in table.args.items() if v} != {"this"}:
         return False
     name = table.this
     return isinstance(name, exp.Identifier) and name.this.lower() == VIEW

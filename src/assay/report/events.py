@@ -121,6 +121,8 @@ class TableFinished:
     """The table's writes (dialect outputs): kind, rule_index, target, written."""
     blocking: int = 0
     """Failed rules that fail the run (the others are waived by their policy)."""
+    detail: str | None = field(default=None, compare=False)
+    """Spark's own words for ``error`` (not in the JSON line; shown with ``--debug``)."""
 
     @property
     def passed(self) -> bool:

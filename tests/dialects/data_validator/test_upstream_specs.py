@@ -182,13 +182,17 @@ def test_null_check_spec_config_check(tmp_path):
     # ValidatorBaseSpec > "should fail configCheck on unknown column"
     columns = {"item": S, "price": F64}
     assert preflight(tmp_path, columns, ["{type: nullCheck, column: item}"]) == ""
-    assert "'junk' does not exist" in preflight(tmp_path, columns, ["{type: nullCheck, column: junk}"])
+    assert "'junk' does not exist" in preflight(
+        tmp_path, columns, ["{type: nullCheck, column: junk}"]
+    )
 
 
 def test_null_and_negative_check_spec_config_parsing(tmp_path):
     # NullCheckSpec / NegativeCheckSpec > config parsing > "optional threshold": 10.0%
     for kind in ("nullCheck", "negativeCheck"):
-        path = config(tmp_path, tmp_path / "x.parquet", [f"{{type: {kind}, column: foo, threshold: 10.0%}}"])
+        path = config(
+            tmp_path, tmp_path / "x.parquet", [f"{{type: {kind}, column: foo, threshold: 10.0%}}"]
+        )
         (table,) = load(path).tables
         assert table.rules[0].check.tolerance == Tolerance("dv_percent", Decimal("10.0"), "10.0%")
         assert table.rules[0].threshold == "10.0%"
@@ -261,7 +265,9 @@ def test_row_based_spec_negative_check(spark, tmp_path):
         ("fail", 1)
     ]
     keyed = config(tmp_path, negative, check, keys=1, detailed=True, errors_to_report=10)
-    keyed.write_text(keyed.read_text().replace("    checks:", "    keyColumns: [key, key2]\n    checks:"))
+    keyed.write_text(
+        keyed.read_text().replace("    checks:", "    keyColumns: [key, key2]\n    checks:")
+    )
     (result,) = results(spark, keyed)
     assert result["samples"] == [{"key": "negative", "key2": "one", "data": -1}]
 
@@ -271,7 +277,9 @@ def test_negative_check_lets_nulls_pass(spark, tmp_path):
     # NegativeCheck.colTest is LessThan(column, 0): a null is not counted (data-validator's
     # README says a null fails; its code, which gives the verdicts, does not).
     path = config(
-        tmp_path, data(tmp_path, {"n": (I32, [None, -3, 4, None])}), ["{type: negativeCheck, column: n}"]
+        tmp_path,
+        data(tmp_path, {"n": (I32, [None, -3, 4, None])}),
+        ["{type: negativeCheck, column: n}"],
     )
     assert verdicts(spark, path) == [("fail", 1)]
 
@@ -287,7 +295,11 @@ def test_row_based_spec_thresholds_accepted(tmp_path, threshold):
     # RowBasedSpec > threshold tests > validate different way of specifying thresholds:
     # "absolute 10", "less then 1.0", "10%", plus what THRESHOLD_NUMBER_REGEX
     # ^([0-9]+\.*[0-9]*)\s*%{0,1}$ also accepts: above 100%, "1.", spaces before '%'.
-    path = config(tmp_path, tmp_path / "x.parquet", [f"{{type: nullCheck, column: c, threshold: '{threshold}'}}"])
+    path = config(
+        tmp_path,
+        tmp_path / "x.parquet",
+        [f"{{type: nullCheck, column: c, threshold: '{threshold}'}}"],
+    )
     (table,) = load(path).tables
     assert table.rules[0].threshold == threshold
 
@@ -299,7 +311,10 @@ def test_row_based_spec_thresholds_accepted(tmp_path, threshold):
         ("'-10'", "Threshold `-10` not parsable."),  # "is negative"
         ("'-0.1'", "Threshold `-0.1` not parsable."),  # "is negative fraction"
         ("'-10%'", "Threshold `-10%` not parsable."),  # "is negative percent"
-        ("'-2.3 %'", "Threshold `-2.3 %` not parsable."),  # "negative percentage should be rejected"
+        (
+            "'-2.3 %'",
+            "Threshold `-2.3 %` not parsable.",
+        ),  # "negative percentage should be rejected"
         ("'2.3 %%%'", "Threshold `2.3 %%%` not parsable."),  # "multiple '%' should be rejected"
         ("' 5'", "Threshold ` 5` not parsable."),  # no leading space in the regex
         ("'.5'", "Threshold `.5` not parsable."),  # a digit first
@@ -331,7 +346,11 @@ def test_row_based_spec_thresholds_refused(tmp_path, threshold, fragment):
 )
 def test_row_based_spec_calc_error_count_threshold(tmp_path, threshold, rows, allowed):
     # RowBasedSpec > threshold tests > calMaxErrors(): calcErrorCountThreshold
-    path = config(tmp_path, tmp_path / "x.parquet", [f"{{type: nullCheck, column: c, threshold: '{threshold}'}}"])
+    path = config(
+        tmp_path,
+        tmp_path / "x.parquet",
+        [f"{{type: nullCheck, column: c, threshold: '{threshold}'}}"],
+    )
     (table,) = load(path).tables
     assert table.rules[0].check.tolerance.allowed(rows) == allowed
 
@@ -366,14 +385,20 @@ RANGE = {c: t for c, (t, _) in RANGE_ROWS.items()}
         # configCheck > "error if min and max are not defined"
         ("{type: rangeCheck, column: item}", "Must defined minValue or maxValue or both."),
         # configCheck > "error if min and max are different types"
-        ("{type: rangeCheck, column: avg, minValue: 0, maxValue: ten}", "Unsupported type in 0, 'ten'"),
+        (
+            "{type: rangeCheck, column: avg, minValue: 0, maxValue: ten}",
+            "Unsupported type in 0, 'ten'",
+        ),
         # configCheck > "error if col type is not equal value type" (strings, not columns)
         (
             "{type: rangeCheck, column: min, minValue: one, maxValue: '100'}",
             "Range constraint types not compatible with column 'min'",
         ),
         # configCheck > "minValue less than maxValue fails configCheck"
-        ("{type: rangeCheck, column: avg, minValue: 110, maxValue: 100}", "minValue (110) must be less than maxValue (100)"),
+        (
+            "{type: rangeCheck, column: avg, minValue: 110, maxValue: 100}",
+            "minValue (110) must be less than maxValue (100)",
+        ),
         # ... and equal bounds, even inclusive (checkMinLessThanMax: min >= max)
         (
             "{type: rangeCheck, column: avg, minValue: 5, maxValue: 5, inclusive: true}",
@@ -401,9 +426,13 @@ def test_range_check_spec_config_check_against_the_schema(tmp_path):
     )
     good = "{type: rangeCheck, column: avg, minValue: '`min', maxValue: '`max', inclusive: true}"
     assert preflight(tmp_path, RANGE, [good]) == ""
-    bad_min = "{type: rangeCheck, column: avg, minValue: '`minColumn', maxValue: '`max', inclusive: true}"
+    bad_min = (
+        "{type: rangeCheck, column: avg, minValue: '`minColumn', maxValue: '`max', inclusive: true}"
+    )
     assert "'minColumn' does not exist" in preflight(tmp_path, RANGE, [bad_min])
-    bad_max = "{type: rangeCheck, column: avg, minValue: '`min', maxValue: '`maxColumn', inclusive: true}"
+    bad_max = (
+        "{type: rangeCheck, column: avg, minValue: '`min', maxValue: '`maxColumn', inclusive: true}"
+    )
     assert "'maxColumn' does not exist" in preflight(tmp_path, RANGE, [bad_max])
 
 
@@ -458,7 +487,10 @@ def test_range_check_spec_runs(spark, tmp_path):
 
 # --- StringLengthCheckSpec --------------------------------------------------------------------
 
-LENGTH_ROWS = {"item": (S, ["Item1", "Item23", "I", ""]), "baseprice": (F64, [2.99, 5.35, 1.00, 1.00])}
+LENGTH_ROWS = {
+    "item": (S, ["Item1", "Item23", "I", ""]),
+    "baseprice": (F64, [2.99, 5.35, 1.00, 1.00]),
+}
 
 
 @pytest.mark.parametrize(
@@ -467,7 +499,10 @@ LENGTH_ROWS = {"item": (S, ["Item1", "Item23", "I", ""]), "baseprice": (F64, [2.
         # configCheck > "error if min and max are not defined"
         ("{type: stringLengthCheck, column: item}", "Must define minLength or maxLength or both."),
         # configCheck > "error if min and max are different types"
-        ("{type: stringLengthCheck, column: item, minLength: 0, maxLength: ten}", "Unsupported type in 0, 'ten'"),
+        (
+            "{type: stringLengthCheck, column: item, minLength: 0, maxLength: ten}",
+            "Unsupported type in 0, 'ten'",
+        ),
         # configCheck > "minLength less than maxLength fails configCheck"
         (
             "{type: stringLengthCheck, column: item, minLength: 20, maxLength: 10}",
@@ -489,7 +524,9 @@ def test_string_length_check_spec_config_check_against_the_schema(tmp_path):
     assert "'bad_column_name' does not exist" in preflight(
         tmp_path, columns, ["{type: stringLengthCheck, column: bad_column_name, minLength: 0}"]
     )
-    text = preflight(tmp_path, columns, ["{type: stringLengthCheck, column: baseprice, minLength: 1}"])
+    text = preflight(
+        tmp_path, columns, ["{type: stringLengthCheck, column: baseprice, minLength: 1}"]
+    )
     assert "column baseprice is double, but this rule needs a string" in text
 
 
@@ -520,19 +557,26 @@ def test_string_length_check_spec_runs(spark, tmp_path):
 
 # --- StringRegexCheckSpec ---------------------------------------------------------------------
 
-REGEX_ROWS = {"item": (S, ["Item1", "Item23", "I", None, None]), "baseprice": (F64, [2.99, 5.35, 1.0, 1.0, 2.0])}
+REGEX_ROWS = {
+    "item": (S, ["Item1", "Item23", "I", None, None]),
+    "baseprice": (F64, [2.99, 5.35, 1.0, 1.0, 2.0]),
+}
 
 
 def test_string_regex_check_spec_config_check(tmp_path):
     # configCheck > "error if regex is not defined" / "error if column is not found in df"
     # / "error if col type is not String"
     assert "Must define a regex." in refused(tmp_path, ["{type: stringRegexCheck, column: item}"])
-    assert "regex must be a string" in refused(tmp_path, ["{type: stringRegexCheck, column: item, regex: 5}"])
+    assert "regex must be a string" in refused(
+        tmp_path, ["{type: stringRegexCheck, column: item, regex: 5}"]
+    )
     columns = {c: t for c, (t, _) in REGEX_ROWS.items()}
     assert "'bad_column_name' does not exist" in preflight(
         tmp_path, columns, ["{type: stringRegexCheck, column: bad_column_name, regex: 'I%'}"]
     )
-    text = preflight(tmp_path, columns, ["{type: stringRegexCheck, column: baseprice, regex: 'I%'}"])
+    text = preflight(
+        tmp_path, columns, ["{type: stringRegexCheck, column: baseprice, regex: 'I%'}"]
+    )
     assert "column baseprice is double, but this rule needs a string" in text
 
 
@@ -635,14 +679,20 @@ def test_column_max_check_refuses_the_column_types_data_validator_refuses(tmp_pa
     ("check", "fragment"),
     [
         # checkConfig > "'minValue' and 'maxValue' not present"
-        ("{type: columnSumCheck, column: foo}", "columnSumCheck needs 'minValue', 'maxValue' or both"),
+        (
+            "{type: columnSumCheck, column: foo}",
+            "columnSumCheck needs 'minValue', 'maxValue' or both",
+        ),
         # "'inclusive' is a bad value"
         (
             "{type: columnSumCheck, column: foo, minValue: 1, inclusive: bar}",
             "Inclusive flag is defined, but is not a boolean, inclusive: 'bar'",
         ),
         # "'minValue' not less than 'maxValue'" (also when inclusive)
-        ("{type: columnSumCheck, column: foo, minValue: 2.0, maxValue: 1.0}", "must be less than maxValue"),
+        (
+            "{type: columnSumCheck, column: foo, minValue: 2.0, maxValue: 1.0}",
+            "must be less than maxValue",
+        ),
         (
             "{type: columnSumCheck, column: foo, minValue: 2, maxValue: 2, inclusive: true}",
             "must be less than maxValue",
@@ -659,13 +709,19 @@ def test_column_sum_check_spec_config_check_refusals(tmp_path, check, fragment):
 def test_column_sum_check_spec_config_check_against_the_schema(tmp_path):
     # "'column' does not exist" / "'column' exists but is wrong type"; a decimal column
     # passes data-validator's config check but its quickCheck throws "Unsupported type"
-    assert "'foo' does not exist" in preflight(tmp_path, {"bar": F64}, ["{type: columnSumCheck, column: foo, minValue: 0}"])
+    assert "'foo' does not exist" in preflight(
+        tmp_path, {"bar": F64}, ["{type: columnSumCheck, column: foo, minValue: 0}"]
+    )
     text = preflight(tmp_path, {"foo": S}, ["{type: columnSumCheck, column: foo, minValue: 0}"])
     assert "column foo is string, but this rule needs a number" in text
-    path = config(tmp_path, tmp_path / "x.parquet", ["{type: columnSumCheck, column: d, minValue: 0}"])
+    path = config(
+        tmp_path, tmp_path / "x.parquet", ["{type: columnSumCheck, column: d, minValue: 0}"]
+    )
     (table,) = load(path).tables
     (problem,) = check_table(table, [("d", "decimal(10,2)")], ())
-    assert "column d is decimal(10,2)" in str(problem) and "fails at run time" in (problem.hint or "")
+    assert "column d is decimal(10,2)" in str(problem) and "fails at run time" in (
+        problem.hint or ""
+    )
 
 
 @pytest.mark.spark
@@ -721,19 +777,27 @@ def test_validator_base_spec_min_num_rows(spark, tmp_path):
     # (ConfigVarSpec: getVarSubJson substitutes it as JSON)
     source = data(tmp_path, {"name": (S, ["Doug", "Collin"]), "age": (I32, [50, 32])})
     extra = "vars:\n  - {name: N, value: 2}\n"
-    checks = ["{type: rowCount, minNumRows: 10}", "{type: rowCount, minNumRows: 1}", "{type: rowCount, minNumRows: $N}"]
+    checks = [
+        "{type: rowCount, minNumRows: 10}",
+        "{type: rowCount, minNumRows: 1}",
+        "{type: rowCount, minNumRows: $N}",
+    ]
     got = results(spark, config(tmp_path, source, checks, keys=3, extra=extra))
-    assert [(r["severity"], r["metric_value"]) for r in got] == [("fail", 2), ("pass", 2), ("pass", 2)]
+    assert [(r["severity"], r["metric_value"]) for r in got] == [
+        ("fail", 2),
+        ("pass", 2),
+        ("pass", 2),
+    ]
 
 
-@pytest.mark.parametrize(
-    "value", ["badinput", "-10", "0", "1.5", "true"]
-)
+@pytest.mark.parametrize("value", ["badinput", "-10", "0", "1.5", "true"])
 def test_validator_base_spec_min_num_rows_config_check(tmp_path, value):
     # ValidatorMinNumRows > "configCheck() should fail for minNumRows as non-numeric" /
     # "... for negative minNumRows": "minNumRows must be a natural number"
     text = refused(tmp_path, [f"{{type: rowCount, minNumRows: {value}}}"])
-    assert "minNumRows must be a natural number" in text and "tables[0].checks[0].minNumRows" in text
+    assert (
+        "minNumRows must be a natural number" in text and "tables[0].checks[0].minNumRows" in text
+    )
 
 
 # --- ColStatsSpec -----------------------------------------------------------------------------
@@ -758,7 +822,9 @@ def test_col_stats_spec(spark, tmp_path):
         "{type: columnSumCheck, column: a, minValue: 0}",
         "{type: columnSumCheck, column: b, minValue: 0}",
     ]
-    got = results(spark, config(tmp_path, source, checks, keys=0, errors_to_report=5, detailed=True))
+    got = results(
+        spark, config(tmp_path, source, checks, keys=0, errors_to_report=5, detailed=True)
+    )
     assert [r["severity"] for r in got] == ["pass"] * 6
     a, b = got[0]["details"], got[1]["details"]
     assert (a["count"], a["mean"], a["min"], a["max"]) == (20, 11.5, 2.0, 21.0)
@@ -788,7 +854,11 @@ def test_col_stats_spec(spark, tmp_path):
 def test_a_value_that_does_not_fit_the_column_exits_2_before_any_scan(server, tmp_path):
     # ColumnBasedSpec > "should fail when byte column and value overflows", through the CLI
     source = data(tmp_path, MAX_ROWS)
-    path = config(tmp_path, source, ["{type: nullCheck, column: key}", "{type: columnMaxCheck, column: byte, value: 300}"])
+    path = config(
+        tmp_path,
+        source,
+        ["{type: nullCheck, column: key}", "{type: columnMaxCheck, column: byte, value: 300}"],
+    )
     before = server.sql_executions()
     proc = assay("run", str(path), "--remote", server.url)
     assert proc.returncode == 2 and proc.stdout == ""
@@ -817,7 +887,9 @@ def test_config_var_spec_substitution_in_values_and_env_names(tmp_path, monkeypa
 def test_config_var_spec_substitution_fails_when_the_value_does_not_exist(tmp_path):
     # ConfigVarSpec > NameValue / NameEnv > "var sub fails when value doesn't exist"
     extra = "vars:\n  - {name: java_home, env: 'JAVA_${h}'}\n"
-    text = errors(config(tmp_path, tmp_path / "x.parquet", ["{type: rowCount, minNumRows: 1}"], extra=extra))
+    text = errors(
+        config(tmp_path, tmp_path / "x.parquet", ["{type: rowCount, minNumRows: 1}"], extra=extra)
+    )
     assert 'unknown variable "h"' in text
 
 
@@ -894,8 +966,12 @@ def test_config_parser_spec_parses_its_test_config(tmp_path):
     assert parquet.filter == "bar < 10" and parquet.rules[0].columns == ("end_d",)
     assert llama.source == PathSource("llama", ("data.llama",), (("key", "value"),))
     file, pipe, email = suite.reports
-    assert isinstance(file, ReportFile) and file.path == "/user/home/sample.json" and not file.append
-    assert isinstance(pipe, ReportPipe) and pipe.command == "/apps/dv2kafka.py" and pipe.ignore_error
+    assert (
+        isinstance(file, ReportFile) and file.path == "/user/home/sample.json" and not file.append
+    )
+    assert (
+        isinstance(pipe, ReportPipe) and pipe.command == "/apps/dv2kafka.py" and pipe.ignore_error
+    )
     assert isinstance(email, EmailReport) and email.to == ("to@example.com",)
     path.write_text(TEST_CONFIG.replace("FROM", "from").replace("TO", "to"))
     assert "'from' is not an email address" in errors(path, allow_shell=True)

@@ -35,7 +35,10 @@ S = pa.string()
 def _table(columns: list[str], rows: list[tuple], types: list[pa.DataType] | None = None):
     types = types or [S] * len(columns)
     return pa.table(
-        {c: pa.array([r[i] for r in rows], type=t) for i, (c, t) in enumerate(zip(columns, types))}
+        {
+            c: pa.array([r[i] for r in rows], type=t)
+            for i, (c, t) in enumerate(zip(columns, types, strict=False))
+        }
     )
 
 
@@ -305,14 +308,20 @@ METORIKKU_INPUTS = {
     # IsContainedInTest: a category outside the list / all inside
     "stores_bad": _table(
         ["name", "id", "category", "fake", "fake2"],
-        [("petstop", 1, "pets", 111, 1111), ("castro", 2, "clothes", 222, 2222),
-         ("ampm", 3, "groceries", 333, 3333)],
+        [
+            ("petstop", 1, "pets", 111, 1111),
+            ("castro", 2, "clothes", 222, 2222),
+            ("ampm", 3, "groceries", 333, 3333),
+        ],
         [S, INT, S, INT, INT],
     ),  # fmt: skip
     "stores_good": _table(
         ["name", "id", "category", "fake", "fake2"],
-        [("petstop", 1, "pets", 111, 1111), ("castro", 2, "clothes", 222, 2222),
-         ("nike", 3, "sports", 333, 3333)],
+        [
+            ("petstop", 1, "pets", 111, 1111),
+            ("castro", 2, "clothes", 222, 2222),
+            ("nike", 3, "sports", 333, 3333),
+        ],
         [S, INT, S, INT, INT],
     ),  # fmt: skip
 }
@@ -513,7 +522,7 @@ def test_level_default_and_override(tmp_path):
 def test_yaml_scalars_are_read_as_their_text(tmp_path):
     """Jackson gives a String parameter the scalar's text: ``yes`` is "yes", ``1.50`` is
     "1.50"; deequ 2.0.1 doubles quotes, which Spark 3.2 reads as adjacent literals."""
-    body = _one_check("isContainedIn: {column: x, allowedValues: [yes, 1.50, \"it's\", 1]}")
+    body = _one_check('isContainedIn: {column: x, allowedValues: [yes, 1.50, "it\'s", 1]}')
     (table,) = load(write(tmp_path, body)).tables
     (rule,) = table.rules
     values = rule.check.failing.items[0].item.items[1].values  # type: ignore[union-attr]

@@ -140,6 +140,7 @@ def test_every_operator_and_the_same_rules_natively(spark, tmp_path, input_1, mo
     assert suite.views[0].source == PathSource("parquet", (str(input_1),))
     got = run(spark, suite)
     native = run(spark, load(write(tmp_path, NATIVE, "native.yaml")))  # the view is there now
+
     # The same verdicts and failing rows as the native rules; metric_value is deequ's
     # (a fraction for the row-level checks, which native rules leave null).
     def verdicts(results):

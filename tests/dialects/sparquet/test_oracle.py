@@ -50,25 +50,25 @@ SCHEMA = pa.schema(
 
 MIXED = [
     # id: duplicates (1 x3, 2 x2) and two nulls; k2 pairs with id for composite keys
-    dict(id=1, k2="a", s="ana@example.com", x=0.5, n=0, amount="10.00", d="2024-01-01",
-         ts=NOW - dt.timedelta(hours=2), cpf="12345678901", cnpj="12345678000199", code="N/A"),
-    dict(id=1, k2="a", s="bad.example.com", x=1.5, n=5, amount="-3.50", d="2024-01-02",
-         ts=NOW - dt.timedelta(hours=30), cpf="123.456.789-01", cnpj="12.345.678/0001-99", code=""),
-    dict(id=1, k2="b", s=None, x=None, n=10, amount=None, d=None, ts=None,
-         cpf="1234567890", cnpj="12.345.678/0001-9", code="A1"),
-    dict(id=2, k2=None, s="UPPER@EXAMPLE.COM", x=float("nan"), n=None, amount="0.00", d="2023-12-31",
-         ts=NOW - dt.timedelta(days=3), cpf="123.456.78901", cnpj=None, code="0"),
-    dict(id=2, k2=None, s="x@y.z", x=-1.0, n=7, amount="99999999.99", d="2024-02-29",
-         ts=NOW - dt.timedelta(minutes=5), cpf=None, cnpj="1234567800019", code="ok"),
-    dict(id=None, k2=None, s="", x=100.0, n=-2, amount="1.25", d="2024-01-31",
-         ts=NOW - dt.timedelta(seconds=10), cpf="abcdefghijk", cnpj="12345678000199", code="A1"),
-    dict(id=None, k2=None, s="  ", x=2.0, n=3, amount="5.00", d="2024-01-15",
-         ts=NOW - dt.timedelta(days=400), cpf="12345678901 ", cnpj="", code="None"),
-    dict(id=3, k2="c", s="ünï@ex.com", x=0.0, n=1, amount="2.00", d="2024-01-10",
-         ts=NOW - dt.timedelta(hours=1), cpf="98765432100", cnpj="98.765.432/0001-00", code="1"),
+    {"id": 1, "k2": "a", "s": "ana@example.com", "x": 0.5, "n": 0, "amount": "10.00", "d": "2024-01-01",
+         "ts": NOW - dt.timedelta(hours=2), "cpf": "12345678901", "cnpj": "12345678000199", "code": "N/A"},
+    {"id": 1, "k2": "a", "s": "bad.example.com", "x": 1.5, "n": 5, "amount": "-3.50", "d": "2024-01-02",
+         "ts": NOW - dt.timedelta(hours=30), "cpf": "123.456.789-01", "cnpj": "12.345.678/0001-99", "code": ""},
+    {"id": 1, "k2": "b", "s": None, "x": None, "n": 10, "amount": None, "d": None, "ts": None,
+         "cpf": "1234567890", "cnpj": "12.345.678/0001-9", "code": "A1"},
+    {"id": 2, "k2": None, "s": "UPPER@EXAMPLE.COM", "x": float("nan"), "n": None, "amount": "0.00", "d": "2023-12-31",
+         "ts": NOW - dt.timedelta(days=3), "cpf": "123.456.78901", "cnpj": None, "code": "0"},
+    {"id": 2, "k2": None, "s": "x@y.z", "x": -1.0, "n": 7, "amount": "99999999.99", "d": "2024-02-29",
+         "ts": NOW - dt.timedelta(minutes=5), "cpf": None, "cnpj": "1234567800019", "code": "ok"},
+    {"id": None, "k2": None, "s": "", "x": 100.0, "n": -2, "amount": "1.25", "d": "2024-01-31",
+         "ts": NOW - dt.timedelta(seconds=10), "cpf": "abcdefghijk", "cnpj": "12345678000199", "code": "A1"},
+    {"id": None, "k2": None, "s": "  ", "x": 2.0, "n": 3, "amount": "5.00", "d": "2024-01-15",
+         "ts": NOW - dt.timedelta(days=400), "cpf": "12345678901 ", "cnpj": "", "code": "None"},
+    {"id": 3, "k2": "c", "s": "ünï@ex.com", "x": 0.0, "n": 1, "amount": "2.00", "d": "2024-01-10",
+         "ts": NOW - dt.timedelta(hours=1), "cpf": "98765432100", "cnpj": "98.765.432/0001-00", "code": "1"},
 ]  # fmt: skip
 
-ALL_NULL = [{name: None for name in SCHEMA.names} for _ in range(3)]
+ALL_NULL = [dict.fromkeys(SCHEMA.names) for _ in range(3)]
 
 ONE_ROW = [MIXED[7]]
 
@@ -196,7 +196,11 @@ def decided(dataset: str, rule: dict[str, Any]) -> dict[str, Any]:
         from assay.ir.origin import Origin
 
         held = parse_sparquet_threshold(rule["must_be"], Origin("oracle")).holds(ROWS[dataset])
-        return {"passed": held, "severity": "pass" if held else "fail", "failed_count": 0 if held else 1}
+        return {
+            "passed": held,
+            "severity": "pass" if held else "fail",
+            "failed_count": 0 if held else 1,
+        }
     return {}
 
 
@@ -268,7 +272,9 @@ def _same_number(a: Any, b: Any, freshness: bool) -> bool:
 
 
 @pytest.mark.parametrize("dataset", list(DATASETS))
-def test_assay_reports_what_sparquet_cola_reports(spark, corpus, assay_results, dataset, monkeypatch):
+def test_assay_reports_what_sparquet_cola_reports(
+    spark, corpus, assay_results, dataset, monkeypatch
+):
     rules = _expand(RULES)
     expected = _cola(spark, corpus[dataset], rules, monkeypatch)
     got = assay_results[dataset]

@@ -388,7 +388,11 @@ def test_a_custom_rule_type_from_python(spark, tmp_path, orders, no_future_date)
         ("no_future_date", "fail", future),
         ("no_future_date", "pass", future),
     ]
-    assert got.results[0]["samples"] == [{"ordered_at": "2030-01-01"}]
+    # without keys a sample is the whole row (the rule's column first): it identifies it
+    assert got.results[0]["samples"] == [
+        {"ordered_at": "2030-01-01", "id": 5, "customer_id": 5, "quantity": 4,
+         "email": "u5@example.com", "revenue": 12.5}
+    ]  # fmt: skip
     assert got.summary["spark_plans"] == 2  # the aggregate (both fused) + the detail plan
     bad = write(
         tmp_path,
@@ -484,7 +488,7 @@ def test_the_bundled_example_runs_and_writes_its_failed_rows_output(server, tmp_
 
 
 def _rules(tmp_path, *rules: str):
-    body = '{"validations": {"rules": [%s]}}' % ", ".join(rules)
+    body = '{{"validations": {{"rules": [{}]}}}}'.format(", ".join(rules))
     return load(write(tmp_path, body, "v.json")).tables[0].rules
 
 
@@ -536,7 +540,7 @@ def test_what_sparquet_cola_cannot_run_is_refused_at_config_time(tmp_path):
         ('{"type": "avg", "column": "a", "metric": "sum", "must_be": "> 0"}', "unknown key 'metric'"),
     ]  # fmt: skip
     for rule, fragment in cases:
-        body = '{"validations": {"rules": [%s]}}' % rule
+        body = f'{{"validations": {{"rules": [{rule}]}}}}'
         assert fragment in errors(write(tmp_path, body, "v.json")), (rule, fragment)
     # the native grammar is unchanged: "<>" and "+5" are still native errors
     native = write(
@@ -548,7 +552,14 @@ def test_what_sparquet_cola_cannot_run_is_refused_at_config_time(tmp_path):
 
 
 def test_the_rules_carry_sparquet_colas_counting(tmp_path):
-    from assay.ir.rules import GroupMetric, MetricCheck, RowCheck, SchemaCheck, SqlCheck, UniqueCheck
+    from assay.ir.rules import (
+        GroupMetric,
+        MetricCheck,
+        RowCheck,
+        SchemaCheck,
+        SqlCheck,
+        UniqueCheck,
+    )
 
     rules = _rules(
         tmp_path,
