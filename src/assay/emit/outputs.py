@@ -15,7 +15,18 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit.spark import balanced, col, column
 from assay.ir.outputs import Sink
-from assay.ir.rules import CountMetric, GroupMetric, MetricCheck, RowCheck, Rule, UniqueCheck
+from assay.ir.rules import (
+    ColStatsCheck,
+    CountMetric,
+    EqualsCheck,
+    GroupMetric,
+    MetricCheck,
+    RowCheck,
+    Rule,
+    SchemaCheck,
+    SqlCheck,
+    UniqueCheck,
+)
 
 REPORT_SCHEMA = (
     "pipeline string, rule_type string, check_name string, severity string, passed boolean, "
@@ -32,12 +43,18 @@ def _group_test(columns: Sequence[str], nulls: str, window_col: Column) -> Colum
     return balanced(present, combine) & (window_col > 1)
 
 
+TABLE_LEVEL = (MetricCheck, EqualsCheck, SchemaCheck, SqlCheck, ColStatsCheck)
+"""Checks judged on the whole table: no row fails them on its own."""
+
+
 def failing_predicates(
     rules: Sequence[Rule],
 ) -> tuple[list[Column], list[Column]]:
     """``(windows, tests)``: window columns to add (one per uniqueness rule, aliased
     ``_assay_wN``) and, per rule, a never-null test true for its failing rows. A rule
-    without a row-level reading (``has_size``, ``avg``...) fails every row."""
+    judged on the whole table (``has_size``, ``avg``, ``schema``, a boolean ``sql``...)
+    has no failing row of its own: every row is its failing rows (what Metorikku writes
+    for a failed ``hasSize``). A check kind this does not know is an error."""
     windows: list[Column] = []
     tests: list[Column] = []
     for rule in rules:
@@ -57,8 +74,10 @@ def failing_predicates(
             tests.append(F.coalesce(column(check.failing), F.lit(False)))
         elif isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
             tests.append(F.coalesce(column(check.metric.counted), F.lit(False)))
-        else:
+        elif isinstance(check, TABLE_LEVEL):
             tests.append(F.lit(True))
+        else:
+            raise TypeError(f"no failing-row test for check {type(check).__name__}")
     return windows, tests
 
 

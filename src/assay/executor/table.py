@@ -19,7 +19,7 @@ from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
-from assay.planner.measures import GROUP_OUTPUTS, ColumnAgg, GroupStats, Measure, RowCount
+from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
 from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
 from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished
@@ -186,8 +186,9 @@ def _aggregate_values(
 ) -> dict[Measure, object]:
     values: dict[Measure, object] = {}
     for slot in aggregate.slots if aggregate is not None else ():
-        if isinstance(slot.measure, GroupStats):
-            values[slot.measure] = {k: row[f"{slot.name}_{k}"] for k in GROUP_OUTPUTS}
+        outputs = kind_of(slot.measure).outputs
+        if outputs:
+            values[slot.measure] = {k: row[f"{slot.name}_{k}"] for k in outputs}
         else:
             values[slot.measure] = row[slot.name]
     return values

@@ -54,18 +54,9 @@ from assay.ir.expr import (
     Not,
     Or,
     any_of,
-    columns_of,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source
-from assay.planner.measures import (
-    AgeMicros,
-    AggEquals,
-    ColumnAgg,
-    CountIf,
-    Measure,
-    RowCount,
-    ServerNow,
-)
+from assay.planner.measures import CountIf, Measure, kind_of
 from assay.planner.plan import ScanAggregate, Slot
 
 Strategy = Literal["auto", "single", "split"]
@@ -203,12 +194,7 @@ def _chunks(slots: list[Slot], size: int) -> list[ScanAggregate]:
 
 
 def _columns(measure: Measure) -> tuple[str, ...]:
-    if isinstance(measure, CountIf):
-        return tuple(sorted(columns_of(measure.predicate)))
-    if isinstance(measure, (ColumnAgg, AggEquals, AgeMicros)):
-        return (measure.column,)
-    assert isinstance(measure, (RowCount, ServerNow))
-    return ()
+    return kind_of(measure).columns(measure)
 
 
 def _strip(expr: Expr) -> Expr:

@@ -25,15 +25,13 @@ from assay.planner.cost import (
     scan_branches,
 )
 from assay.planner.measures import (
-    AgeMicros,
-    AggEquals,
     ColumnAgg,
     CountIf,
     GroupStats,
     Histogram,
     Measure,
     RowCount,
-    ServerNow,
+    kind_of,
     measures_of,
 )
 from assay.planner.plan import (
@@ -77,13 +75,13 @@ def plan_table(
     extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()
     slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra)
     scans = scan_branches(
-        [s for s in slots if not isinstance(s.measure, GroupStats)],
+        [s for s in slots if kind_of(s.measure).scan],
         table.source,
         options,
         size_bytes,
     )
     groups = tuple(
-        _group(table, s, options, size_bytes) for s in slots if isinstance(s.measure, GroupStats)
+        _group(table, s, options, size_bytes) for s in slots if not kind_of(s.measure).scan
     )
     aggregate = AggregatePlan(scans, groups) if slots else None
     sql = _sql_plan(table.rules, {f.rule_index for f in folded})
@@ -195,19 +193,7 @@ def _slots(
 
 
 def _suffix(measure: Measure) -> str:
-    if isinstance(measure, RowCount):
-        return "rows"
-    if isinstance(measure, CountIf):
-        return "count"
-    if isinstance(measure, ColumnAgg):
-        return measure.fn
-    if isinstance(measure, ServerNow):
-        return "now"
-    if isinstance(measure, AggEquals):
-        return f"{measure.fn}_eq"
-    if isinstance(measure, AgeMicros):
-        return "age"
-    return "groups"
+    return kind_of(measure).suffix(measure)
 
 
 def _histogram_plan(rules: tuple[Rule, ...]) -> HistogramPlan | None:

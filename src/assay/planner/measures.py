@@ -6,9 +6,11 @@ rules are one slot in the plan. Measures are frozen, so equality is structural.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from assay.ir.expr import Col, Expr, IsNull, Not, Scalar
+from assay.ir.expr import Col, Expr, IsNull, Not, Scalar, columns_of
 from assay.ir.rules import (
     ColStatsCheck,
     ColumnFn,
@@ -22,9 +24,12 @@ from assay.ir.rules import (
     RowCheck,
     RowCountMetric,
     Rule,
+    SchemaCheck,
+    SqlCheck,
     UniqueCheck,
 )
 from assay.planner.regex import cheaper
+from assay.planner.sqltext import literal, quote, render_expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,78 @@ GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 """Named outputs of one :class:`GroupStats` measure, in order."""
 
 
+# --- measure kinds: what each layer knows of a measure, in one place ------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MeasureKind:
+    """Everything the pure layers know of one kind of measure: the suffix of its slot
+    names, how ``explain`` renders it, the columns it reads (the cost model groups slots
+    by them), its named outputs (empty: one value under the slot's own name; else one
+    output ``<slot>_<name>`` each, read back as a mapping), and whether a scan aggregate
+    computes it (else a group-by of its own). How it is emitted to Spark lives in
+    :mod:`assay.emit.spark` (the only module that builds plans), which refuses to import
+    when a kind registered here has no emitter there."""
+
+    suffix: Callable[[Any], str]
+    render: Callable[[Any], str]
+    columns: Callable[[Any], tuple[str, ...]]
+    outputs: tuple[str, ...] = ()
+    scan: bool = True
+
+
+MEASURE_KINDS: dict[type, MeasureKind] = {
+    RowCount: MeasureKind(lambda m: "rows", lambda m: "count(*)", lambda m: ()),
+    CountIf: MeasureKind(
+        lambda m: "count",
+        lambda m: f"count_if({render_expr(m.predicate)})",
+        lambda m: tuple(sorted(columns_of(m.predicate))),
+    ),
+    ColumnAgg: MeasureKind(
+        lambda m: m.fn,
+        lambda m: f"{'stddev_samp' if m.fn == 'stddev' else m.fn}({quote(m.column)})",
+        lambda m: (m.column,),
+    ),
+    ServerNow: MeasureKind(lambda m: "now", lambda m: "current_timestamp()", lambda m: ()),
+    AggEquals: MeasureKind(
+        lambda m: f"{m.fn}_eq",
+        lambda m: (
+            f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column))} = {literal(m.value)}"
+        ),
+        lambda m: (m.column,),
+    ),
+    AgeMicros: MeasureKind(
+        lambda m: "age",
+        lambda m: (
+            f"unix_{'seconds' if m.whole_seconds else 'micros'}(current_timestamp()) - "
+            f"unix_{'seconds' if m.whole_seconds else 'micros'}"
+            f"(CAST(max({quote(m.column)}) AS TIMESTAMP))"
+        ),
+        lambda m: (m.column,),
+    ),
+    GroupStats: MeasureKind(
+        lambda m: "groups",
+        lambda m: ", ".join(GROUP_OUTPUTS),
+        lambda m: m.columns,
+        outputs=GROUP_OUTPUTS,
+        scan=False,
+    ),
+}
+"""Every measure kind the planner can plan. A new kind is a dataclass above, its entry
+here, and its emitter in :mod:`assay.emit.spark`."""
+
+
+def kind_of(measure: object) -> MeasureKind:
+    """The kind of ``measure``; an unknown one is an error, never a silent default."""
+    kind = MEASURE_KINDS.get(type(measure))
+    if kind is None:
+        raise TypeError(
+            f"{type(measure).__name__} is not a measure kind the planner knows: "
+            "register it in assay.planner.measures.MEASURE_KINDS"
+        )
+    return kind
+
+
 def measures_of(rule: Rule) -> tuple[Measure, ...]:
     """The measures a rule is judged on (empty for schema and SQL rules); literal regexes
     in row predicates are in their cheaper string form (:mod:`assay.planner.regex`).
@@ -123,7 +200,9 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
         )
     if isinstance(check, ColStatsCheck):
         return colstats_measures(check.column)
-    return ()
+    if isinstance(check, (SchemaCheck, SqlCheck)):
+        return ()  # judged from the schema / their own query
+    raise TypeError(f"no measures for check {type(check).__name__}")
 
 
 def count_if(predicate: Expr) -> CountIf:

@@ -1,0 +1,141 @@
+"""Measure kinds live in one table (planner.measures.MEASURE_KINDS) with one emitter each
+(emit.spark); an unknown kind is an error in every layer, never a silent default; and
+judging reads exactly the measures the planner computes for a rule."""
+
+from __future__ import annotations
+
+import datetime as dt
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from assay.config import load_suite
+from assay.evaluate import judge
+from assay.ir import Col, IsNull, Origin, Rule, SchemaCheck, SqlCheck
+from assay.planner import plan_table
+from assay.planner.measures import (
+    MEASURE_KINDS,
+    AgeMicros,
+    AggEquals,
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Measure,
+    MeasureKind,
+    RowCount,
+    ServerNow,
+    kind_of,
+    measures_of,
+)
+from assay.planner.render import render_measure
+from tests.config.test_catalogue import CASES as NATIVE_CASES
+
+SAMPLES: dict[type, Measure] = {
+    RowCount: RowCount(),
+    CountIf: CountIf(IsNull(Col("a"))),
+    ColumnAgg: ColumnAgg("stddev", "a"),
+    ServerNow: ServerNow(),
+    AggEquals: AggEquals("max", "a", 3),
+    AgeMicros: AgeMicros("d"),
+    GroupStats: GroupStats(("a", "b"), "all"),
+}
+
+
+def test_every_measure_of_the_union_has_a_kind():
+    assert set(typing.get_args(Measure)) == set(MEASURE_KINDS) == set(SAMPLES)
+
+
+@pytest.mark.parametrize("kind", list(SAMPLES), ids=lambda k: k.__name__)
+def test_a_kind_names_renders_and_reads_its_columns(kind):
+    measure = SAMPLES[kind]
+    known = kind_of(measure)
+    assert known.suffix(measure).isidentifier()
+    assert render_measure(measure)
+    assert set(known.columns(measure)) <= {"a", "b", "d"}
+
+
+def test_an_unknown_measure_is_an_error_not_a_default():
+    class Mystery:
+        pass
+
+    with pytest.raises(TypeError, match="not a measure kind the planner knows"):
+        kind_of(Mystery())
+    with pytest.raises(TypeError, match="not a measure kind"):
+        render_measure(Mystery())  # type: ignore[arg-type]
+
+
+def test_a_kind_without_an_emitter_stops_the_import_check(monkeypatch):
+    from assay.emit import spark as emit
+
+    class Fresh:
+        pass
+
+    kinds = {**MEASURE_KINDS, Fresh: MeasureKind(lambda m: "x", lambda m: "x", lambda m: ())}
+    monkeypatch.setattr(emit, "MEASURE_KINDS", kinds)
+    with pytest.raises(TypeError, match="without a Spark emitter: Fresh"):
+        emit._check_emitters()
+    with pytest.raises(TypeError, match="no Spark emitter"):
+        emit.measure_columns("m", Fresh())  # type: ignore[arg-type]
+
+
+def test_an_unknown_check_has_no_measures_rather_than_none():
+    class OddCheck:
+        pass
+
+    rule = Rule("odd", OddCheck(), Origin("c.yaml"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="no measures for check OddCheck"):
+        measures_of(rule)
+    for check in (SchemaCheck(("a",)), SqlCheck("SELECT true")):
+        assert measures_of(Rule("x", check, Origin("c.yaml"))) == ()
+
+
+class OnlyPlanned(Mapping):
+    """The measured values of exactly the measures the planner computes for a rule:
+    reading any other key is the drift between planning and judging."""
+
+    def __init__(self, measures: tuple[Measure, ...]) -> None:
+        self._values = {m: _value(m) for m in measures}
+
+    def __getitem__(self, key):
+        if key not in self._values:
+            raise AssertionError(f"judging read {key!r}, which the planner does not compute")
+        return self._values[key]
+
+    def get(self, key, default=None):
+        return self[key] if key in self._values else default
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+def _value(measure: Measure) -> object:
+    if isinstance(measure, GroupStats):
+        return {"groups": 4, "rows": 8, "dup_rows": 4, "unique_rows": 2}
+    if isinstance(measure, ServerNow):
+        return dt.datetime(2024, 1, 1)
+    if isinstance(measure, AggEquals):
+        return True
+    if isinstance(measure, AgeMicros):
+        return 3_600_000_000
+    if isinstance(measure, ColumnAgg):
+        return 5
+    return 10 if isinstance(measure, RowCount) else 2
+
+
+@pytest.mark.parametrize("case", [c[0] for c in NATIVE_CASES], ids=lambda c: c[:60])
+def test_judging_reads_only_what_the_planner_computes(tmp_path: Path, case: str):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"tables:\n  - source: {{table: t}}\n    rules:\n      - {case}\n")
+    (table,) = load_suite([path]).tables
+    (rule,) = table.rules
+    if isinstance(rule.check, (SchemaCheck, SqlCheck)):
+        return
+    planned = tuple(s.measure for s in plan_table(table).aggregate.slots)  # type: ignore[union-attr]
+    assert set(measures_of(rule)) <= set(planned)
+    outcome = judge(rule, OnlyPlanned(measures_of(rule)))
+    assert outcome.severity in ("pass", "warn", "fail", "error")
