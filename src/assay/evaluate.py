@@ -41,7 +41,6 @@ from assay.planner.measures import (
     AggEquals,
     ColumnAgg,
     Histogram,
-    Measure,
     RowCount,
     colstats_measures,
     count_if,
@@ -50,7 +49,8 @@ from assay.planner.measures import (
 
 Severity = Literal["pass", "warn", "fail", "error"]
 Number = int | float | Decimal
-Values = Mapping[Measure, object]
+Values = Mapping[Any, Any]
+"""Measured values by measure, as the result row holds them (Spark's Python types)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ def judge(rule: Rule, values: Values) -> Outcome:
     raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
 
 
-def unique_failed(check: UniqueCheck, stats: Mapping[str, object]) -> int:
+def unique_failed(check: UniqueCheck, stats: Mapping[str, Any]) -> int:
     """A uniqueness rule's failed count, as its dialect counts it (``UniqueCheck.counted``)."""
     groups = int(stats["groups"] or 0)  # type: ignore[call-overload]
     if check.counted == "values":
@@ -147,7 +147,7 @@ def _fraction_outcome(
 
 def _group(
     values: Values, columns: tuple[str, ...], nulls: GroupNulls = "any"
-) -> Mapping[str, object]:
+) -> Mapping[str, Any]:
     stats = values[group_stats_of(columns, nulls)]
     assert isinstance(stats, Mapping)
     return stats
@@ -171,7 +171,7 @@ def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None
     raise TypeError(f"unknown metric {type(metric).__name__}")
 
 
-def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) -> Number | None:
+def _group_value(metric: GroupMetric, stats: Mapping[str, Any], rows: int) -> Number | None:
     dup = int(stats["dup_rows"] or 0)
     if metric.stat == "distinct_count":
         return int(stats["groups"] or 0)
@@ -189,7 +189,7 @@ def _group_value(metric: GroupMetric, stats: Mapping[str, object], rows: int) ->
     return unique / considered if considered else None
 
 
-def _surplus(stats: Mapping[str, object]) -> int:
+def _surplus(stats: Mapping[str, Any]) -> int:
     """Rows considered minus groups: the repeats beyond each value's first row."""
     return int(stats["rows"] or 0) - int(stats["groups"] or 0)  # type: ignore[call-overload]
 
@@ -406,7 +406,7 @@ def type_matches(expected: str, actual: str) -> bool:
     return actual == expected.replace(" ", "")
 
 
-def judge_sql(rule: Rule, rows_returned: int, value: object) -> Outcome:
+def judge_sql(rule: Rule, rows_returned: int, value: Any) -> Outcome:
     """Judge a SQL rule from what its query returned."""
     check = rule.check
     assert isinstance(check, SqlCheck)

@@ -248,8 +248,7 @@ def _sql(rule: Node) -> Built:
     message = rule.get("error_message")
     if message is not None:
         message.as_str("a message")
-    mode = "boolean" if given[0] == "query" else "failed_rows"
-    return Built(SqlCheck(query, mode))
+    return Built(SqlCheck(query, "boolean" if given[0] == "query" else "failed_rows"))
 
 
 # --- data-validator checks ----------------------------------------------------------------
@@ -272,7 +271,7 @@ def _range_check(rule: Node) -> Built:
     inclusive_node = rule.get("inclusive")
     inclusive = inclusive_node.as_bool() if inclusive_node is not None else False
     col = Col(name)
-    columns, requires = [name], []
+    columns, requires = [name], list[tuple[str, TypeFamily]]()
     literals: list[object] = []
     outside: list[Expr] = []
     for node, strict, loose in ((low, Op.LE, Op.LT), (high, Op.GE, Op.GT)):
@@ -341,7 +340,8 @@ def _string_length_check(rule: Node) -> Built:
     if low is None and high is None:
         raise rule.error("string_length_check needs 'min_length', 'max_length' or both")
     length = Length(Col(name))
-    columns, requires = [name], [(name, "string")]
+    columns = [name]
+    requires: list[tuple[str, TypeFamily]] = [(name, "string")]
     outside: list[Expr] = []
     literals: list[int] = []
     for node, op in ((low, Op.LT), (high, Op.GT)):

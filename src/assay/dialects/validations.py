@@ -29,7 +29,7 @@ from assay.dialects.sparquet_rules import build_sparquet_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import ConfigError
 from assay.ir.outputs import WRITE_MODES, Output, RowSplit, RuleReport, Sink, SqlRows
-from assay.ir.rules import Rule, SqlCheck
+from assay.ir.rules import OnFailure, Rule, SqlCheck
 
 BLOCK_KEYS = frozenset({"on_failure", "rules", "report", "outputs"})
 ON_FAILURE = ("fail", "warn", "skip")
@@ -58,7 +58,7 @@ class Block:
     rules: tuple[Rule, ...]
     outputs: tuple[Output, ...]
     hold: tuple[int, ...]
-    on_failure: str
+    on_failure: OnFailure
 
 
 def block(node: Node, ctx: Context, pipeline: str, first_index: int) -> Block:
@@ -109,7 +109,7 @@ def block(node: Node, ctx: Context, pipeline: str, first_index: int) -> Block:
     return Block(tuple(rules), tuple(outputs), hold, on_failure)
 
 
-def _on_failure(node: Node) -> str:
+def _on_failure(node: Node) -> OnFailure:
     child = node.get("on_failure")
     if child is None:
         return "fail"
@@ -121,10 +121,10 @@ def _on_failure(node: Node) -> str:
             else None
         )
         raise child.error(f"expected 'fail', 'warn' or 'skip', got '{mode}'", hint=hint)
-    return mode
+    return mode  # type: ignore[return-value]  # one of ON_FAILURE
 
 
-def _rule(node: Node, on_failure: str, ctx: Context) -> tuple[Rule, Sink | None]:
+def _rule(node: Node, on_failure: OnFailure, ctx: Context) -> tuple[Rule, Sink | None]:
     mapping = node.as_mapping("a rule (a mapping with a 'type')")
     if "level" in mapping:
         raise mapping["level"].error(

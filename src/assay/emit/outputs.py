@@ -7,9 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+# Annotated with the parent classes pyspark's Connect functions are typed with; every
+# frame built here is a Connect one.
+from pyspark.sql import Column, DataFrame
 from pyspark.sql.connect import functions as F
-from pyspark.sql.connect.column import Column
-from pyspark.sql.connect.dataframe import DataFrame
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
 

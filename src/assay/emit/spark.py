@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
+# Annotated with the parent classes pyspark's Connect functions are typed with; every
+# frame built here is a Connect one.
+from pyspark.sql import Column, DataFrame
 from pyspark.sql.connect import functions as F
-from pyspark.sql.connect.column import Column
-from pyspark.sql.connect.dataframe import DataFrame
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
 
@@ -152,6 +153,7 @@ def _unary(expr: Expr) -> Column:
 
 def source_frame(spark: SparkSession, source: Source, row_filter: str | None) -> DataFrame:
     """The table's rows: its source read lazily, with the table filter applied."""
+    df: DataFrame
     if isinstance(source, CatalogSource):
         df = spark.read.table(source.table)
     elif isinstance(source, SqlSource):
@@ -198,7 +200,8 @@ def estimated_size(df: DataFrame) -> int | None:
     """The server's size estimate of ``df`` in bytes (an analysis RPC, no scan); None when
     unknown (no statistics, or Spark's 8 EiB "unknown" default)."""
     try:
-        text = df._explain_string(mode="cost")  # noqa: SLF001 - the only way to read stats
+        explain: Callable[..., str] = getattr(df, "_explain_string")  # noqa: B009
+        text = explain(mode="cost")  # private, but the only way to read the statistics
     except Exception:  # noqa: BLE001 - an estimate is optional
         return None
     sizes = [float(n) * _UNITS[u] for n, u in _SIZE.findall(text)]
@@ -378,10 +381,11 @@ def _sql_item(query: str, mode: str) -> str:
 def analysed(spark: SparkSession, text: str) -> None:
     """Have Spark parse and analyse a query (one analysis RPC, no scan, no command).
     Raises what Spark raises for it."""
+    from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
     from pyspark.sql.connect.plan import SQL
 
     # a lazy relation: ``spark.sql`` would first run the text as a command
-    _ = DataFrame(SQL(text, [], {}, []), spark).schema
+    _ = ConnectFrame(SQL(text, [], {}, []), spark).schema
 
 
 def schema_stand_in(schema: Sequence[tuple[str, str]]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from pyspark.sql.connect.dataframe import DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
@@ -166,7 +166,7 @@ def prepare(
         rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
-    problems = check_table(table, schema, keys)
+    problems: list[ConfigError] = list(check_table(table, schema, keys))
     if table.outputs and not problems:
         unwritable = check_sinks(spark, table)
         config = [e for e in unwritable if isinstance(e, ConfigError)]
@@ -177,7 +177,7 @@ def prepare(
     prepared = Prepared(plan, df, schema, keys, options=options)
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
-    return ConfigErrors(problems) if problems else prepared  # type: ignore[arg-type]
+    return ConfigErrors(problems) if problems else prepared
 
 
 def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:

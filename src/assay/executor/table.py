@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from pyspark.sql.connect.dataframe import DataFrame
+from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
@@ -196,7 +196,7 @@ def _aggregate_values(
 
 def _histogram_values(
     prepared: Prepared, values: Mapping[Measure, object], counter: list[int]
-) -> dict[Measure, object]:
+) -> dict[Any, object]:
     """Every colstats histogram in one plan, bucketed over the aggregate's min and max
     (no plan when no column has a finite min and max)."""
     histogram = prepared.plan.histogram
@@ -303,7 +303,7 @@ def _result(
     rule: Rule,
     outcome: Outcome,
     row_count: int | None,
-    samples: list[Mapping[str, Any]] | None,
+    samples: Sequence[Mapping[str, Any]] | None,
     elapsed_ms: int,
 ) -> RuleResult:
     return RuleResult(

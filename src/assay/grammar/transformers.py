@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from lark import Token, Transformer, v_args
 
@@ -128,7 +128,8 @@ class ToleranceTransformer(Transformer[Token, Tolerance]):
 
     def count(self, n: Token) -> Tolerance:
         value = self._non_negative(Decimal(n))
-        kind = "fraction" if 0 < value < 1 else "absolute"  # 0 is ZERO_TOLERANCE, 1 is one row
+        # 0 is ZERO_TOLERANCE, 1 is one row
+        kind: Literal["fraction", "absolute"] = "fraction" if 0 < value < 1 else "absolute"
         return Tolerance(kind, value, self.text)
 
     def share(self, n: Token) -> Tolerance:

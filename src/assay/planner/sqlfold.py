@@ -96,7 +96,7 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
         trees = [t for t in sqlglot.parse(text, read=_DIALECT) if t is not None]
     except SqlglotError:
         return None
-    if len(trees) != 1 or not _plain_select(trees[0]):
+    if len(trees) != 1 or not isinstance(trees[0], exp.Expression) or not _plain_select(trees[0]):
         return None
     select = trees[0]
     where = select.args.get("where")

@@ -232,7 +232,7 @@ def render_html(events: Sequence[dict[str, Any]]) -> str:
     """A small self-contained page: the summary, then a table per table, a row per rule
     with its sample failing rows."""
     esc = html.escape
-    summary = next((e for e in reversed(events) if e.get("event") == "summary"), {})
+    summary: dict[str, Any] = next((e for e in reversed(events) if e.get("event") == "summary"), {})
     results: dict[str, list[dict[str, Any]]] = {}
     for e in events:
         if e.get("event") == "result":
