@@ -35,6 +35,7 @@ from assay import plugins
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.native_rules import COMMON_KEYS, _level, _optional_text, build_rule, rule_type
+from assay.dialects.validity import VALIDITY_KEYS
 from assay.grammar.sparquet import HINT, parse_sparquet_threshold
 from assay.ir.expr import (
     Col,
@@ -101,19 +102,6 @@ TYPE_ALIASES: dict[str, str] = {
 """sparquet-cola's ``column_types`` aliases (any other name is compared as written,
 lower-cased; ``decimal(p,s)`` matches any decimal)."""
 
-VALIDITY_KEYS = frozenset(
-    {
-        "valid_values",
-        "invalid_values",
-        "valid_format",
-        "valid_regex",
-        "valid_min",
-        "valid_max",
-        "valid_min_length",
-        "valid_max_length",
-        "valid_length",
-    }
-)
 _THRESHOLDS = frozenset({"must_be", "condition", "warn"})
 _ONE_OR_MANY = frozenset({"column", "columns"})
 _COUNTED: dict[str, frozenset[str]] = {
