@@ -1,0 +1,134 @@
+"""The product where users' data lives: a multi-process standalone cluster (driver,
+executors and the client in separate JVMs/processes). Every example gives the same lines
+as on the embedded server; plan counts hold; two runs at once do not interfere; a worker
+killed mid-run is retried by Spark (same verdicts) or ends the run with exit 3 naming the
+table, never a wrong verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_examples import documented
+
+pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+RUNS = [c for c, _ in documented() if c.startswith("assay run ")]
+STABLE = ("table", "rule_index", "rule", "passed", "severity", "blocking", "waiver",
+          "failed_count", "row_count", "metric_value", "threshold", "message", "samples",
+          "location", "details")  # fmt: skip
+
+
+def _run(command: str, url: str, *extra: str, timeout: float = 600):
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    argv = [sys.executable, "-m", "assay", *shlex.split(command)[1:], "--remote", url, *extra]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+
+
+def _lines(stdout: str) -> list[dict]:
+    events = [json.loads(line) for line in stdout.splitlines()]
+    results = [{k: e[k] for k in STABLE} for e in events if e["event"] == "result"]
+    tables = [
+        {k: e[k] for k in ("table", "row_count", "rules", "failed", "warned", "errors",
+                           "blocking", "spark_plans", "error")}
+        for e in events if e["event"] == "table"
+    ]  # fmt: skip
+    key = lambda d: (d["table"], d.get("rule_index", -1))  # noqa: E731
+    summary = {k: events[-1][k] for k in ("status", "exit_code", "failed", "errors", "blocking")}
+    return [*sorted(results, key=key), *sorted(tables, key=key), summary]
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_every_example_answers_as_on_the_embedded_server(cluster, server, command):
+    on_cluster = _run(command, cluster.url)
+    embedded = _run(command, server.url)
+    assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
+    assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
+
+
+def test_outputs_are_written_by_the_cluster_and_complete(cluster):
+    command = next(c for c in RUNS if "sparquet" in c)
+    done = _run(command, cluster.url)
+    assert done.returncode == 0, done.stderr[-2000:]
+    table = next(json.loads(x) for x in done.stdout.splitlines() if '"event":"table"' in x)
+    written = [o for o in table["outputs"] if o["written"]]
+    assert written
+    for output in written:
+        target = ROOT / "build" / "dq" / os.path.basename(output["target"].rstrip("/"))
+        assert (target / "_SUCCESS").is_file(), output  # a committed write, not a partial one
+
+
+def test_plan_counts_hold_on_the_cluster(cluster, tmp_path):
+    data = tmp_path / "t.parquet"
+    cluster.spark.range(1000).selectExpr("id", "id % 7 AS a").write.parquet(str(data))
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        f"tables:\n  - name: ok\n    source: {{path: '{data}'}}\n    rules:\n"
+        "      - {type: not_null, column: a}\n      - {type: row_count, min: 1}\n"
+        f"  - name: bad\n    source: {{path: '{data}'}}\n    keys: [id]\n    rules:\n"
+        "      - {type: range, column: a, max: 5}\n"
+    )
+    before = cluster.sql_executions()
+    done = _run(f"assay run {path}", cluster.url, "--concurrency", "1")
+    assert done.returncode == 1, done.stderr[-2000:]
+    plans = {e["table"]: e["spark_plans"] for e in map(json.loads, done.stdout.splitlines())
+             if e["event"] == "table"}  # fmt: skip
+    assert plans == {"ok": 1, "bad": 2}
+    assert cluster.sql_executions() - before == 3
+
+
+def test_two_runs_at_once_answer_as_alone(cluster):
+    command = next(c for c in RUNS if "orders.yaml" in c)
+    alone = _lines(_run(command, cluster.url).stdout)
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    argv = [sys.executable, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url]
+    procs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=ROOT, env=env)
+        for _ in range(2)
+    ]  # fmt: skip
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert [_lines(o) for o in outs] == [alone, alone]
+
+
+def test_a_worker_killed_mid_run_is_retried_or_named(cluster, server, tmp_path):
+    path = tmp_path / "long.yaml"
+    path.write_text(
+        "tables:\n  - name: long\n"
+        '    source: {sql: "SELECT id, sha2(cast(id AS string), 256) AS h FROM range(0, 30000000, 1, 8)"}\n'
+        "    rules:\n      - {type: regex, column: h, pattern: '^[0-9a-f]{63}0$'}\n"
+        "      - {type: row_count, min: 1}\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "run", str(path), "--remote", cluster.url, "--progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if "aggregate plan" in line:
+            break
+    time.sleep(4)
+    victim = cluster.workers[0]
+    os.killpg(victim.pid, signal.SIGKILL)  # the worker and the executor it started
+    out, err = proc.communicate(timeout=900)
+    err = "".join(seen) + err
+    lines = [json.loads(x) for x in out.splitlines()]
+    if proc.returncode == 3:
+        table = next(e for e in lines if e["event"] == "table")
+        assert table["table"] == "long" and table["error"], err
+        assert "long" in err
+    else:
+        expected = _run(f"assay run {path}", server.url)
+        assert proc.returncode == expected.returncode, err[-2000:]
+        assert _lines(out) == _lines(expected.stdout)
