@@ -110,8 +110,27 @@ def sql_rows(spark: SparkSession, validation_sql: str, query: str) -> DataFrame:
 
 
 def report_frame(spark: SparkSession, rows: Sequence[tuple]) -> DataFrame:
-    """sparquet's report rows as a DataFrame (a local relation: no scan)."""
-    return spark.createDataFrame(list(rows), schema=REPORT_SCHEMA)
+    """sparquet's report rows as a DataFrame of literals (no scan).
+
+    Not ``createDataFrame``: a local relation makes the client read session settings
+    that servers older than the client do not have (a 4.3 client asks a 4.0 server for
+    ``spark.sql.session.localRelationSizeLimit`` and fails); literals work on every
+    server."""
+    return literal_frame(spark, rows, REPORT_SCHEMA)
+
+
+def literal_frame(spark: SparkSession, rows: Sequence[tuple], schema: str) -> DataFrame:
+    """``rows`` (tuples in the order of ``schema``, ``"name type, ..."``) as a DataFrame
+    of typed literals: ``inline(array(struct(...), ...))`` over one row."""
+    fields = [tuple(f.strip().split(" ", 1)) for f in schema.split(",")]
+    typed = lambda value, kind: F.lit(value).cast(kind)  # noqa: E731
+    if not rows:
+        return spark.range(0, numPartitions=1).select(*(typed(None, k).alias(n) for n, k in fields))
+    structs = [
+        F.struct(*(typed(v, k).alias(n) for v, (n, k) in zip(row, fields, strict=True)))
+        for row in rows
+    ]
+    return spark.range(1, numPartitions=1).select(F.inline(F.array(*structs)))
 
 
 def write(frame: DataFrame, sink: Sink) -> None:
