@@ -22,8 +22,8 @@ from functools import partial
 
 from assay import shell
 from assay.config.node import Node, describe, unknown_message
+from assay.dialects import sources
 from assay.dialects.base import Context, Dialect
-from assay.dialects.native import FORMATS, _resolve, _stem, _text
 from assay.dialects.native_rules import build_rule
 from assay.errors import ConfigError, ConfigErrors, ThresholdSyntaxError, VariableError
 from assay.ir.origin import Origin
@@ -321,7 +321,7 @@ def _variable(
         if isinstance(node.value, str) and any(r in found.deferred for r in references(node.value)):
             _defer(found, ctx, name, "value", node)
             return
-        text = _text(node, "a value (a string, number or boolean)")
+        text = sources.scalar_text(node, "a value (a string, number or boolean)")
         found.values[name] = found.text(node) if isinstance(node.value, str) else text
     elif kind == "env":
         env = found.text(node, "an environment variable name")
@@ -578,13 +578,15 @@ def _source(node: Node, ctx: Context, variables: _Vars) -> Source:
         return CatalogSource(f"{db}.{table}")
     if kind in ("orcFile", "parquetFile"):
         path = variables.text(node.require(kind), "a file path")
-        return PathSource("orc" if kind == "orcFile" else "parquet", (_resolve(path, ctx),))
+        return PathSource(
+            "orc" if kind == "orcFile" else "parquet", (sources.resolve(path, ctx.base_dir),)
+        )
     fmt = variables.text(node.require("format"), "a Spark data source format").strip().lower()
     options: list[tuple[str, str]] = []
     options_node = node.get("options")
     if options_node is not None:
         for key, value in options_node.as_mapping("a mapping of reader option to value").items():
-            text = _text(value, "an option value (a string, number or boolean)")
+            text = sources.scalar_text(value, "an option value (a string, number or boolean)")
             options.append((key, substitute(text, variables.values, value.origin)))
     paths: list[str] = []
     load_node = node.get("loadData")
@@ -596,7 +598,11 @@ def _source(node: Node, ctx: Context, variables: _Vars) -> Source:
         )
         for item in items:
             path = variables.text(item, "a path")
-            paths.append(_resolve(path, ctx) if fmt in set(FORMATS.values()) else path)
+            paths.append(
+                sources.resolve(path, ctx.base_dir)
+                if fmt in set(sources.FORMATS.values())
+                else path
+            )
     return PathSource(fmt, tuple(paths), tuple(options))
 
 
@@ -604,7 +610,7 @@ def _name(source: Source, position: int) -> str:
     if isinstance(source, CatalogSource):
         derived = source.table
     elif isinstance(source, PathSource) and source.paths:
-        derived = _stem(source.paths[0])
+        derived = sources.stem(source.paths[0])
     else:
         derived = f"{source.format}_{position}"  # type: ignore[union-attr]
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", derived).strip("_.") or f"table_{position}"
