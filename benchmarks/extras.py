@@ -340,20 +340,20 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
     if agg is not None:
         for k, scan in enumerate(agg.scans):
             parts[f"scan_aggregate[{k}] ({len(scan.slots)} outputs)"] = (
-                lambda s=scan: emit._scan_frame(df, s).collect())  # noqa: SLF001
+                lambda s=scan: emit.scan_frame(df, s).collect())
             regex = tuple(s for s in scan.slots if "Matches(" in repr(s.measure))
             rest = tuple(s for s in scan.slots if s not in regex)
             if regex:
                 parts[f"scan_aggregate[{k}] regex rules only ({len(regex)})"] = (
-                    lambda s=dataclasses.replace(scan, slots=regex): emit._scan_frame(df, s).collect())  # noqa: SLF001
+                    lambda s=dataclasses.replace(scan, slots=regex): emit.scan_frame(df, s).collect())
                 parts[f"scan_aggregate[{k}] without regex rules ({len(rest)})"] = (
-                    lambda s=dataclasses.replace(scan, slots=rest): emit._scan_frame(df, s).collect())  # noqa: SLF001
+                    lambda s=dataclasses.replace(scan, slots=rest): emit.scan_frame(df, s).collect())
             parts[f"scan_aggregate[{k}] with spark.sql.codegen.wholeStage=false"] = (
                 lambda s=scan: _with_conf(ctx.spark, "spark.sql.codegen.wholeStage", "false",
-                                          lambda: emit._scan_frame(df, s).collect()))  # noqa: SLF001
+                                          lambda: emit.scan_frame(df, s).collect()))
         for g in agg.groups:
             parts[f"group_by({', '.join(g.columns)})"] = (
-                lambda g=g: emit._group_frame(df, g).collect())  # noqa: SLF001
+                lambda g=g: emit.group_frame(df, g).collect())
         parts["whole aggregate plan (as assay submits it)"] = (
             lambda: emit.aggregate_frame(df, agg).collect())
     if plan.sql is not None:

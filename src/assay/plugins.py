@@ -32,10 +32,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from assay.config.node import Node
+from assay.dialects import params as p
+from assay.dialects.native_rules import ALIASES, RULES, Built, RuleSpec
 from assay.errors import ConfigError
+from assay.ir.expr import Expr, columns_of, is_true
+from assay.ir.rules import Check, RowCheck
 
 ENTRY_POINT_GROUP = "assay.rules"
 
@@ -44,16 +49,13 @@ Builder = Callable[["RuleParams"], Any]
 
 @dataclass(frozen=True)
 class CustomRule:
-    """A registered rule type."""
+    """A registered rule type: its entry in the one registry of rule types
+    (:data:`assay.dialects.native_rules.RULES`) builds with :func:`build`."""
 
     name: str
     builder: Builder
     keys: frozenset[str]
     column_kind: str
-
-
-REGISTRY: dict[str, CustomRule] = {}
-"""Registered rule types by name (kept apart from the built-in catalogue)."""
 
 
 class RuleParams:
@@ -75,15 +77,11 @@ class RuleParams:
     @property
     def column(self) -> str:
         """The ``column`` parameter (required)."""
-        from assay.dialects import params as p
-
         return p.column(self.node)
 
     @property
     def columns(self) -> tuple[str, ...]:
         """``column`` or ``columns``, as a tuple (exactly one is required)."""
-        from assay.dialects import params as p
-
         return p.columns(self.node)
 
     def error(self, message: str, hint: str | None = None) -> ConfigError:
@@ -110,18 +108,23 @@ def register_rule(
         ValueError: ``name`` is a built-in type or alias, or already registered (unless
             ``replace``).
     """
-    from assay.dialects.native_rules import ALIASES, RULES
-
-    if name in RULES or name in ALIASES:
+    if name in ALIASES or (name in RULES and not RULES[name].custom):
         raise ValueError(f"'{name}' is a built-in rule type")
-    if name in REGISTRY and not replace:
+    if name in RULES and not replace:
         raise ValueError(f"rule type '{name}' is already registered")
-    REGISTRY[name] = CustomRule(name, builder, frozenset(keys) | {"tolerance"}, column_kind)
+    rule = CustomRule(name, builder, frozenset(keys) | {"tolerance"}, column_kind)
+    RULES[name] = RuleSpec(partial(build, rule), rule.keys, custom=True)
 
 
 def unregister_rule(name: str) -> None:
     """Forget a registered rule type (no error when it is not registered)."""
-    REGISTRY.pop(name, None)
+    if name in RULES and RULES[name].custom:
+        del RULES[name]
+
+
+def registered() -> tuple[str, ...]:
+    """The rule types registered from Python, in registration order."""
+    return tuple(name for name, spec in RULES.items() if spec.custom)
 
 
 def load_plugins(modules: Iterable[str]) -> None:
@@ -159,13 +162,8 @@ def load_entry_points() -> None:
             ) from None
 
 
-def build(rule: CustomRule, node: Node):
+def build(rule: CustomRule, node: Node) -> Built:
     """The :class:`~assay.dialects.native_rules.Built` of one use of a custom rule."""
-    from assay.dialects import params as p
-    from assay.dialects.native_rules import Built
-    from assay.ir.expr import Expr, columns_of, is_true
-    from assay.ir.rules import Check, RowCheck
-
     params = RuleParams(node)
     try:
         out = rule.builder(params)
@@ -194,8 +192,6 @@ def build(rule: CustomRule, node: Node):
 
 
 def _declared_columns(node: Node) -> tuple[str, ...]:
-    from assay.dialects import params as p
-
     if node.get("column") is None and node.get("columns") is None:
         return ()
     return p.columns(node)

@@ -20,9 +20,8 @@ from pathlib import Path
 
 from assay.config.document import read_document
 from assay.config.node import Node, unknown_message
-from assay.dialects import validations
+from assay.dialects import sources
 from assay.dialects.base import Context, Dialect
-from assay.dialects.native import FORMATS, _extension, _options
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.expr import Col, InSet, IsNull, Not, Sql, any_of, is_true
 from assay.ir.origin import Origin
@@ -123,7 +122,7 @@ def _cli_source(name: str, text: str, origin: Origin) -> Source:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ConfigError(f"--input {name}: the name must be a SQL identifier", origin=origin)
     try:
-        kind, fmt, target = validations.source_of(text, f"--input {name}")
+        kind, fmt, target = sources.source_of(text, f"--input {name}")
     except ConfigError as e:
         raise ConfigError(e.message, origin=origin, hint=e.hint) from None
     return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
@@ -181,23 +180,18 @@ def _job_input(name: str, node: Node, ctx: Context) -> Source:
     file.check_keys(FILE_INPUT_KEYS)
     path_node = file.require("path")
     written = [p.strip() for p in path_node.as_str("a path").split(",") if p.strip()]
-    paths = tuple(
-        p
-        if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", p)
-        else os.path.normpath(os.path.join(ctx.base_dir, p))
-        for p in written
-    )
+    paths = tuple(sources.resolve(p, ctx.base_dir) for p in written)
     fmt_node = file.get("format")
     if fmt_node is not None:
         fmt = fmt_node.as_str("a Spark data source format").strip().lower()
     else:
-        formats = {FORMATS.get(_extension(p)) for p in written}
+        formats = {sources.FORMATS.get(sources.extension(p)) for p in written}
         if len(formats) != 1 or None in formats:
             raise path_node.error(
                 "cannot tell the data format from the file extension", hint="add 'format:'"
             )
         fmt = formats.pop()  # type: ignore[assignment]
-    return PathSource(fmt, paths, _options(file.get("options")))
+    return PathSource(fmt, paths, sources.reader_options(file.get("options")))
 
 
 # --- steps --------------------------------------------------------------------------------

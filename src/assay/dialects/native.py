@@ -8,15 +8,13 @@ This module handles the document, variables, tables and sources; rules live in
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import os
 import re
 from collections.abc import Mapping
-from pathlib import PurePosixPath
 
 from assay.config.node import Node
 from assay.dialects import params as p
-from assay.dialects import validations
+from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
 from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
@@ -38,21 +36,8 @@ SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
 VAR_KEYS = frozenset({"env", "default"})
 MAX_SAMPLE_SIZE = 1000
 
-FORMATS = {
-    ".parquet": "parquet",
-    ".csv": "csv",
-    ".json": "json",
-    ".jsonl": "json",
-    ".ndjson": "json",
-    ".orc": "orc",
-    ".avro": "avro",
-    ".txt": "text",
-}
-"""File extension -> Spark format, for ``path`` sources without ``format``."""
-_COMPRESSED = {".gz", ".bz2", ".zst", ".lz4", ".snappy", ".deflate", ".xz"}
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
 
 
 def matches(doc: Node) -> bool:
@@ -147,7 +132,9 @@ def _variable(name: str, node: Node) -> str:
             origin=node.origin,
         )
     if not isinstance(node.value, dict):
-        return _text(node, "a variable value (a string, number or boolean, or {env: NAME})")
+        return sources.scalar_text(
+            node, "a variable value (a string, number or boolean, or {env: NAME})"
+        )
     node.check_keys(VAR_KEYS)
     env = node.require("env").as_str("an environment variable name")
     if env in os.environ:
@@ -159,22 +146,7 @@ def _variable(name: str, node: Node) -> str:
             origin=node.origin,
             hint=f"set {env}, add 'default:', or pass --var {name}=...",
         )
-    return _text(default, "a default value (a string, number or boolean)")
-
-
-def _text(node: Node, what: str) -> str:
-    """A scalar as text: strings as they are, booleans ``true``/``false``, other scalars
-    as written in YAML (``012`` stays ``012``)."""
-    value = node.value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if value is None or isinstance(value, (dict, list)):
-        raise node.type_error(what)
-    if node.text is not None:
-        return node.text
-    return value.isoformat() if isinstance(value, dt.date) else str(value)
+    return sources.scalar_text(default, "a default value (a string, number or boolean)")
 
 
 def _substituted(node: Node, variables: Mapping[str, str], ctx: Context) -> Node:
@@ -285,17 +257,10 @@ def _name(node: Node, source: Source, position: int) -> str:
     if isinstance(source, CatalogSource):
         derived = source.table
     elif isinstance(source, PathSource) and source.paths:
-        derived = _stem(source.paths[0])
+        derived = sources.stem(source.paths[0])
     else:
         return f"query_{position}"
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", derived).strip("_.") or f"table_{position}"
-
-
-def _stem(path: str) -> str:
-    name = PurePosixPath(path.rstrip("/")).name
-    while PurePosixPath(name).suffix.lower() in FORMATS.keys() | _COMPRESSED:
-        name = PurePosixPath(name).stem
-    return name
 
 
 # --- sources ------------------------------------------------------------------------------
@@ -327,50 +292,25 @@ def _path_source(node: Node, ctx: Context) -> PathSource:
         written = [item.as_str("a path") for item in items]
     else:
         written = [path_node.as_str("a path (or a list of paths)")]
-    paths = tuple(_resolve(path, ctx) for path in written)
+    paths = tuple(sources.resolve(path, ctx.base_dir) for path in written)
     format_node = node.get("format")
     if format_node is not None:
         fmt = format_node.as_str("a Spark data source format such as 'parquet'").strip().lower()
     else:
         fmt = _format_of(written, path_node)
-    return PathSource(fmt, paths, _options(node.get("options")))
-
-
-def _resolve(path: str, ctx: Context) -> str:
-    """URIs (``s3://``, ``file:``...) as written; other paths absolute, relative ones
-    against the config file's directory."""
-    if _URI.match(path):
-        return path
-    return os.path.normpath(os.path.join(ctx.base_dir, path))
+    return PathSource(fmt, paths, sources.reader_options(node.get("options")))
 
 
 def _format_of(paths: list[str], node: Node) -> str:
-    formats = {FORMATS.get(_extension(path)) for path in paths}
+    formats = {sources.FORMATS.get(sources.extension(path)) for path in paths}
     if len(formats) == 1 and None not in formats:
         return formats.pop()  # type: ignore[return-value]
-    known = ", ".join(sorted(set(FORMATS.values())))
+    known = ", ".join(sorted(set(sources.FORMATS.values())))
     raise node.error(
         f"cannot tell the data format from the file extension of '{paths[0]}'"
         if len(formats) == 1
         else "the paths have different file extensions",
         hint=f"add 'format:' to the source ({known}, or any Spark data source)",
-    )
-
-
-def _extension(path: str) -> str:
-    name = PurePosixPath(path.rstrip("/")).name.lower()
-    while PurePosixPath(name).suffix in _COMPRESSED:
-        name = PurePosixPath(name).stem
-    return PurePosixPath(name).suffix
-
-
-def _options(node: Node | None) -> tuple[tuple[str, str], ...]:
-    if node is None:
-        return ()
-    mapping = node.as_mapping("a mapping of reader option to value")
-    return tuple(
-        (key, _text(value, "an option value (a string, number or boolean)"))
-        for key, value in mapping.items()
     )
 
 

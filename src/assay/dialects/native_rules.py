@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 
-from assay import plugins
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.validity import VALIDITY_KEYS, missing, validity
@@ -74,6 +73,8 @@ class RuleSpec:
 
     build: Callable[[Node], Built]
     keys: frozenset[str]
+    custom: bool = False
+    """Registered from Python (:mod:`assay.plugins`), not built in."""
 
 
 def _needs(columns: tuple[str, ...], family: TypeFamily) -> tuple[tuple[str, TypeFamily], ...]:
@@ -516,7 +517,9 @@ RULES: dict[str, RuleSpec] = {
     "has_uniqueness": RuleSpec(_has_uniqueness, _ONE_OR_MANY | {"fraction", "operator"}),
     "is_contained_in": RuleSpec(_is_contained_in, _ROW | _ONE | {"allowed_values"}),
 }
-"""Canonical rule type -> spec: the core rules, then the rest of the reference systems'."""
+"""Canonical rule type -> spec: the one registry of rule types. The built-in catalogue (the
+core rules, then the rest of the reference systems'), and the types a plugin registers
+(:func:`assay.plugins.register_rule`, ``custom`` specs)."""
 
 ALIASES: dict[str, str] = {
     "in_set": "accepted_values",
@@ -557,7 +560,7 @@ def build_rule(node: Node) -> Rule:
     if node.get("targets") is not None:
         raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
     kind = rule_type(node)
-    spec = RULES.get(kind) or _custom_spec(kind)
+    spec = RULES[kind]
     node.check_keys(COMMON_KEYS | spec.keys)
     built = spec.build(node)
     return Rule(
@@ -565,11 +568,11 @@ def build_rule(node: Node) -> Rule:
         check=built.check,
         origin=node.origin,
         columns=built.columns,
-        name=_optional_text(node, "name"),
-        level=_level(node),
+        name=optional_text(node, "name"),
+        level=rule_level(node),
         threshold=built.threshold,
         requires=built.requires,
-        code=_optional_text(node, "code"),
+        code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
     )
 
@@ -582,19 +585,12 @@ def rule_type(node: Node) -> str:
         return name
     if name in ALIASES:
         return ALIASES[name]
-    if name in plugins.REGISTRY:
-        return name
-    known = RULES.keys() | ALIASES.keys() | plugins.REGISTRY.keys()
+    known = RULES.keys() | ALIASES.keys()
     raise type_node.error(unknown_message("rule type", name, known))
 
 
-def _custom_spec(kind: str) -> RuleSpec:
-    """The spec of a rule type registered from Python (:mod:`assay.plugins`)."""
-    custom = plugins.REGISTRY[kind]
-    return RuleSpec(partial(plugins.build, custom), custom.keys)
-
-
-def _level(node: Node) -> Level:
+def rule_level(node: Node) -> Level:
+    """A rule's ``level``: ``error`` (default) or ``warn``."""
     level_node = node.get("level")
     if level_node is None:
         return "error"
@@ -604,6 +600,7 @@ def _level(node: Node) -> Level:
     return level
 
 
-def _optional_text(node: Node, key: str) -> str | None:
+def optional_text(node: Node, key: str) -> str | None:
+    """The string under ``key``, or ``None`` when it is not given."""
     child = node.get(key)
     return None if child is None else child.as_str("a string")

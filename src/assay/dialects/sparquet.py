@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 from assay.config.node import Node
-from assay.dialects import validations
+from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
 from assay.errors import ConfigError
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
@@ -82,7 +82,7 @@ def _source(doc: Node, ctx: Context) -> Source:
             )
         return CatalogSource(PLACEHOLDER)
     try:
-        kind, fmt, target = validations.source_of(text, "--source")
+        kind, fmt, target = sources.source_of(text, "--source")
     except ConfigError as e:
         raise ConfigError(e.message, origin=doc.origin, hint=e.hint) from None
     return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))

@@ -31,10 +31,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from assay import plugins
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
-from assay.dialects.native_rules import COMMON_KEYS, _level, _optional_text, build_rule, rule_type
+from assay.dialects.native_rules import (
+    COMMON_KEYS,
+    build_rule,
+    optional_text,
+    rule_level,
+    rule_type,
+)
 from assay.dialects.validity import VALIDITY_KEYS
 from assay.grammar.sparquet import HINT, parse_sparquet_threshold
 from assay.ir.expr import (
@@ -145,7 +150,7 @@ def build_sparquet_rule(node: Node) -> Rule:
     """
     mapping = node.as_mapping("a rule (a mapping with a 'type')")
     kind = rule_type(node)
-    if kind not in KEYS or kind in plugins.REGISTRY:
+    if kind not in KEYS:  # a native-only or custom type
         return build_rule(node)
     allowed = COMMON_KEYS | KEYS[kind]
     for key in mapping:
@@ -240,11 +245,11 @@ def _metric(node: Node, kind: str, written: str) -> Rule:
         check=check,
         origin=node.origin,
         columns=columns,
-        name=_optional_text(node, "name"),
-        level=_level(node),
+        name=optional_text(node, "name"),
+        level=rule_level(node),
         threshold=text,
         requires=requires,
-        code=_optional_text(node, "code"),
+        code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
     )
 
@@ -397,9 +402,9 @@ def _schema(node: Node) -> Rule:
         check=check,
         origin=node.origin,
         columns=mentioned,
-        name=_optional_text(node, "name"),
-        level=_level(node),
-        code=_optional_text(node, "code"),
+        name=optional_text(node, "name"),
+        level=rule_level(node),
+        code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
     )
 

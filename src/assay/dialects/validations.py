@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from dataclasses import dataclass
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
+from assay.dialects import sources
 from assay.dialects.base import Context
 from assay.dialects.native_rules import rule_type
 from assay.dialects.sparquet_rules import build_sparquet_rule
 from assay.dialects.targets import expand_targets
-from assay.errors import ConfigError
 from assay.ir.outputs import WRITE_MODES, Output, RowSplit, RuleReport, Sink, SqlRows
 from assay.ir.rules import OnFailure, Rule, SqlCheck
 
@@ -45,8 +44,6 @@ REPORT_COLUMNS = (
     "message",
     "validated_at",
 )
-_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
-_TABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}")
 
 
 @dataclass(frozen=True)
@@ -169,13 +166,13 @@ def sink_of(node: Node, ctx: Context, columns: tuple[str, ...] | None = None) ->
     fmt = node.require("format").as_str("a Spark data source format").strip().lower()
     target_node = node.require("path")
     target = target_node.as_str("a path or a table name").strip()
-    is_table = not ("/" in target or "\\" in target or _URI.match(target))
-    if is_table and not _TABLE.fullmatch(target):
+    is_table = not ("/" in target or "\\" in target or sources.is_uri(target))
+    if is_table and not sources.TABLE_NAME.fullmatch(target):
         raise target_node.error(
             f"'{target}' is neither a path (it has no '/') nor a table name (db.table)",
             hint="write ./name for a relative path",
         )
-    if not is_table and not _URI.match(target):
+    if not is_table and not sources.is_uri(target):
         target = os.path.normpath(os.path.join(ctx.base_dir, target))
     mode = None
     mode_node = node.get("mode")
@@ -194,38 +191,5 @@ def sink_of(node: Node, ctx: Context, columns: tuple[str, ...] | None = None) ->
                         f"cannot partition by '{name}': the rows have the columns "
                         + ", ".join(columns)
                     )
-    options: tuple[tuple[str, str], ...] = ()
-    options_node = node.get("options")
-    if options_node is not None:
-        from assay.dialects.native import _options
-
-        options = _options(options_node)
+    options = sources.reader_options(node.get("options"))
     return Sink(fmt, target, is_table, mode, partition, options, node.origin)
-
-
-def source_of(text: str, what: str) -> tuple[str, str | None, str]:
-    """A ``--source``/``--input`` value: ``("table", None, name)`` for a catalog table,
-    ``("path", format, absolute path)`` for a path (it has a ``/``, a URI scheme or a
-    known file extension).
-
-    Raises:
-        ConfigError: a path whose format cannot be told from its extension.
-    """
-    from assay.dialects.native import FORMATS, _extension
-
-    text = text.strip()
-    if not text:
-        raise ConfigError(f"{what} is empty")
-    ext = _extension(text)
-    if "/" in text or _URI.match(text) or ext in FORMATS:
-        if ext not in FORMATS:
-            raise ConfigError(
-                f"{what} '{text}': cannot tell the data format from the file extension",
-                hint="name a file with a known extension (.parquet, .csv, .json, .orc, "
-                ".avro), or describe the input in a wrapper file with its format",
-            )
-        path = text if _URI.match(text) else os.path.abspath(text)
-        return "path", FORMATS[ext], path
-    if not _TABLE.fullmatch(text):
-        raise ConfigError(f"{what} '{text}' is neither a path nor a table name (db.table)")
-    return "table", None, text

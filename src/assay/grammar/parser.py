@@ -92,9 +92,10 @@ def _threshold_lark() -> Lark:
 
 
 @cache
-def _template_lark() -> Lark:
-    """The template parser, built on first use."""
-    return Lark.open_from_package("assay.grammar", "template.lark", parser="lalr")
+def _template_lark(escapes: bool = True) -> Lark:
+    """The template parser of one syntax (see :func:`parse_template`), built on first use."""
+    grammar = "template.lark" if escapes else "template_literal.lark"
+    return Lark.open_from_package("assay.grammar", grammar, parser="lalr")
 
 
 def parse_threshold(text: str | int | float, origin: Origin) -> Threshold:
@@ -131,67 +132,97 @@ def parse_tolerance(value: str | int | float, origin: Origin) -> Tolerance:
     return _transform(ToleranceTransformer(source, origin), tree)
 
 
-def parse_template(text: str, origin: Origin) -> tuple[str | VarRef, ...]:
-    """Split a string into literal parts and variable references (``$$`` becomes ``$``).
+def parse_template(text: str, origin: Origin, *, escapes: bool = True) -> tuple[str | VarRef, ...]:
+    """Split a string into literal parts and variable references (``$name``, ``${name}``).
+
+    ``escapes`` chooses between the two ``$var`` syntaxes the config formats use:
+
+    - ``True``, the native format (``template.lark``): ``$$`` is a literal ``$``, ``${``
+      must be followed by a name and ``}`` (else a syntax error with a caret), and a ``$``
+      followed by anything else is literal;
+    - ``False``, data-validator's (``template_literal.lark``): no escapes, never an error:
+      a ``$`` that does not begin a complete reference is literal (``$$a`` is ``$`` then
+      ``$a``, ``${${a}}`` is ``${``, ``$a``, ``}``).
 
     >>> from assay.ir.origin import UNKNOWN
     >>> parse_template("day=${d}x, cost $$5, $env", UNKNOWN)
     ('day=', VarRef(name='d', braced=True), 'x, cost $5, ', VarRef(name='env', braced=False))
     >>> parse_template("^[a-z]+$", UNKNOWN)
     ('^[a-z]+$',)
+    >>> parse_template("$$a ${${a}}", UNKNOWN, escapes=False)
+    ('$', VarRef(name='a', braced=False), ' ${', VarRef(name='a', braced=False), '}')
     """
     if "$" not in text:
         return (text,) if text else ()
     try:
-        return _template_parts(text)
+        return _template_parts(text, escapes)
     except UnexpectedInput as e:
         raise _syntax_error(e, text, _TEMPLATE, origin) from None
 
 
-def substitute(text: str, variables: Mapping[str, str], origin: Origin) -> str:
-    """Replace variable references by their values (inserted verbatim, never re-expanded).
+def substitute(
+    text: str, variables: Mapping[str, str], origin: Origin, *, escapes: bool = True
+) -> str:
+    """Replace variable references by their values, in one left-to-right pass: a value is
+    inserted verbatim, never expanded again. ``escapes``: the syntax (:func:`parse_template`).
 
     >>> from assay.ir.origin import UNKNOWN
     >>> substitute("dt = '${day}' and price > $$1", {"day": "2024-01-01"}, UNKNOWN)
     "dt = '2024-01-01' and price > $1"
+    >>> substitute("${a}b $a_c $1 $$a ${${a}}", {"a": "X", "a_c": "Y"}, UNKNOWN, escapes=False)
+    'Xb Y $1 $X ${X}'
+
+    Raises:
+        VariableError: references to unknown variables (every one of them is named).
+        ThresholdSyntaxError: (``escapes`` only) a ``${`` that is not a reference.
     """
     if "$" not in text:
         return text
-    return "".join(
-        part if isinstance(part, str) else _lookup(part.name, variables, origin)
-        for part in parse_template(text, origin)
-    )
+    parts = parse_template(text, origin, escapes=escapes)
+    missing = [p.name for p in parts if isinstance(p, VarRef) and p.name not in variables]
+    if missing:
+        raise _unknown(list(dict.fromkeys(missing)), variables, origin, escapes)
+    return "".join(part if isinstance(part, str) else variables[part.name] for part in parts)
 
 
-def references(text: str, origin: Origin) -> tuple[str, ...]:
+def references(text: str, origin: Origin, *, escapes: bool = True) -> tuple[str, ...]:
     """The variable names a string uses, in order of first use, without duplicates.
 
     >>> from assay.ir.origin import UNKNOWN
     >>> references("$b-${a}-$b-$$c", UNKNOWN)
     ('b', 'a')
+    >>> references("$b-${a}-$b-$$c", UNKNOWN, escapes=False)
+    ('b', 'a', 'c')
     """
     if "$" not in text:
         return ()
-    names = (part.name for part in parse_template(text, origin) if isinstance(part, VarRef))
-    return tuple(dict.fromkeys(names))
+    parts = parse_template(text, origin, escapes=escapes)
+    return tuple(dict.fromkeys(part.name for part in parts if isinstance(part, VarRef)))
 
 
 @lru_cache(maxsize=4096)
-def _template_parts(text: str) -> tuple[str | VarRef, ...]:
+def _template_parts(text: str, escapes: bool) -> tuple[str | VarRef, ...]:
     """The parts of a template (cached: the same strings come back for every table and run)."""
-    tree = _template_lark().parse(text)
+    tree = _template_lark(escapes).parse(text)
     return TemplateTransformer().transform(tree)
 
 
-def _lookup(name: str, variables: Mapping[str, str], origin: Origin) -> str:
-    """The value of ``name``, or a :class:`VariableError` listing the known names."""
-    if name in variables:
-        return variables[name]
+def _unknown(
+    missing: list[str], variables: Mapping[str, str], origin: Origin, escapes: bool
+) -> VariableError:
+    """The error for references to unknown variables, listing the known names."""
     known = sorted(variables)
     listed = f"known variables: {', '.join(known)}" if known else "no variables are defined"
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f'did you mean "{close[0]}"?' if close else 'write $$ for a literal "$"'
-    raise VariableError(f'unknown variable "{name}"; {listed}', origin=origin, hint=hint)
+    close = difflib.get_close_matches(missing[0], known, n=1)
+    if close:
+        hint = f'did you mean "{close[0]}"?'
+    elif escapes:
+        hint = 'write $$ for a literal "$"'
+    else:
+        hint = "define it under 'vars' or pass --vars NAME=VALUE"
+    names = ", ".join(f'"{name}"' for name in missing)
+    plural = "s" if len(missing) > 1 else ""
+    return VariableError(f"unknown variable{plural} {names}; {listed}", origin=origin, hint=hint)
 
 
 def _as_text(value: object, syntax: _Syntax, origin: Origin) -> str:

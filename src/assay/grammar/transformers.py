@@ -162,6 +162,9 @@ class TemplateTransformer(Transformer[Token, tuple[str | VarRef, ...]]):
     def braced(self, name: Token) -> VarRef:
         return VarRef(str(name), braced=True)
 
+    def BRACED(self, token: Token) -> VarRef:  # noqa: N802 - the syntax without escapes
+        return VarRef(token[2:-1], braced=True)
+
     def VAR(self, token: Token) -> VarRef:  # noqa: N802 - lark calls terminal callbacks by name
         return VarRef(token[1:], braced=False)
 

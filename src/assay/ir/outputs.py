@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.ir.origin import UNKNOWN, Origin
-from assay.ir.suite import Source
+from assay.ir.sources import Source
 
 WRITE_MODES = ("append", "overwrite", "error", "errorifexists", "ignore")
 """Spark's save modes."""

@@ -3,42 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from assay.ir.origin import Origin
+from assay.ir.outputs import DeferredVariable, Output, Report, View
 from assay.ir.rules import Rule
+from assay.ir.sources import CatalogSource, PathSource, Source, SqlSource
 
-if TYPE_CHECKING:
-    from assay.ir.outputs import DeferredVariable, Output, Report, View
-
-
-@dataclass(frozen=True, slots=True)
-class CatalogSource:
-    """A table or view in the session's catalog (``db.table``)."""
-
-    table: str
-
-
-@dataclass(frozen=True, slots=True)
-class PathSource:
-    """Files read with ``spark.read.format(format).options(...).load(paths)``.
-
-    ``paths`` may be empty for formats that need none (data-validator ``loadData`` omitted).
-    """
-
-    format: str
-    paths: tuple[str, ...] = ()
-    options: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SqlSource:
-    """The result of a SQL query."""
-
-    query: str
-
-
-Source = CatalogSource | PathSource | SqlSource
+__all__ = [
+    "DEFAULT_POLICY",
+    "DEFAULT_SAMPLE_SIZE",
+    "CatalogSource",
+    "PathSource",
+    "RunPolicy",
+    "Source",
+    "SqlSource",
+    "Suite",
+    "Table",
+]
 
 DEFAULT_SAMPLE_SIZE = 5
 

@@ -16,7 +16,7 @@ import pytest
 from assay.dialects.validations import REPORT_COLUMNS
 from assay.ir import CatalogSource, PathSource
 from assay.ir.outputs import RowSplit, RuleReport
-from assay.plugins import REGISTRY, unregister_rule
+from assay.plugins import registered, unregister_rule
 from tests.cli.test_cli import assay
 from tests.dialects.helpers import DATA, comparable, errors, load, run, write
 
@@ -375,7 +375,7 @@ def no_future_date():
 
 @pytest.mark.spark
 def test_a_custom_rule_type_from_python(spark, tmp_path, orders, no_future_date):
-    assert "no_future_date" in REGISTRY
+    assert "no_future_date" in registered()
     path = write(
         tmp_path,
         '{"validations": {"rules": [{"type": "no_future_date", "column": "ordered_at"},'

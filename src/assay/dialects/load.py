@@ -9,11 +9,9 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-# ``assay.dialects`` imports ``assay.config.node``; importing the package module (not names
-# from it) keeps either import order working while one of them is half-initialised.
-from assay import dialects
 from assay.config.document import read_document
 from assay.config.node import Node
+from assay.dialects import registry
 from assay.dialects.base import Context, Dialect, LoadOptions
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.suite import Suite, Table
@@ -37,7 +35,7 @@ def load_suite(
             when there is only one; nothing is returned unless the whole suite is valid.
     """
     try:
-        forced = dialects.get(dialect) if dialect is not None else None
+        forced = registry.get(dialect) if dialect is not None else None
     except ConfigError as e:
         raise ConfigErrors([e]) from None
     errors: list[ConfigError] = []
@@ -92,7 +90,7 @@ def _line(error: ConfigError) -> int:
 
 
 def _detected(doc: Node) -> Dialect:
-    return dialects.get(dialects.detect(doc))
+    return registry.get(registry.detect(doc))
 
 
 def _check_unique_names(tables: list[Table], errors: list[ConfigError]) -> None:

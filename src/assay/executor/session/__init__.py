@@ -1,0 +1,97 @@
+"""Open a Spark Connect session: our own embedded server, or a remote ``sc://`` URL.
+
+Only the Spark Connect client is used here (no SparkContext, no py4j). What this package
+guarantees:
+
+- The embedded server is a ``spark-submit`` child process bound to 127.0.0.1 on free ports,
+  protected by a random token, logging to a file (never to our stdout), and it does not
+  outlive this process (``PR_SET_PDEATHSIG`` on Linux, an ``atexit`` hook, ``close()``).
+- A dead or unreachable server fails within about ``connect_timeout`` seconds, not after
+  pyspark's default 10-minute retry loop.
+- No message raised from here contains a connection token or a URL password.
+
+The pieces: :mod:`.handle` (the open session), :mod:`.redaction`, :mod:`.java` (finding
+Java), :mod:`.client` (pyspark's logging, retries, connecting), :mod:`.remote` (``sc://``
+URLs), :mod:`.embedded` (supervising our own server) and :mod:`.process` (its lifetime).
+pyspark is imported lazily, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from assay.errors import ConfigError
+from assay.executor.session.client import (
+    RELEASE_TIMEOUT,
+    bounded_retry_policy,
+    filter_retry_warnings,
+    quiet_pyspark_logging,
+)
+from assay.executor.session.embedded import (
+    PORT_ATTEMPTS,
+    STARTUP_TIMEOUT,
+    default_driver_memory,
+    open_embedded,
+)
+from assay.executor.session.handle import SparkHandle
+from assay.executor.session.java import (
+    MIN_JAVA,
+    check_java,
+    find_java,
+    java_version,
+    parse_java_version,
+)
+from assay.executor.session.process import STOP_TIMEOUT
+from assay.executor.session.redaction import redact_text, redact_url
+from assay.executor.session.remote import open_remote, validate_remote_url
+
+__all__ = [
+    "MIN_JAVA",
+    "PORT_ATTEMPTS",
+    "RELEASE_TIMEOUT",
+    "STARTUP_TIMEOUT",
+    "STOP_TIMEOUT",
+    "SparkHandle",
+    "bounded_retry_policy",
+    "check_java",
+    "default_driver_memory",
+    "find_java",
+    "java_version",
+    "open_session",
+    "parse_java_version",
+    "quiet_pyspark_logging",
+    "redact_text",
+    "redact_url",
+    "validate_remote_url",
+]
+
+
+def open_session(
+    remote: str | None = None,
+    *,
+    connect_timeout: float = 30.0,
+    server_conf: Mapping[str, str] | None = None,
+    log_path: str | None = None,
+) -> SparkHandle:
+    """Connect to ``remote`` (or ``$SPARK_REMOTE``), or start an embedded server.
+
+    Raises ``ConfigError`` for a malformed URL or misused ``server_conf``,
+    ``EnvironmentFailure`` when Java is missing or too old, and ``SparkFailure`` when the
+    server cannot be started or reached within the time limits. The returned session has
+    a bounded retry policy installed and answered one RPC.
+
+    Call it from a thread that lives as long as the handle (normally the main thread): on
+    Linux the embedded JVM receives SIGTERM when the *thread* that started it exits.
+    """
+    filter_retry_warnings()
+    target = remote if remote is not None else (os.environ.get("SPARK_REMOTE") or None)
+    if target is None:
+        return open_embedded(connect_timeout, dict(server_conf or {}), log_path)
+    if server_conf:
+        raise ConfigError(
+            f"server settings only apply to the embedded Spark server, but a remote is set: "
+            f"{redact_url(target)}",
+            hint="drop the server settings, or unset --remote / SPARK_REMOTE",
+        )
+    return open_remote(target, connect_timeout)

@@ -1,0 +1,280 @@
+"""Supervising the embedded Spark Connect server: a ``spark-submit`` child bound to
+127.0.0.1 on free ports, protected by a random token, logging to a file (never to our
+stdout), started until ready or failed with the log's error lines."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
+from assay.executor.session.client import connect
+from assay.executor.session.handle import SparkHandle
+from assay.executor.session.java import check_java
+from assay.executor.session.process import forget, spawn, terminate
+from assay.executor.session.redaction import redact_text, redact_url
+
+STARTUP_TIMEOUT = 120.0  # seconds for the embedded JVM to accept connections
+
+
+PORT_ATTEMPTS = 3  # restarts when a picked port was taken before the JVM bound it
+
+
+_READY_MARKER = "Spark Connect server started"
+
+
+_UI_PORT_RE = re.compile(r"Successfully started service 'SparkUI' on port (\d+)")
+
+
+_BIND_ERRORS = ("BindException", "Address already in use", "Failed to bind")
+
+
+_ERROR_LINE_RE = re.compile(r"ERROR|FATAL|Exception|Error:|Caused by|error:")
+
+
+_RESERVED_CONF = ("spark.connect.grpc.binding.port", "spark.connect.authenticate.token")
+
+
+# Spark's default log4j config logs every task at INFO. Keep WARN, plus the two INFO
+# loggers that announce readiness and the UI port.
+_LOG4J2 = """\
+rootLogger.level = warn
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.connectserver.name = org.apache.spark.sql.connect.service.SparkConnectServer
+logger.connectserver.level = info
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = info
+"""
+
+
+_LOG_NUMBERS = itertools.count(1)
+
+
+def open_embedded(
+    connect_timeout: float, server_conf: dict[str, str], log_path: str | None
+) -> SparkHandle:
+    """Start our own server on free local ports and connect to it with a fresh token."""
+    reserved = sorted(k for k in server_conf if k in _RESERVED_CONF)
+    if reserved:
+        raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
+    env = _server_env()
+    check_java(env)
+    if "spark.driver.memory" not in server_conf and not env.get("SPARK_DRIVER_MEMORY"):
+        memory = default_driver_memory()
+        if memory:
+            server_conf = {**server_conf, "spark.driver.memory": memory}
+    log = log_path or _default_log_path()
+    token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
+    env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
+    proc, grpc_port, ui_port = _start_ready_server(env, server_conf, log)
+    url = f"sc://localhost:{grpc_port}/;token={token}"  # 'localhost': no TLS with a token
+    try:
+        spark = connect(url, [token], connect_timeout)
+    except SparkFailure as exc:
+        terminate(proc)
+        forget(proc)
+        raise SparkFailure(f"{exc.message} (server log: {log})", hint=exc.hint) from None
+    return SparkHandle(
+        spark=spark,
+        url=redact_url(url),
+        ui_url=f"http://127.0.0.1:{ui_port}",
+        embedded=True,
+        log_path=log,
+        connect_url=url,
+        _proc=proc,
+    )
+
+
+def _start_ready_server(
+    env: dict[str, str], server_conf: Mapping[str, str], log: str
+) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start the server and wait until it accepts connections; retry with new ports when
+    one was taken in the meantime. Returns the process, gRPC port and UI port."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        grpc_port, ui_port = _free_ports(2)
+        config = _log4j_config()
+        try:
+            proc = spawn(_server_command(grpc_port, ui_port, config, server_conf), env, log)
+            try:
+                _wait_ready(proc, grpc_port, log)
+            except BaseException:
+                terminate(proc)
+                forget(proc)
+                raise
+        except _PortTaken:
+            if attempt == PORT_ATTEMPTS:
+                raise _startup_failure("could not bind its ports", log) from None
+            continue
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(config)  # read once at JVM start
+        return proc, grpc_port, _ui_port(log, ui_port)
+    raise AssertionError("unreachable")
+
+
+class _PortTaken(Exception):
+    """The JVM exited because a port we picked was taken before it bound it."""
+
+
+def default_driver_memory() -> str | None:
+    """The embedded server's heap: a quarter of the memory this process may use (the
+    machine's, or its cgroup's limit when lower), between 1 GiB and 8 GiB.
+
+    Spark's own default (1 GiB) leaves a local-mode server, which is driver and executor
+    at once, collecting garbage most of the time on real tables: TPC-H SF1 with 100 rules
+    took 14.6 s with 1 GiB and 10.9 s with 4 GiB (benchmarks/README.md). ``--conf
+    spark.driver.memory=...`` or ``SPARK_DRIVER_MEMORY`` overrides it.
+    """
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+    with contextlib.suppress(OSError, ValueError):
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit.isdigit():
+            total = min(total, int(limit))
+    mib = min(8 * 1024, max(1024, total // 4 // 2**20))
+    return f"{mib}m"
+
+
+def _spark_home() -> str:
+    """The directory of the installed pyspark package, which must contain spark-submit."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyspark")
+    home = Path(spec.origin).parent if spec is not None and spec.origin else None
+    if home is None or not (home / "bin" / "spark-submit").is_file():
+        raise EnvironmentFailure(
+            "the installed pyspark has no bin/spark-submit, so no embedded server can be started",
+            hint="install the full 'pyspark' package (not 'pyspark-client'), or pass --remote sc://...",
+        )
+    return str(home)
+
+
+def _server_env() -> dict[str, str]:
+    """The child's environment: ours, plus SPARK_HOME, PYSPARK_PYTHON and a loopback-only
+    SPARK_LOCAL_IP (the UI, driver and block manager then bind to 127.0.0.1 only)."""
+    env = dict(os.environ)
+    env["SPARK_HOME"] = _spark_home()
+    env["PYSPARK_PYTHON"] = sys.executable
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    return env
+
+
+def _server_command(
+    grpc_port: int, ui_port: int, log4j_path: str, server_conf: Mapping[str, str]
+) -> list[str]:
+    """The spark-submit argv for a Connect server on the given ports."""
+    java_opts = f"-Dlog4j2.configurationFile={log4j_path}"
+    conf = {
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(grpc_port),
+        "spark.ui.port": str(ui_port),
+        "spark.ui.showConsoleProgress": "false",
+        **server_conf,
+    }
+    conf["spark.driver.extraJavaOptions"] = " ".join(
+        filter(None, [java_opts, server_conf.get("spark.driver.extraJavaOptions", "")])
+    )
+    submit = str(Path(_spark_home(), "bin", "spark-submit"))
+    argv = [submit, "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
+    argv += ["--master", server_conf.get("spark.master", "local[*]")]
+    for key, value in conf.items():
+        argv += ["--conf", f"{key}={value}"]
+    return argv
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], port: int, log: str) -> None:
+    """Block until the server logs readiness or accepts TCP on ``port``; raise
+    ``_PortTaken`` or ``SparkFailure`` if it exits, ``SparkFailure`` after STARTUP_TIMEOUT."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while True:
+        if _READY_MARKER in _read_log(log) or _port_open(port):
+            return
+        if proc.poll() is not None:
+            text = _read_log(log)
+            if any(marker in text for marker in _BIND_ERRORS):
+                raise _PortTaken
+            raise _startup_failure(f"exited with code {proc.returncode} while starting", log)
+        if time.monotonic() > deadline:
+            raise _startup_failure(f"did not start within {STARTUP_TIMEOUT:g} s", log)
+        time.sleep(0.1)
+
+
+def _startup_failure(why: str, log: str) -> SparkFailure:
+    """A ``SparkFailure`` quoting the log's last error-looking lines (not the whole log)."""
+    lines = [line.rstrip() for line in _read_log(log).splitlines()]
+    errors = [line for line in lines if _ERROR_LINE_RE.search(line)][-20:] or lines[-5:]
+    excerpt = "".join(f"\n    {redact_text(line)}" for line in errors)
+    return SparkFailure(
+        f"the embedded Spark Connect server {why} (full log: {log}){excerpt}",
+        hint="the server log has the full error; check the server settings, "
+        "or use --remote sc://... to run on an existing Spark Connect server",
+    )
+
+
+def _ui_port(log: str, chosen: int) -> int:
+    """The port the Spark UI really bound (Spark moves on when ``chosen`` is taken)."""
+    match = _UI_PORT_RE.search(_read_log(log))
+    return int(match.group(1)) if match else chosen
+
+
+def _read_log(log: str) -> str:
+    """The log's text so far ('' when unreadable)."""
+    try:
+        return Path(log).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _port_open(port: int) -> bool:
+    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct ports that were free on 127.0.0.1 a moment ago."""
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(count):  # held open together, so the kernel hands out distinct ports
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sockets.append(sock)
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    except OSError as exc:
+        raise EnvironmentFailure(f"no free local port for the Spark server: {exc}") from None
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def _default_log_path() -> str:
+    """``<tmp>/assay-<pid>-server.log``; later servers of this process get ``-server-N.log``."""
+    number = next(_LOG_NUMBERS)
+    suffix = "" if number == 1 else f"-{number}"
+    return os.path.join(tempfile.gettempdir(), f"assay-{os.getpid()}-server{suffix}.log")
+
+
+def _log4j_config() -> str:
+    """A fresh private log4j2 properties file (deleted by the caller once the JVM has read it)."""
+    fd, path = tempfile.mkstemp(prefix="assay-", suffix="-log4j2.properties")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(_LOG4J2)
+    return path

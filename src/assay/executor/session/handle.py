@@ -1,0 +1,57 @@
+"""The handle of an open session: the Connect session, plus the embedded server we started."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from assay.executor.session.client import stop_session
+from assay.executor.session.process import forget, terminate
+
+if TYPE_CHECKING:
+    from pyspark.sql.connect.session import SparkSession
+
+
+@dataclass
+class SparkHandle:
+    """An open Connect session, plus the embedded server process when we started one.
+
+    ``url`` is redacted and safe to print. ``close()`` is idempotent and bounded: it
+    releases the server-side session (at most ``RELEASE_TIMEOUT`` s), closes the channel
+    and, for the embedded server, stops the JVM (SIGTERM, ``STOP_TIMEOUT`` s, SIGKILL).
+    """
+
+    spark: SparkSession
+    url: str
+    ui_url: str | None
+    embedded: bool
+    log_path: str | None = None
+    connect_url: str = field(default="", repr=False)
+    """The unredacted URL (may hold a token): for child processes, never for printing."""
+    _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    _closed: bool = field(default=False, repr=False)
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the embedded server (``None`` for a remote server)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def close(self) -> None:
+        """Stop the session and, for the embedded server, the JVM. Never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        server_alive = self._proc is None or self._proc.poll() is None
+        try:
+            stop_session(self.spark, release=server_alive)
+        finally:
+            if self._proc is not None:
+                terminate(self._proc)
+                forget(self._proc)
+
+    def __enter__(self) -> SparkHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
