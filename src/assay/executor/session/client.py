@@ -7,6 +7,7 @@ pyspark is imported lazily, so importing this module stays cheap.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
 import re
@@ -63,16 +64,19 @@ def bounded_retry_policy(total_seconds: float) -> RetryPolicy:
         spent += wait + (jitter if wait >= jitter_from else 0)
         retries += 1
         wait = min(float(cap), wait * multiplier)
-    return DefaultPolicy(
-        max_retries=retries,
-        initial_backoff=initial,
-        max_backoff=cap,
-        backoff_multiplier=multiplier,
-        jitter=jitter,
-        min_jitter_threshold=jitter_from,
-        recognize_server_retry_delay=True,
-        max_server_retry_delay=cap,
-    )
+    settings: dict[str, object] = {
+        "max_retries": retries,
+        "initial_backoff": initial,
+        "max_backoff": cap,
+        "backoff_multiplier": multiplier,
+        "jitter": jitter,
+        "min_jitter_threshold": jitter_from,
+        # pyspark-client >= 4.1 only: honour the server's own retry delay, bounded
+        "recognize_server_retry_delay": True,
+        "max_server_retry_delay": cap,
+    }
+    known = inspect.signature(DefaultPolicy.__init__).parameters
+    return DefaultPolicy(**{k: v for k, v in settings.items() if k in known})  # type: ignore[arg-type]
 
 
 def filter_retry_warnings() -> None:
