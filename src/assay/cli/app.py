@@ -430,12 +430,11 @@ def explain(
 
 def _outputs_text(table) -> str:
     """The writes a table's dialect outputs add (one Spark plan each)."""
-    from assay.executor.outputs import sinks_of
-    from assay.ir.outputs import FailedRows
+    from assay.ir.outputs import FailedRows, sinks_of
 
     if not table.outputs:
         return ""
-    sinks = sinks_of(table)
+    sinks = sinks_of(table.outputs)
     if all(isinstance(o, FailedRows) for o in table.outputs):
         when = "each only when its rule fails"
     elif table.hold_outputs:

@@ -19,21 +19,10 @@ from assay.emit import outputs as emit
 from assay.emit import spark as emit_spark
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
-from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows
+from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows, sinks_of
 from assay.ir.rules import Rule
 from assay.ir.suite import CatalogSource, PathSource, Table
 from assay.report.events import RuleResult
-
-
-def sinks_of(table: Table) -> list[Sink]:
-    """Every sink a table may write."""
-    found: list[Sink] = []
-    for output in table.outputs:
-        if isinstance(output, RowSplit):
-            found += [s for s in (output.valid, output.invalid) if s is not None]
-        else:
-            found.append(output.sink)
-    return found
 
 
 def check_sinks(spark: SparkSession, table: Table) -> list[AssayError]:
@@ -41,7 +30,7 @@ def check_sinks(spark: SparkSession, table: Table) -> list[AssayError]:
     whose format the server does not have (``delta`` without its jars), found before any
     scan."""
     problems: list[AssayError] = []
-    for sink in sinks_of(table):
+    for sink in sinks_of(table.outputs):
         if _clobbers(sink, table):
             problems.append(
                 ConfigError(
@@ -53,7 +42,7 @@ def check_sinks(spark: SparkSession, table: Table) -> list[AssayError]:
     if problems:
         return problems
     seen: set[str] = set()
-    for sink in sinks_of(table):
+    for sink in sinks_of(table.outputs):
         if sink.format in seen:
             continue
         seen.add(sink.format)

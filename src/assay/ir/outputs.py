@@ -11,6 +11,7 @@ variables), and **reports** are client-side files, pipes and emails written afte
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -139,3 +140,14 @@ class EmailReport:
 
 
 Report = ReportFile | ReportPipe | EmailReport
+
+
+def sinks_of(outputs: Iterable[Output]) -> list[Sink]:
+    """Every sink a table's ``outputs`` may write (``explain`` lists them; no Spark)."""
+    found: list[Sink] = []
+    for output in outputs:
+        if isinstance(output, RowSplit):
+            found += [s for s in (output.valid, output.invalid) if s is not None]
+        else:
+            found.append(output.sink)
+    return found
