@@ -103,9 +103,9 @@ def parse_threshold(text: str | int | float, origin: Origin) -> Threshold:
 
     >>> from assay.ir.origin import UNKNOWN
     >>> parse_threshold("<= 2h", UNKNOWN)
-    Comparison(op=<Op.LE: '<='>, value=Decimal('7200'), text='<= 2h', unit='seconds')
+    Comparison(op=<Op.LE: '<='>, value=Decimal('7200'), text='<= 2h', unit='seconds', floats=False)
     >>> parse_threshold(0, UNKNOWN)
-    Comparison(op=<Op.EQ: '='>, value=Decimal('0'), text='0', unit='number')
+    Comparison(op=<Op.EQ: '='>, value=Decimal('0'), text='0', unit='number', floats=False)
     >>> parse_threshold("not between 1% and 5%", UNKNOWN).holds(3)
     False
     """

@@ -1,0 +1,2 @@
+"""JSON Schemas: of the native config format (generated, :mod:`assay.schema.generate`)
+and of the events on stdout (``events.schema.json``)."""

@@ -1,0 +1,668 @@
+"""The JSON Schema of the native format, generated from the rule catalogue.
+
+``native.schema.json`` is derived, never edited: the rule types, their aliases and the
+keys each accepts come from :data:`assay.dialects.native_rules.RULES` and ``ALIASES``; the
+keys of the document, tables, sources and variables from :mod:`assay.dialects.native`;
+named formats, operators, levels and write modes from the modules that define them.
+This module adds what the catalogue does not say: the kind of value each key takes, which
+keys a rule requires, and the descriptions editors show. Rewrite the file with::
+
+    python -m assay.schema.generate
+
+(``--check`` exits 1 when the committed file differs). A key the catalogue gains without
+a kind here, or a kind left for a key it lost, stops the generation with an error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from assay.dialects import native, validations
+from assay.dialects.formats import FORMATS
+from assay.dialects.native_rules import ALIASES, COMMON_KEYS, LEVELS, METRIC_KEYS, RULES
+from assay.dialects.params import COMPARISON_OPERATORS
+from assay.dialects.targets import BESIDE_REFUSED
+from assay.dialects.validity import VALIDITY_KEYS
+from assay.ir.outputs import WRITE_MODES
+
+Schema = dict[str, Any]
+
+PATH = Path(__file__).with_name("native.schema.json")
+ID = "https://github.com/spark-assay/spark-assay/blob/main/src/assay/schema/native.schema.json"
+COMMAND = "python -m assay.schema.generate"
+
+
+def ref(name: str, **extra: Any) -> Schema:
+    return {"$ref": f"#/$defs/{name}", **extra}
+
+
+def _required(*keys: str) -> Schema:
+    return {"required": list(keys)}
+
+
+def _any_of(keys: tuple[str, ...] | list[str]) -> Schema:
+    return {"anyOf": [_required(k) for k in keys]}
+
+
+def _one_of(a: str, b: str) -> Schema:
+    return {
+        "oneOf": [
+            {**_required(a), "not": _required(b)},
+            {**_required(b), "not": _required(a)},
+        ]
+    }
+
+
+# --- values shared by many keys -----------------------------------------------------------
+
+SCALAR = ["string", "number", "boolean"]
+TEXT: Schema = {"type": "string", "minLength": 1}
+
+VALUES: dict[str, Schema] = {
+    "column": {"type": "string", "minLength": 1, "description": "A column name."},
+    "columns": {
+        "type": "array",
+        "minItems": 1,
+        "uniqueItems": True,
+        "items": ref("column"),
+        "description": "A non-empty list of column names, without duplicates.",
+    },
+    "count": {"type": "integer", "minimum": 0},
+    "threshold": {
+        "type": ["string", "number"],
+        "description": (
+            "A threshold: > 0, <= 10, = 0, != 0, between 10 and 20, not between 1 and 2,"
+            " < 5%, <= 2h; a bare number means equality."
+        ),
+    },
+    "tolerance": {
+        "type": ["string", "number"],
+        "description": (
+            'Failing rows allowed: a count (10), a fraction (0.05) or a percentage ("5%").'
+            " Default 0."
+        ),
+    },
+    "bound": {
+        "type": ["number", "string"],
+        "description": "A number, or a date/timestamp (YAML date or ISO 8601 string).",
+    },
+    "column_bound": {
+        "type": ["number", "string"],
+        "description": (
+            "A number, a date/timestamp, a string, or another column as `name (leading backtick)."
+        ),
+    },
+    "length_bound": {
+        "oneOf": [{"type": "integer"}, {"type": "string", "pattern": "^`"}],
+        "description": "A length (an integer), or another integer column as `name.",
+    },
+    "values": {
+        "type": "array",
+        "minItems": 1,
+        "items": {"type": SCALAR},
+        "description": "A non-empty list of strings, numbers, booleans or dates (no null).",
+    },
+    "regex": {
+        "type": "string",
+        "minLength": 1,
+        "description": "A Java regular expression (Spark's RLIKE), searched anywhere in the value.",
+    },
+    "operator": {"enum": list(COMPARISON_OPERATORS)},
+    "format": {"enum": sorted(FORMATS), "description": "A named format (docs/rules.md)."},
+    "level": {
+        "enum": list(LEVELS),
+        "default": "error",
+        "description": "error: a failure fails the run; warn: a failure is only a warning.",
+    },
+    "rule_name": {**TEXT, "description": "A readable name shown in results."},
+    "rule_code": {**TEXT, "description": "Your identifier for this rule, copied to results."},
+    "targets": {
+        "type": "array",
+        "minItems": 1,
+        "description": (
+            "Expand this entry into one rule per target (each target's keys override the"
+            " shared ones)."
+        ),
+    },
+    "sample_size": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": native.MAX_SAMPLE_SIZE,
+        "description": "Sample failing rows shown per failed rule (default 5).",
+    },
+    "on_failure": {
+        "enum": list(native.ON_FAILURE),
+        "description": (
+            "What failing rules do to the run: fail (default) fails it (exit 1); warn only"
+            " reports them. Verdicts (passed, severity) are unchanged."
+        ),
+    },
+}
+
+# --- rule keys ----------------------------------------------------------------------------
+
+_COMMON: dict[str, Schema] = {
+    "type": {},  # each rule type's own enum, filled in by _rule
+    "name": ref("rule_name"),
+    "level": ref("level"),
+    "code": ref("rule_code"),
+}
+
+_KEYS: dict[str, Schema] = {
+    "column": ref("column"),
+    "columns": ref("columns"),
+    "tolerance": ref("tolerance"),
+    "must_be": ref("threshold", description="Must hold, else the rule fails."),
+    "warn": ref("threshold", description="The rule warns when must_be holds and this does not."),
+    "min": ref("bound", description="Lowest allowed value."),
+    "max": ref("bound", description="Highest allowed value."),
+    "inclusive": {"type": "boolean", "default": True, "description": "Whether the bounds pass."},
+    "pattern": ref("regex"),
+    "regex": ref("regex"),
+    "values": ref("values", description="The accepted values."),
+    "allowed_values": ref("values", description="The allowed values."),
+    "missing_values": ref("values", description="Values counted as missing, besides null."),
+    "valid_values": ref("values", description="A value not in this list is invalid."),
+    "invalid_values": ref("values", description="A value in this list is invalid."),
+    "valid_format": ref("format"),
+    "valid_regex": ref("regex"),
+    "valid_min": ref("bound", description="A value below is invalid (inclusive)."),
+    "valid_max": ref("bound", description="A value above is invalid (inclusive)."),
+    "valid_min_length": ref("count", description="A shorter string is invalid."),
+    "valid_max_length": ref("count", description="A longer string is invalid."),
+    "valid_length": ref("count", description="A string of another length is invalid."),
+    "min_value": ref("column_bound", description="Lower bound."),
+    "max_value": ref("column_bound", description="Upper bound."),
+    "min_length": ref("length_bound", description="Shortest allowed length."),
+    "max_length": ref("length_bound", description="Longest allowed length."),
+    "min_num_rows": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "data-validator rowCount: at least this many rows (like min).",
+    },
+    "required_columns": ref("columns", description="Columns that must exist."),
+    "forbidden_columns": ref("columns", description="Columns that must not exist."),
+    "column_types": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": TEXT,
+        "description": (
+            "column -> Spark type name (long, integer, decimal(p,s)... are accepted aliases)"
+        ),
+    },
+    "query": {**TEXT, "description": "A query over _validation_df returning one boolean."},
+    "failed_rows": {
+        **TEXT,
+        "description": "A query returning the offending rows; failed_count is their number.",
+    },
+    "error_message": {"type": "string", "description": "Shown when the rule fails."},
+    "value": {"type": SCALAR, "description": "The value max(column) must equal."},
+    "size": ref("count", description="The row count compared with operator."),
+    "operator": ref("operator"),
+    "fraction": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
+}
+"""The value of each rule key, whatever the rule (overridden per rule in _OVERRIDES)."""
+
+_OVERRIDES: dict[str, dict[str, Schema]] = {
+    "range": {"inclusive": {**_KEYS["inclusive"], "default": True}},
+    "length": {
+        "min": ref("count", description="Shortest allowed length."),
+        "max": ref("count", description="Longest allowed length."),
+    },
+    "row_count": {
+        "min": ref("count", description="At least this many rows (default 0)."),
+        "max": ref("count", description="At most this many rows."),
+    },
+    "range_check": {"inclusive": {**_KEYS["inclusive"], "default": False}},
+    "column_sum_check": {
+        "min_value": {"type": "number", "description": "Lower bound of the sum."},
+        "max_value": {"type": "number", "description": "Upper bound of the sum."},
+        "inclusive": {**_KEYS["inclusive"], "default": False},
+    },
+    "has_uniqueness": {"operator": ref("operator", default="==")},
+}
+
+_ROW_COUNT_FORMS = ("min", "max", "min_num_rows")
+
+_CONSTRAINTS: dict[str, list[Schema]] = {
+    "range": [_any_of(("min", "max"))],
+    "regex": [_required("pattern")],
+    "accepted_values": [_required("values")],
+    "length": [_any_of(("min", "max"))],
+    "row_count": [
+        {
+            "oneOf": [
+                {**_required("must_be"), "not": _any_of(_ROW_COUNT_FORMS)},
+                {
+                    **_any_of(_ROW_COUNT_FORMS),
+                    "not": {
+                        "anyOf": [
+                            _required("must_be"),
+                            _required("warn"),
+                            _required("min", "min_num_rows"),
+                        ]
+                    },
+                },
+            ]
+        }
+    ],
+    "schema": [_any_of(("required_columns", "forbidden_columns", "column_types"))],
+    "sql": [_one_of("query", "failed_rows")],
+    "range_check": [_any_of(("min_value", "max_value"))],
+    "string_length_check": [_any_of(("min_length", "max_length"))],
+    "string_regex_check": [_required("regex")],
+    "column_sum_check": [_any_of(("min_value", "max_value"))],
+    "column_max_check": [_required("value")],
+    "has_size": [_required("size", "operator")],
+    "is_contained_in": [_required("allowed_values")],
+}
+"""What a rule needs beyond what its keys imply (see _implied)."""
+
+_DOCS: dict[str, str] = {
+    "not_null": "Fails for every row where any listed column is null.",
+    "unique": (
+        "Fails for rows whose value (of the column combination) is shared with another row;"
+        " rows with a null key are ignored."
+    ),
+    "range": "Fails for values outside [min, max] (nulls pass).",
+    "regex": "Fails for values that do not contain a match of the Java regex (nulls fail).",
+    "accepted_values": "Fails for values not in the list (nulls pass).",
+    "length": "Fails for strings shorter than min or longer than max characters (nulls pass).",
+    "row_count": "The number of rows, judged by must_be/warn or by min/max.",
+    "min": "Smallest value (numeric column).",
+    "max": "Largest value (numeric column).",
+    "avg": "Average (numeric column).",
+    "sum": "Sum (numeric column).",
+    "stddev": "Sample standard deviation (numeric column).",
+    "missing_count": "Rows where the column is null or one of missing_values.",
+    "missing_percent": (
+        "Percentage (0-100) of rows where the column is null or one of missing_values."
+    ),
+    "duplicate_count": (
+        "Rows whose value is shared with another row (rows with a null are ignored)."
+    ),
+    "distinct_count": "Number of distinct values (rows with a null are ignored).",
+    "schema": "Columns that must exist, must not exist, and their types.",
+    "sql": (
+        "A query over _validation_df: 'query' returns one boolean (true = pass),"
+        " 'failed_rows' returns the offending rows."
+    ),
+    "duplicate_percent": "Rows sharing their value with another row, as a percentage of the rows.",
+    "invalid_count": "Non-missing values failing any validity option.",
+    "invalid_percent": "invalid_count as a percentage (0-100) of the rows.",
+    "freshness": (
+        "Seconds since the newest value of a date/timestamp column (thresholds like < 1d)."
+    ),
+    "negative_check": "data-validator negativeCheck: fails for negative values (nulls pass).",
+    "range_check": (
+        "data-validator rangeCheck: fails outside (min_value, max_value), exclusive unless"
+        " inclusive: true; nulls pass."
+    ),
+    "string_length_check": (
+        "Fails for strings shorter than min_length or longer than max_length (inclusive;"
+        " nulls pass)."
+    ),
+    "string_regex_check": "Fails for strings with no match of regex (nulls pass).",
+    "column_sum_check": (
+        "sum(column) within (min_value, max_value), exclusive unless inclusive: true."
+    ),
+    "column_max_check": "max(column) equals value, compared in the column's type.",
+    "colstats": (
+        "Statistics of a numeric column (count, mean, min, max, stdDev, 10-bucket histogram)"
+        " in the result's details."
+    ),
+    "has_size": "deequ hasSize: the row count compared with size.",
+    "has_uniqueness": (
+        "deequ hasUniqueness: fraction of rows whose value occurs exactly once, compared with"
+        " fraction."
+    ),
+    "is_contained_in": "deequ isContainedIn: fails for values not in allowed_values (nulls pass).",
+}
+
+
+def _implied(keys: frozenset[str], kind: str) -> list[Schema]:
+    """Constraints the catalogue's key sets imply: one column or a list, a threshold,
+    at least one validity option."""
+    found: list[Schema] = []
+    if {"column", "columns"} <= keys:
+        found.append(_one_of("column", "columns"))
+    elif "column" in keys:
+        found.append(_required("column"))
+    if keys >= METRIC_KEYS and kind != "row_count":
+        found.append(_required("must_be"))
+    if keys >= VALIDITY_KEYS:
+        found.append(_any_of(sorted(VALIDITY_KEYS)))
+    return found
+
+
+def _names(kind: str) -> list[str]:
+    return [kind, *sorted(a for a, k in ALIASES.items() if k == kind)]
+
+
+def _type(kind: str) -> Schema:
+    names = _names(kind)
+    return {"const": kind} if len(names) == 1 else {"enum": names}
+
+
+def _params(kind: str) -> dict[str, Schema]:
+    """The value schemas of a rule type's own keys."""
+    keys = RULES[kind].keys
+    overrides = _OVERRIDES.get(kind, {})
+    return {k: overrides.get(k) or _KEYS[k] for k in sorted(keys, key=_key_order)}
+
+
+_ORDER = ("column", "columns", "must_be", "warn")
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    return (_ORDER.index(key) if key in _ORDER else len(_ORDER), key)
+
+
+def _merge(parts: list[Schema]) -> Schema:
+    """Constraints as one schema: required keys merged, the rest under allOf."""
+    required = [k for p in parts if list(p) == ["required"] for k in p["required"]]
+    others = [p for p in parts if list(p) != ["required"]]
+    merged: Schema = {"required": required} if required else {}
+    if len(others) == 1 and not (set(others[0]) & set(merged)):
+        merged.update(others[0])
+    elif others:
+        merged["allOf"] = others
+    return merged
+
+
+def _rule(kind: str) -> Schema:
+    """One rule type: its keys, and (without ``targets``) what it requires. With
+    ``targets`` the shared keys and each target's keys only need to be the type's: the
+    merged rules are what the requirements apply to, which a schema cannot merge."""
+    params = _params(kind)
+    constraints = _implied(RULES[kind].keys, kind) + _CONSTRAINTS.get(kind, [])
+    properties = {
+        **_COMMON,
+        "type": ref(f"type_{kind}"),
+        **params,
+        "targets": ref("targets", items=ref(f"target_{kind}")),
+    }
+    refused = [k for k in BESIDE_REFUSED if k in properties]
+    return {
+        "type": "object",
+        "description": _DOCS[kind],
+        "additionalProperties": False,
+        "required": ["type"],
+        "properties": properties,
+        "if": _required("targets"),
+        "then": {"not": _required(*refused) if len(refused) == 1 else _any_of(refused)},
+        "else": _merge(constraints),
+    }
+
+
+def _target(kind: str) -> Schema:
+    return {
+        "type": "object",
+        "description": (
+            f"One {kind} rule: these keys override the shared ones (no type, no targets)."
+        ),
+        "additionalProperties": False,
+        "properties": {k: v for k, v in _COMMON.items() if k != "type"} | _params(kind),
+    }
+
+
+def _dispatch() -> Schema:
+    """Any rule: its type names the schema it must satisfy."""
+    every = sorted(RULES.keys() | ALIASES.keys())
+    return {
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": {
+                "enum": every,
+                "description": "The rule type (docs/rules.md lists every type and alias).",
+            }
+        },
+        "allOf": [
+            {
+                "if": {**_required("type"), "properties": {"type": ref(f"type_{kind}")}},
+                "then": ref(f"rule_{kind}"),
+            }
+            for kind in RULES
+        ],
+    }
+
+
+# --- the document -------------------------------------------------------------------------
+
+_SCALAR_MAP: Schema = {"type": "object", "additionalProperties": {"type": SCALAR}}
+
+_SOURCE: dict[str, Schema] = {
+    "table": {**TEXT, "description": "A catalog table or view."},
+    "path": {
+        "oneOf": [TEXT, {"type": "array", "minItems": 1, "items": TEXT}],
+        "description": "File(s) or URI(s); relative paths are relative to the config file.",
+    },
+    "sql": {**TEXT, "description": "A SQL query."},
+    "format": {**TEXT, "description": "Spark data source format (default: from the extension)."},
+    "options": {**_SCALAR_MAP, "description": "Reader options."},
+}
+
+_TABLE: dict[str, Schema] = {
+    "name": {
+        "type": "string",
+        "pattern": "^" + native._TABLE_NAME.pattern + "$",
+        "description": "Unique in the suite; default: from the source.",
+    },
+    "source": ref("source"),
+    "filter": {**TEXT, "description": "SQL predicate applied before every rule."},
+    "keys": ref("columns", description="Key columns shown with sample rows."),
+    "sample_size": ref("sample_size"),
+    "on_failure": ref("on_failure"),
+    "rules": {"type": "array", "minItems": 1, "items": ref("rule")},
+    "validations": ref("validations"),
+}
+
+_TOP: dict[str, Schema] = {
+    "$schema": {"type": "string", "description": "Ignored (for editors)."},
+    "version": {"const": 1, "description": "Format version; only 1 exists."},
+    "vars": {
+        "type": "object",
+        "propertyNames": {"pattern": "^" + native._VAR_NAME.pattern + "$"},
+        "additionalProperties": ref("var"),
+        "description": "Variables for $name / ${name} in strings under tables.",
+    },
+    "sample_size": ref("sample_size"),
+    "on_failure": ref("on_failure"),
+    "tables": {"type": "array", "minItems": 1, "items": ref("table")},
+}
+
+_VAR: dict[str, Schema] = {
+    "env": {**TEXT, "description": "Environment variable to read."},
+    "default": {"type": SCALAR, "description": "Used when the environment variable is unset."},
+}
+
+_SINK: dict[str, Schema] = {
+    "format": TEXT,
+    "path": TEXT,
+    "mode": {"enum": list(WRITE_MODES)},
+    "partition_by": ref("columns"),
+    "options": _SCALAR_MAP,
+}
+
+_BLOCK: dict[str, Schema] = {
+    "on_failure": {"enum": list(validations.ON_FAILURE)},
+    "rules": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type"]}},
+    "report": ref("sink"),
+    "outputs": {
+        "type": "object",
+        "additionalProperties": False,
+        "minProperties": 1,
+        "properties": {"valid": ref("sink"), "invalid": ref("sink")},
+    },
+}
+
+
+def _structure() -> dict[str, Schema]:
+    return {
+        "var": {"oneOf": [{"type": SCALAR}, _object(_VAR, required=["env"])]},
+        "source": _object(
+            _SOURCE,
+            description="Exactly one of table, path or sql.",
+            oneOf=[_required("table"), _required("path"), _required("sql")],
+            dependentRequired={"format": ["path"], "options": ["path"]},
+        ),
+        "table": _object(
+            _TABLE,
+            required=["source"],
+            anyOf=[_required("rules"), _required("validations")],
+        ),
+        "rule": _dispatch(),
+        "sink": _object(
+            _SINK,
+            required=["format", "path"],
+            description=(
+                "Where Spark writes rows: a path (it has a '/' or a URI scheme) or a catalog"
+                " table (db.table)."
+            ),
+        ),
+        "validations": _object(
+            _BLOCK,
+            required=["rules"],
+            description=(
+                "A sparquet validations block (docs/dialects.md): its rules run with the"
+                " table's; on_failure, report and outputs as in sparquet."
+            ),
+        ),
+    }
+
+
+def _object(properties: dict[str, Schema], **extra: Any) -> Schema:
+    head: Schema = {"type": "object", "additionalProperties": False}
+    if "description" in extra:
+        head["description"] = extra.pop("description")
+    if "required" in extra:
+        head["required"] = extra.pop("required")
+    return {**head, "properties": properties, **extra}
+
+
+def _check_coverage() -> None:
+    """Every key the code accepts has a schema here, and nothing else does."""
+    problems = []
+    for kind, spec in RULES.items():
+        missing = sorted(
+            k for k in spec.keys if k not in _KEYS and k not in _OVERRIDES.get(kind, {})
+        )
+        if missing:
+            problems.append(
+                f"rule {kind}: no value kind for {', '.join(missing)} (add it to _KEYS)"
+            )
+        stale = sorted(set(_OVERRIDES.get(kind, {})) - spec.keys)
+        if stale:
+            problems.append(f"rule {kind}: _OVERRIDES names keys it does not take: {stale}")
+        if kind not in _DOCS:
+            problems.append(f"rule {kind}: no description (add it to _DOCS)")
+    used = {k for spec in RULES.values() for k in spec.keys}
+    if set(_KEYS) - used:
+        problems.append(f"_KEYS has keys no rule takes: {sorted(set(_KEYS) - used)}")
+    for what, given, code in (
+        ("top-level", _TOP, native.TOP_KEYS),
+        ("table", _TABLE, native.TABLE_KEYS),
+        ("source", _SOURCE, native.SOURCE_KEYS),
+        ("variable", _VAR, native.VAR_KEYS),
+        ("sink", _SINK, validations.SINK_KEYS),
+        ("validations", _BLOCK, validations.BLOCK_KEYS),
+        ("rule", _COMMON, COMMON_KEYS - {"targets"}),
+    ):
+        if set(given) != set(code):
+            problems.append(f"{what} keys differ from the code's: {sorted(set(given) ^ set(code))}")
+    if problems:
+        raise SystemExit("cannot generate the schema:\n  " + "\n  ".join(problems))
+
+
+def schema() -> Schema:
+    """The native format's JSON Schema (draft 2020-12)."""
+    _check_coverage()
+    defs: dict[str, Schema] = {**VALUES, **_structure()}
+    for kind in RULES:
+        defs[f"type_{kind}"] = _type(kind)
+    for kind in RULES:
+        defs[f"rule_{kind}"] = _rule(kind)
+        defs[f"target_{kind}"] = _target(kind)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": ID,
+        "title": "spark-assay native config",
+        "description": (
+            f"Data-quality checks for Spark tables. See docs/config.md. Generated by {COMMAND}"
+            " from the rule catalogue: do not edit."
+        ),
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["tables"],
+        "patternProperties": {
+            "^" + native.EXTENSION: {"description": "Ignored: a place for YAML anchors."}
+        },
+        "properties": _TOP,
+        "$defs": defs,
+    }
+
+
+# --- writing ------------------------------------------------------------------------------
+
+WIDTH = 100
+
+
+def dumps(value: Any, indent: int = 0, used: int = 0) -> str:
+    """JSON with a value on one line when it fits in :data:`WIDTH` columns (``used`` of
+    them are taken by the key before it), else one member per line: short, diffable,
+    and stable (keys keep their order)."""
+    flat = json.dumps(value, ensure_ascii=False)
+    if used + len(flat) <= WIDTH or not isinstance(value, (dict, list)) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, list):
+        flats = [json.dumps(v, ensure_ascii=False) for v in value]
+        if all(len(f) <= WIDTH // 3 for f in flats):
+            items = _packed(flats, pad)  # short items (an enum, say): several per line
+        else:
+            items = [pad + dumps(v, indent + 2, indent + 3) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    items = []
+    for k, v in value.items():
+        key = f"{pad}{json.dumps(k, ensure_ascii=False)}: "
+        items.append(key + dumps(v, indent + 2, len(key) + 1))
+    return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+
+
+def _packed(flats: list[str], pad: str) -> list[str]:
+    lines = [pad + flats[0]]
+    for f in flats[1:]:
+        if len(lines[-1]) + len(f) + 3 <= WIDTH:
+            lines[-1] += ", " + f
+        else:
+            lines.append(pad + f)
+    return lines
+
+
+def text() -> str:
+    """The file's content."""
+    return dumps(schema()) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    wanted = text()
+    if args == ["--check"]:
+        if PATH.read_text(encoding="utf-8") != wanted:
+            print(f"{PATH} is out of date: run {COMMAND}", file=sys.stderr)
+            return 1
+        return 0
+    if args:
+        print(f"usage: {COMMAND} [--check]", file=sys.stderr)
+        return 2
+    PATH.write_text(wanted, encoding="utf-8")
+    print(f"wrote {PATH}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
