@@ -150,7 +150,7 @@ def parse_template(text: str, origin: Origin, *, escapes: bool = True) -> tuple[
     >>> parse_template("^[a-z]+$", UNKNOWN)
     ('^[a-z]+$',)
     >>> parse_template("$$a ${${a}}", UNKNOWN, escapes=False)
-    ('$', VarRef(name='a', braced=False), ' ${', VarRef(name='a', braced=False), '}')
+    ('$', VarRef(name='a', braced=False), ' ${', VarRef(name='a', braced=True), '}')
     """
     if "$" not in text:
         return (text,) if text else ()
