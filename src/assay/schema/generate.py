@@ -22,11 +22,16 @@ from typing import Any
 
 from assay.dialects import native, validations
 from assay.dialects.formats import FORMATS
-from assay.dialects.native_rules import ALIASES, COMMON_KEYS, LEVELS, METRIC_KEYS, RULES
+from assay.dialects.native_rules import ALIASES, COMMON_KEYS, LEVELS, METRIC_KEYS
+from assay.dialects.native_rules import RULES as _ALL_RULES
 from assay.dialects.params import COMPARISON_OPERATORS
 from assay.dialects.targets import BESIDE_REFUSED
 from assay.dialects.validity import VALIDITY_KEYS
 from assay.ir.outputs import WRITE_MODES
+
+# The catalogue's own rule types: custom types registered by a plugin loaded in this process
+# are not part of the package's schema.
+RULES = {kind: spec for kind, spec in _ALL_RULES.items() if not spec.custom}
 
 Schema = dict[str, Any]
 
