@@ -173,9 +173,20 @@ def test_spark_remote_env_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
         open_session()
 
 
-def test_server_conf_with_a_remote_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="only apply to the embedded"):
-        open_session("sc://localhost:1", server_conf={"spark.sql.shuffle.partitions": "4"})
+@pytest.mark.spark
+def test_conf_with_a_remote_sets_this_sessions_settings_only(server) -> None:
+    key = "spark.sql.shuffle.partitions"
+    with open_session(server.url, server_conf={key: "7"}) as handle:
+        assert handle.spark.conf.get(key) == "7"
+    assert server.spark.conf.get(key) == "4"  # the server's other sessions never see it
+
+
+@pytest.mark.spark
+def test_a_setting_a_running_server_cannot_take_is_a_config_error(server) -> None:
+    with pytest.raises(ConfigError) as err:
+        open_session(server.url, server_conf={"spark.executor.memory": "2g"})
+    assert "spark.executor.memory" in str(err.value)
+    assert "set them when the server starts" in str(err.value)
 
 
 def test_server_that_dies_while_starting_reports_the_error_lines(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import datetime as dt
 import math
 import re
 from decimal import Decimal
+from typing import Any
 
 from assay.config.node import Node, describe
 from assay.errors import ThresholdSyntaxError
@@ -146,8 +147,8 @@ def config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
     column = column_node.value if column_node is not None else None
     if kind == "rowCount":
         node = item.require("minNumRows")
-        value = node.value
-        if not _is_number(node) or not float(value).is_integer() or value <= 0:  # type: ignore[arg-type]
+        value: Any = node.value
+        if not _is_number(node) or not float(value).is_integer() or value <= 0:
             raise node.error(
                 f"minNumRows must be a natural number, got {_shown(node)}",
                 hint="a whole number of rows, at least 1",
@@ -162,9 +163,10 @@ def config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
             raise item.error("Must define minLength or maxLength or both.")
         _bound_pair(item, "minLength", "maxLength", "<=")
         for key in ("minLength", "maxLength"):
-            node = item.get(key)
-            if node is None or _is_ref(node):
+            bound = item.get(key)
+            if bound is None or _is_ref(bound):
                 continue
+            node = bound
             if not _is_number(node) or not _integer_types(node.value) >= {"int"}:  # type: ignore[arg-type]
                 raise node.error(
                     f"{key} must be an integer (or a `column), got {_shown(node)}",
@@ -172,9 +174,10 @@ def config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
                 )
         return ()
     if kind == "stringRegexCheck":
-        node = item.get("regex")
-        if node is None:
+        regex = item.get("regex")
+        if regex is None:
             raise item.error("Must define a regex.")
+        node = regex
         if not isinstance(node.value, str):
             raise node.error(f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS)
         if _is_ref(node):
@@ -215,7 +218,7 @@ def _range_check(item: Node, column: str) -> tuple[TypeRequirement, ...]:
         if node is None:
             continue
         if _is_ref(node):
-            other = node.value[1:]  # type: ignore[index]
+            other = str(node.value)[1:]
             found.append(
                 TypeRequirement(
                     column,

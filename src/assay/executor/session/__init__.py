@@ -63,6 +63,7 @@ __all__ = [
     "quiet_pyspark_logging",
     "redact_text",
     "redact_url",
+    "set_session_conf",
     "validate_remote_url",
 ]
 
@@ -76,7 +77,10 @@ def open_session(
 ) -> SparkHandle:
     """Connect to ``remote`` (or ``$SPARK_REMOTE``), or start an embedded server.
 
-    Raises ``ConfigError`` for a malformed URL or misused ``server_conf``,
+    ``server_conf``: the embedded server's settings; with a remote, settings of this
+    session (:func:`set_session_conf`).
+
+    Raises ``ConfigError`` for a malformed URL or a setting the server cannot take,
     ``EnvironmentFailure`` when Java is missing or too old, and ``SparkFailure`` when the
     server cannot be started or reached within the time limits. The returned session has
     a bounded retry policy installed and answered one RPC.
@@ -88,10 +92,32 @@ def open_session(
     target = remote if remote is not None else (os.environ.get("SPARK_REMOTE") or None)
     if target is None:
         return open_embedded(connect_timeout, dict(server_conf or {}), log_path)
+    handle = open_remote(target, connect_timeout)
     if server_conf:
+        try:
+            set_session_conf(handle, server_conf)
+        except BaseException:
+            handle.close()
+            raise
+    return handle
+
+
+def set_session_conf(handle: SparkHandle, conf: Mapping[str, str]) -> None:
+    """Set ``conf`` on the remote session (``--conf`` with ``--remote``). They are the
+    session's own: they end with it (``handle.close()`` releases the server-side session),
+    so the server's other sessions never see them. A setting the running server cannot take
+    (a static or core one: executor memory, the master...) is a ``ConfigError`` naming it.
+    """
+    refused: list[str] = []
+    for key, value in conf.items():
+        try:
+            handle.spark.conf.set(key, value)
+        except Exception as exc:  # noqa: BLE001 - reported below with Spark's reason
+            reason = str(exc).split("\n")[0].split(" SQLSTATE")[0]
+            refused.append(f"{key} ({reason})")
+    if refused:
         raise ConfigError(
-            f"server settings only apply to the embedded Spark server, but a remote is set: "
-            f"{redact_url(target)}",
-            hint="drop the server settings, or unset --remote / SPARK_REMOTE",
+            "--conf settings a running Spark Connect server cannot take: " + "; ".join(refused),
+            hint="set them when the server starts (spark-submit --conf, spark-defaults.conf); "
+            "with --remote only session settings (spark.sql.*) apply",
         )
-    return open_remote(target, connect_timeout)
