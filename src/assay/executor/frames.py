@@ -4,7 +4,13 @@ A table whose source is a :class:`~assay.ir.suite.DataFrameSource` reads the Dat
 itself; SQL text names it by :attr:`DataFrameSource.sql_name`, and the run's session is
 wrapped so that every ``spark.sql`` call naming it passes the DataFrame's plan along with
 the query (Spark Connect's ``spark.sql(text, name=df)``: a subquery alias inside the same
-SQL command, so no view is created and no command is added to the run's plans).
+SQL command, so no view is created and nothing is left in the session).
+
+Spark records the statements that bind the DataFrame as SQL executions of their own
+(analysis, no scan): a table whose SQL rules cannot be folded into its aggregate shows
+more executions in the Spark UI than ``spark_plans`` counts; folded SQL rules (the
+common ``SELECT count(*) ... FROM _validation_df WHERE ...``) are analysed over the
+DataFrame's schema instead and cost nothing extra.
 """
 
 from __future__ import annotations
@@ -31,11 +37,22 @@ class BoundSession:
         self.frames = dict(frames)
 
     def sql(self, query: str, args: Any = None, **kwargs: Any) -> DataFrame:
-        """``spark.sql(query)``, with each bound DataFrame the text names passed along."""
+        """``spark.sql(query)``, with each bound DataFrame the text names passed along.
+
+        The relation is built lazily (as :func:`assay.emit.spark.analysed` does): Spark
+        Connect's own ``spark.sql`` would first run the text as a command, which Spark
+        records as an execution once the text holds a DataFrame."""
         text, fields = self.formatted(query)
-        if not fields:
+        if not fields or args is not None or kwargs:
             return self.session.sql(query, args, **kwargs)
-        return self.session.sql(text, args, **fields, **kwargs)
+        from pyspark.sql.connect.dataframe import DataFrame
+        from pyspark.sql.connect.plan import SQL, SubqueryAlias
+        from pyspark.sql.connect.sql_formatter import SQLStringFormatter
+
+        formatter = SQLStringFormatter(self.session)
+        text = formatter.format(text, **fields)
+        views = [SubqueryAlias(df._plan, name) for df, name in formatter._temp_views]  # noqa: SLF001
+        return DataFrame(SQL(text, [], {}, views), self.session)
 
     def formatted(self, query: str) -> tuple[str, dict[str, DataFrame]]:
         """``query`` as a format string naming the bound DataFrames it uses, and them."""
@@ -77,23 +94,3 @@ def source_frame(spark: SparkSession, source: Source, row_filter: str | None) ->
         raise KeyError(f"no DataFrame is bound to the source {source.name!r} in this run")
     df = frames[source.name]
     return df.where(F.expr(row_filter)) if row_filter else df
-
-
-def analysed(spark: SparkSession, text: str) -> None:
-    """:func:`assay.emit.spark.analysed` (analysis only, no command), with the bound
-    DataFrames the text names passed along as Spark Connect's ``spark.sql`` would."""
-    if not isinstance(spark, BoundSession):
-        emit.analysed(spark, text)
-        return
-    query, fields = spark.formatted(text)
-    if not fields:
-        emit.analysed(spark.session, text)
-        return
-    from pyspark.sql.connect.dataframe import DataFrame
-    from pyspark.sql.connect.plan import SQL, SubqueryAlias
-    from pyspark.sql.connect.sql_formatter import SQLStringFormatter
-
-    formatter = SQLStringFormatter(spark.session)
-    query = formatter.format(query, **fields)
-    views = [SubqueryAlias(df._plan, name) for df, name in formatter._temp_views]  # noqa: SLF001
-    _ = DataFrame(SQL(query, [], {}, views), spark.session).schema

@@ -28,7 +28,7 @@ from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.rules import UniqueCheck
-from assay.ir.suite import RunPolicy, Suite, Table
+from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
@@ -207,7 +207,14 @@ def prepare(
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
-        text = emit.source_sql(table.source, table.filter) or emit.schema_stand_in(schema)
+        # A bound DataFrame is analysed through its schema: binding its plan into SQL
+        # makes Spark record executions of its own (see assay.executor.frames).
+        as_sql = (
+            None
+            if isinstance(table.source, DataFrameSource)
+            else emit.source_sql(table.source, table.filter)
+        )
+        text = as_sql or emit.schema_stand_in(schema)
         rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
@@ -237,7 +244,7 @@ def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: st
             for i, f in enumerate(folded)
         )
         try:
-            bound.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
+            emit.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
             return True
         except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
             return False
