@@ -44,7 +44,7 @@ class BoundSession:
         records as an execution once the text holds a DataFrame."""
         text, fields = self.formatted(query)
         if not fields or args is not None or kwargs:
-            return self.session.sql(query, args, **kwargs)
+            return cast("DataFrame", self.session.sql(query, args, **kwargs))
         from pyspark.sql.connect.dataframe import DataFrame
         from pyspark.sql.connect.plan import SQL, SubqueryAlias
         from pyspark.sql.connect.sql_formatter import SQLStringFormatter
@@ -89,8 +89,8 @@ def source_frame(spark: SparkSession, source: Source, row_filter: str | None) ->
     """The table's rows, as :func:`assay.emit.spark.source_frame`, or a bound DataFrame."""
     if not isinstance(source, DataFrameSource):
         return emit.source_frame(spark, source, row_filter)
-    frames = spark.frames if isinstance(spark, BoundSession) else {}
+    frames: Mapping[str, DataFrame] = spark.frames if isinstance(spark, BoundSession) else {}
     if source.name not in frames:
         raise KeyError(f"no DataFrame is bound to the source {source.name!r} in this run")
     df = frames[source.name]
-    return df.where(F.expr(row_filter)) if row_filter else df
+    return cast("DataFrame", df.where(F.expr(row_filter))) if row_filter else df
