@@ -124,7 +124,9 @@ class Result:
     def to_json_lines(self) -> str:
         """Every event as ``assay run`` prints it: one JSON object per line."""
         return b"".join(
-            orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE) for d in self.to_dicts()
+            # as the CLI's sink writes them (assay.report.jsonl)
+            orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE, default=str)
+            for d in self.to_dicts()
         ).decode()
 
 

@@ -243,10 +243,11 @@ def execute(
     lock = threading.Lock()
 
     def sink(event: Event) -> None:
+        # one lock over both, so the caller sees the events in the Result's order
         with lock:
             events.append(event)
-        if on_event is not None:
-            on_event(event)
+            if on_event is not None:
+                on_event(event)
 
     with _session(target, reporter) as (spark, url):
         if suite.deferred:

@@ -21,6 +21,7 @@ import typer
 from assay import __version__
 from assay.cli import options as opt
 from assay.errors import AssayError, ConfigError
+from assay.ir.suite import Suite
 
 app = typer.Typer(
     name="assay",
@@ -39,7 +40,7 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
-def _out(obj: dict) -> None:
+def _out(obj: dict[str, object]) -> None:
     sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
     sys.stdout.buffer.flush()
 
@@ -106,7 +107,17 @@ def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
     return found
 
 
-def _load(configs: list[Path], var, vars_, dialect, allow_shell, input_, source, pipeline, plugin):  # type: ignore[no-untyped-def]
+def _load(
+    configs: list[Path],
+    var: list[str] | None,
+    vars_: str | None,
+    dialect: str | None,
+    allow_shell: bool,
+    input_: list[str] | None,
+    source: str | None,
+    pipeline: str | None,
+    plugin: list[str] | None,
+) -> Suite:
     """The suite as ``assay check`` and ``assay explain`` load it."""
     from assay import api
 
