@@ -29,7 +29,7 @@ from assay import plugins
 from assay.ir.rules import ValidatorCheck
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql.connect.dataframe import DataFrame
 
     from assay.dialects.native_rules import Built
 

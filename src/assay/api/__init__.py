@@ -8,8 +8,8 @@ from __future__ import annotations
 from assay.api.explaining import TableExplain, explain, explain_tables
 from assay.api.result import Result, ResultStream
 from assay.api.running import iter_run, iter_validate, run, validate
-from assay.api.sessions import connect_frame, connect_session, is_classic
 from assay.api.suites import load, rules_suite
+from assay.executor.connect import connect_frame, connect_session, is_classic
 
 __all__ = [
     "Result",

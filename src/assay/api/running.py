@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.api.result import Result, ResultStream
-from assay.api.sessions import connect_frame, connect_session
 from assay.api.suites import Config, load, over_dataframe, rules_suite
+from assay.executor.connect import connect_frame, connect_session
 from assay.ir.suite import Suite
 
 if TYPE_CHECKING:

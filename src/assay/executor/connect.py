@@ -1,4 +1,4 @@
-"""Which sessions a Python caller may hand over: Spark Connect ones only.
+"""Which sessions a Python caller may hand over (:mod:`assay.api`): Spark Connect ones only.
 
 assay is a Spark Connect thin client (no py4j): a classic session, or a DataFrame of one,
 is refused before anything runs, with what to do instead. Nothing here starts a JVM.
