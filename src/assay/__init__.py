@@ -1,11 +1,109 @@
 """spark-assay: data-quality checks compiled into one Spark plan per table.
 
-Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson.
+The Python API (docs/api.md)::
+
+    import assay
+
+    result = assay.validate(df, [{"type": "not_null", "column": "id"}], keys=["id"])
+    for failed in (r for r in result if not r.passed):
+        print(failed.rule_type, failed.message)
+
+Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson; each name
+below is imported on first use.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from assay.api import (
+        Result,
+        ResultStream,
+        explain,
+        iter_run,
+        iter_validate,
+        load,
+        rules_suite,
+        run,
+        validate,
+    )
+    from assay.errors import (
+        AssayError,
+        ChecksFailed,
+        ConfigError,
+        ConfigErrors,
+        SparkFailure,
+        UnsupportedSession,
+    )
+    from assay.report.events import RuleResult, RunSummary, TableFinished
+    from assay.validators import ValidatorResult, register_validator, unregister_validator
+
+_LAZY = {
+    "Result": "assay.api",
+    "ResultStream": "assay.api",
+    "explain": "assay.api",
+    "iter_run": "assay.api",
+    "iter_validate": "assay.api",
+    "load": "assay.api",
+    "rules_suite": "assay.api",
+    "run": "assay.api",
+    "validate": "assay.api",
+    "AssayError": "assay.errors",
+    "ChecksFailed": "assay.errors",
+    "ConfigError": "assay.errors",
+    "ConfigErrors": "assay.errors",
+    "SparkFailure": "assay.errors",
+    "UnsupportedSession": "assay.errors",
+    "RuleResult": "assay.report.events",
+    "RunSummary": "assay.report.events",
+    "TableFinished": "assay.report.events",
+    "ValidatorResult": "assay.validators",
+    "register_validator": "assay.validators",
+    "unregister_validator": "assay.validators",
+}
+
+__all__ = [
+    "AssayError",
+    "ChecksFailed",
+    "ConfigError",
+    "ConfigErrors",
+    "Result",
+    "ResultStream",
+    "RuleResult",
+    "RunSummary",
+    "SparkFailure",
+    "TableFinished",
+    "UnsupportedSession",
+    "ValidatorResult",
+    "explain",
+    "iter_run",
+    "iter_validate",
+    "load",
+    "register_rule",
+    "register_validator",
+    "rules_suite",
+    "run",
+    "unregister_validator",
+    "validate",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
 
 
 def register_rule(name, builder, **options):  # type: ignore[no-untyped-def]

@@ -1,13 +1,18 @@
 """One exception tree, mapped onto the documented exit codes.
 
-Exit 1 ("a check failed") is not an exception: it is computed from results.
+Exit 1 ("a check failed") is computed from results; :class:`ChecksFailed` carries it only
+when a Python caller asks for an exception (``Result.raise_for_failures()``).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 from assay.ir.origin import Origin
+
+if TYPE_CHECKING:
+    from assay.report.events import RuleResult
 
 
 class AssayError(Exception):
@@ -78,3 +83,26 @@ class EnvironmentFailure(SparkFailure):
     """The machine cannot run Spark (no Java, Java too old, no free port)."""
 
     code = "ENVIRONMENT"
+
+
+class UnsupportedSession(AssayError, TypeError):
+    """A Python caller handed over a session or DataFrame assay cannot use (a classic,
+    non-Connect one); nothing ran (exit 2)."""
+
+    exit_code = 2
+    code = "UNSUPPORTED_SESSION"
+
+
+class ChecksFailed(AssayError):
+    """Rules failed that fail the run (exit 1): raised on request by
+    ``Result.raise_for_failures()``, listing them in its message and in ``failures``."""
+
+    exit_code = 1
+    code = "CHECKS_FAILED"
+
+    def __init__(self, failures: Sequence[RuleResult]):
+        self.failures = tuple(failures)
+        n = len(self.failures)
+        lines = [f"{n} failed rule fails the run:" if n == 1 else f"{n} failed rules fail the run:"]
+        lines += [f"  {r.table} {r.rule_type} {r.origin}: {r.message}" for r in self.failures]
+        super().__init__("\n".join(lines))

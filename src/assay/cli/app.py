@@ -9,7 +9,6 @@ goes to stderr.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sys
 import traceback
 from collections.abc import Callable, Iterable
@@ -22,7 +21,7 @@ import typer
 from assay import __version__
 from assay.cli import options as opt
 from assay.errors import AssayError, ConfigError
-from assay.ir.suite import RunPolicy, Suite
+from assay.ir.suite import Suite
 
 app = typer.Typer(
     name="assay",
@@ -41,7 +40,7 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
-def _out(obj: dict) -> None:
+def _out(obj: dict[str, object]) -> None:
     sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
     sys.stdout.buffer.flush()
 
@@ -110,42 +109,28 @@ def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
 
 def _load(
     configs: list[Path],
-    variables: dict[str, str],
-    sample_size: int | None = None,
-    dialect: str | None = None,
-    options=None,
-) -> Suite:
-    from assay.config import load_suite
-
-    suite = load_suite(configs, variables=variables, dialect=dialect, options=options)
-    if sample_size is not None:
-        tables = tuple(dataclasses.replace(t, sample_size=sample_size) for t in suite.tables)
-        suite = dataclasses.replace(suite, tables=tables)
-    return suite
-
-
-def _load_options(
+    var: list[str] | None,
+    vars_: str | None,
+    dialect: str | None,
     allow_shell: bool,
-    inputs: list[str] | None,
+    input_: list[str] | None,
     source: str | None,
     pipeline: str | None,
-    plugins: list[str] | None,
-    *,
-    for_run: bool,
-):
-    """The front ends' options; imports ``--plugin`` modules and ``assay.rules`` entry
-    points first, so their rule types are known."""
-    from assay.dialects.base import LoadOptions
-    from assay.plugins import load_entry_points, load_plugins
+    plugin: list[str] | None,
+) -> Suite:
+    """The suite as ``assay check`` and ``assay explain`` load it."""
+    from assay import api
 
-    load_entry_points()
-    load_plugins(plugins or [])
-    return LoadOptions(
+    return api.load(
+        configs,
+        vars=_variables(var, vars_),
+        dialect=dialect,
         allow_shell=allow_shell,
-        inputs=parse_assignments(inputs or [], "--input"),
+        inputs=parse_assignments(input_ or [], "--input"),
         source=source,
         pipeline=pipeline,
-        for_run=for_run,
+        plugins=plugin or [],
+        for_run=False,
     )
 
 
@@ -204,29 +189,52 @@ def run(
     checks_failed = [False]
 
     def action() -> int:
-        exit_on_fail = _bool_option(exit_error_on_fail, "--exitErrorOnFail", True)
-        on_pass = _bool_option(email_on_pass, "--emailOnPass", False)
-        variables = _variables(var, vars_)
-        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=True)
-        server_conf = parse_assignments(conf or [], "--conf")
+        from assay import api
+        from assay.executor.session import quiet_pyspark_logging
+        from assay.report.events import TableFinished
+        from assay.report.jsonl import JsonLinesSink
 
-        def load(extra: dict[str, str]) -> Suite:
-            suite = _load(configs, {**variables, **extra}, sample_size, dialect, options)
-            if not exit_on_fail:
-                waived = RunPolicy("warn", "--exitErrorOnFail false")
-                suite = dataclasses.replace(suite, policy=waived)
-            return suite
+        stdout = JsonLinesSink()
 
-        reports = _Reports(
-            str(json_report) if json_report is not None else None,
-            str(html_report) if html_report is not None else None,
-            on_pass,
+        def on_event(event) -> None:  # type: ignore[no-untyped-def]
+            stdout(event)
+            if isinstance(event, TableFinished) and event.error is not None:
+                _err(f"error: table {event.table}: {event.error}")
+                if debug and event.detail:
+                    _err(event.detail)
+
+        options = {
+            "exit_error_on_fail": _bool_option(exit_error_on_fail, "--exitErrorOnFail", True),
+            "email_on_pass": _bool_option(email_on_pass, "--emailOnPass", False),
+            "vars": _variables(var, vars_),
+            "inputs": parse_assignments(input_ or [], "--input"),
+            "server_conf": parse_assignments(conf or [], "--conf"),
+        }
+        quiet_pyspark_logging()
+        show = sys.stderr.isatty() if progress is None else progress
+        result = api.run(
+            configs,
+            remote=remote,
+            dialect=dialect,
+            sample_size=sample_size,
+            concurrency=concurrency,
+            allow_shell=allow_shell,
+            source=source,
+            pipeline=pipeline,
+            plugins=plugin or [],
+            json_report=str(json_report) if json_report is not None else None,
+            html_report=str(html_report) if html_report is not None else None,
+            on_event=on_event,
+            progress=_err if show else None,
+            **options,  # type: ignore[arg-type]
         )
-        code, failed = _run(
-            load, variables, remote, server_conf, concurrency, progress, reports, debug
-        )
-        checks_failed[0] = failed
-        return code
+        # Every reason of a non-zero exit goes to stderr, terminal or not (CI logs).
+        if result.summary.exit_code != 0:
+            _err(f"assay: {result.exit_reason}")
+        for problem in result.report_problems:
+            _err(f"error: report: {problem}")
+        checks_failed[0] = result.summary.failed > 0
+        return result.exit_code
 
     show_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
     code = 3
@@ -241,98 +249,6 @@ def run(
             ok = code == 0 and not checks_failed[0]
             _err(f"{STATUS_PREFIX}{'PASS' if ok else 'FAIL'}")
     raise typer.Exit(code)
-
-
-@dataclasses.dataclass
-class _Reports:
-    """The client-side reports of a run (``--jsonReport``, ``--htmlReport``, and the
-    config's outputs and email)."""
-
-    json_report: str | None
-    html_report: str | None
-    email_on_pass: bool
-
-
-def _run(
-    load: Callable[[dict[str, str]], Suite],
-    variables: dict[str, str],
-    remote: str | None,
-    server_conf: dict[str, str],
-    concurrency: int,
-    progress: bool | None,
-    reports: _Reports,
-    debug: bool = False,
-) -> tuple[int, bool]:
-    """Run the suite; the exit code, and whether a rule failed (whatever the policy).
-
-    Every table error, and the reason of a non-zero exit, go to stderr whether or not it
-    is a terminal (CI logs show why a run failed); Spark's own words with ``--debug``."""
-    from assay.executor.run import Progress, run_suite
-    from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.report.events import TableFinished
-    from assay.report.files import preflight, write_reports
-    from assay.report.jsonl import JsonLinesSink
-
-    suite = load({})
-    if not suite.deferred:
-        preflight(suite.reports, reports.json_report, reports.html_report)
-    quiet_pyspark_logging()
-    show = sys.stderr.isatty() if progress is None else progress
-    reporter = Progress(enabled=show, write=_err)
-    reporter.note("assay: starting Spark" if remote is None else "assay: connecting to Spark")
-    events: list[dict] = []
-    sink = JsonLinesSink()
-
-    def tee(event) -> None:
-        sink(event)
-        events.append(event.to_dict())
-        if isinstance(event, TableFinished) and event.error is not None:
-            _err(f"error: table {event.table}: {event.error}")
-            if debug and event.detail:
-                _err(event.detail)
-
-    with open_session(remote, server_conf=server_conf) as handle:
-        reporter.note(f"assay: connected to {handle.url}")
-        if suite.deferred:
-            suite = _resolved(suite, load, variables, handle.spark, reporter)
-            preflight(suite.reports, reports.json_report, reports.html_report)
-        summary = run_suite(
-            suite,
-            handle.spark,
-            tee,
-            concurrency=concurrency,
-            progress=reporter,
-            server=f"the Spark Connect server at {handle.url}",
-        )
-    code = summary.exit_code
-    if code != 0:
-        _err(f"assay: {summary.exit_reason}")
-    if suite.reports or reports.json_report or reports.html_report:
-        problems = write_reports(
-            suite.reports,
-            events,
-            json_report=reports.json_report,
-            html_report=reports.html_report,
-            failed=code != 0 or summary.failed > 0,
-            email_on_pass=reports.email_on_pass,
-        )
-        for problem in problems:
-            _err(f"error: report: {problem}")
-        if problems:
-            code = max(code, 3)
-    return code, summary.failed > 0
-
-
-def _resolved(suite: Suite, load, variables: dict[str, str], spark, reporter) -> Suite:
-    """The suite rebuilt with its deferred variables' values (data-validator ``sql`` and
-    ``shell`` variables), resolved in order on the open session."""
-    from assay.dialects.data_validator import resolve_deferred
-    from assay.executor.setup import sql_variable
-
-    names = ", ".join(v.name for v in suite.deferred)
-    reporter.note(f"assay: resolving variables {names}")
-    values = resolve_deferred(suite.deferred, variables, sql_variable(spark))
-    return load(values)
 
 
 @app.command()
@@ -352,8 +268,7 @@ def check(
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
 
     def action() -> None:
-        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=False)
-        suite = _load(configs, _variables(var, vars_), dialect=dialect, options=options)
+        suite = _load(configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin)
         event = {
             "event": "check",
             "valid": True,
@@ -387,63 +302,42 @@ def explain(
     debug: opt.Debug = False,
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
-    from assay.planner import plan_table
-    from assay.planner.render import render_plan
+    from assay.api import explain_tables
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
 
     def action() -> None:
-        options = _load_options(allow_shell, input_, source, pipeline, plugin, for_run=False)
-        suite = _load(configs, _variables(var, vars_), dialect=dialect, options=options)
+        suite = _load(configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin)
         if suite.deferred:
             _err(
                 "note: variables resolved at run time ("
                 + ", ".join(v.name for v in suite.deferred)
                 + f"): the {suite.unresolved_rules} rules using them are not shown"
             )
-        plans = [plan_table(t) for t in suite.tables]
-        for plan in plans:
-            text = render_plan(plan) + _outputs_text(plan.table)
+        tables = explain_tables(suite)
+        for table in tables:
             if format == "json":
                 _out(
                     {
                         "event": "plan",
-                        "table": plan.table.name,
-                        "spark_plans": plan.base_plans,
-                        "detail_plan": plan.detail is not None,
-                        "plan": text,
+                        "table": table.table,
+                        "spark_plans": table.spark_plans,
+                        "detail_plan": table.detail_plan,
+                        "plan": table.text,
                     }
                 )
             else:
-                sys.stdout.write(text + "\n\n")
+                sys.stdout.write(table.text + "\n\n")
         if format == "text":
-            total = sum(p.base_plans for p in plans)
+            total = sum(t.spark_plans for t in tables)
             views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
             sys.stdout.write(
-                f"{len(plans)} tables, {total} Spark plans when every rule passes"
+                f"{len(tables)} tables, {total} Spark plans when every rule passes"
                 f" (+1 per table whose row-level rules fail){views}\n"
             )
 
     _guarded(debug, action)
-
-
-def _outputs_text(table) -> str:
-    """The writes a table's dialect outputs add (one Spark plan each)."""
-    from assay.ir.outputs import FailedRows, sinks_of
-
-    if not table.outputs:
-        return ""
-    sinks = sinks_of(table.outputs)
-    if all(isinstance(o, FailedRows) for o in table.outputs):
-        when = "each only when its rule fails"
-    elif table.hold_outputs:
-        when = "none when a rule fails: on_failure fail"
-    else:
-        when = "after the checks"
-    lines = [f"  writes: up to {len(sinks)} Spark plans ({when})"]
-    lines += [f"    {s.format} -> {s.target}" for s in sinks]
-    return "\n" + "\n".join(lines)
 
 
 def _version(value: bool) -> None:

@@ -39,7 +39,7 @@ from assay.ir.expr import (
     Scalar,
     Sql,
 )
-from assay.ir.suite import CatalogSource, Source, SqlSource
+from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.ir.values import Op
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -158,6 +158,8 @@ def source_frame(spark: SparkSession, source: Source, row_filter: str | None) ->
         df = spark.read.table(source.table)
     elif isinstance(source, SqlSource):
         df = spark.sql(source.query)
+    elif isinstance(source, DataFrameSource):
+        raise TypeError("a DataFrame source is bound by the run (assay.executor.frames)")
     else:
         reader = spark.read.format(source.format).options(**dict(source.options))
         df = reader.load(list(source.paths)) if source.paths else reader.load()
@@ -177,6 +179,8 @@ def source_sql(source: Source, row_filter: str | None) -> str | None:
         text = f"SELECT * FROM {source.table}"
     elif isinstance(source, SqlSource):
         text = f"SELECT * FROM ({source.query}\n) AS _assay_source"
+    elif isinstance(source, DataFrameSource):
+        text = f"SELECT * FROM {source.sql_name}"  # bound by assay.executor.frames
     elif source.format in _SQL_FORMATS and len(source.paths) == 1 and not source.options:
         text = f"SELECT * FROM {source.format}.{quote_path(source.paths[0])}"
     else:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -20,12 +21,14 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor import frames as bound
+from assay.executor import validators
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table
 from assay.ir.rules import UniqueCheck
-from assay.ir.suite import RunPolicy, Suite, Table
+from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
@@ -57,16 +60,20 @@ def run_suite(
     progress: Progress | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
     server: str = "the Spark Connect server",
+    frames: Mapping[str, DataFrame] | None = None,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
-    ``server`` names the server in errors ("the Spark Connect server at sc://...").
+    ``server`` names the server in errors ("the Spark Connect server at sc://...");
+    ``frames`` are the DataFrames of the suite's :class:`~assay.ir.suite.DataFrameSource`
+    tables, by name (see :mod:`assay.executor.frames`).
 
     Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
     """
     run_id = run_id or uuid.uuid4().hex[:12]
     progress = progress or Progress()
     start = time.monotonic()
+    spark = bound.bind(spark, frames)
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
@@ -83,11 +90,13 @@ def run_suite(
         if failures:
             raise failures[0]
         branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
+        policy = suite.policy
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
             outcomes = list(
                 pool.map(
-                    lambda p: _run_one(spark, p, run_id, sink, progress, suite.policy, server),  # type: ignore[arg-type]
+                    lambda p, t: _run_one(spark, p, t, run_id, sink, progress, policy, server),  # type: ignore[arg-type]
                     prepared,
+                    suite.tables,
                 )
             )
     summary = _summary(run_id, outcomes, start)
@@ -108,26 +117,56 @@ def optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Ite
     back into the one oversized aggregate the planner split on purpose
     (:mod:`assay.planner.cost`). A server that refuses the setting keeps its optimizer.
     """
-    key = "spark.sql.optimizer.excludedRules"
     if not wanted:
         yield
         return
-    try:
-        before = spark.conf.get(key, None)
-        rules = [r.strip() for r in (before or "").split(",") if r.strip()]
-        if rule not in rules:
-            spark.conf.set(key, ",".join([*rules, rule]))
-    except Exception:  # noqa: BLE001 - slower plans, same answers
+    spark = bound.unbound(spark)
+    if not _exclude(spark, rule):
         yield
         return
     try:
         yield
     finally:
+        _include(spark, rule)
+
+
+_EXCLUDED_KEY = "spark.sql.optimizer.excludedRules"
+_EXCLUDING = threading.Lock()
+_EXCLUDED: dict[tuple[int, str], tuple[int, str | None]] = {}
+"""(session, rule) -> (runs excluding it now, the setting before the first of them): runs
+overlapping on one session (threads of a Python caller) set and restore it once."""
+
+
+def _exclude(spark: SparkSession, rule: str) -> bool:
+    with _EXCLUDING:
+        slot = (id(spark), rule)
+        if slot in _EXCLUDED:
+            count, before = _EXCLUDED[slot]
+            _EXCLUDED[slot] = (count + 1, before)
+            return True
+        try:
+            before = spark.conf.get(_EXCLUDED_KEY, None)
+            rules = [r.strip() for r in (before or "").split(",") if r.strip()]
+            if rule not in rules:
+                spark.conf.set(_EXCLUDED_KEY, ",".join([*rules, rule]))
+        except Exception:  # noqa: BLE001 - slower plans, same answers
+            return False
+        _EXCLUDED[slot] = (1, before)
+        return True
+
+
+def _include(spark: SparkSession, rule: str) -> None:
+    with _EXCLUDING:
+        slot = (id(spark), rule)
+        count, before = _EXCLUDED.pop(slot)
+        if count > 1:
+            _EXCLUDED[slot] = (count - 1, before)
+            return
         with contextlib.suppress(Exception):
             if before is None:
-                spark.conf.unset(key)
+                spark.conf.unset(_EXCLUDED_KEY)
             else:
-                spark.conf.set(key, before)
+                spark.conf.set(_EXCLUDED_KEY, before)
 
 
 def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions) -> PlannerOptions:
@@ -147,10 +186,16 @@ def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions)
 def prepare(
     spark: SparkSession, table: Table, options: PlannerOptions = DEFAULT_OPTIONS
 ) -> Prepared | AssayError:
-    """Read the schema and the size estimate (analysis RPCs, no scan), plan the table,
-    and check every rule against the schema."""
+    """Read the schema and the size estimate (analysis RPCs, no scan), plan the table
+    (its validator rules left out: :mod:`assay.executor.validators`), and check every
+    rule against the schema."""
+    whole = table
     try:
-        df = emit.source_frame(spark, table.source, table.filter)
+        table, _ = validators.split(table)
+    except ConfigError as error:
+        return ConfigErrors([error])
+    try:
+        df = bound.source_frame(spark, table.source, table.filter)
         struct = df.schema
     except Exception as exc:  # noqa: BLE001 - classified below
         return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
@@ -162,11 +207,18 @@ def prepare(
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:
-        text = emit.source_sql(table.source, table.filter) or emit.schema_stand_in(schema)
+        # A bound DataFrame is analysed through its schema: binding its plan into SQL
+        # makes Spark record executions of its own (see assay.executor.frames).
+        as_sql = (
+            None
+            if isinstance(table.source, DataFrameSource)
+            else emit.source_sql(table.source, table.filter)
+        )
+        text = as_sql or emit.schema_stand_in(schema)
         rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
-    problems: list[ConfigError] = list(check_table(table, schema, keys))
+    problems: list[ConfigError] = list(check_table(whole, schema, keys))
     if table.outputs and not problems:
         unwritable = check_sinks(spark, table)
         config = [e for e in unwritable if isinstance(e, ConfigError)]
@@ -259,16 +311,25 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
 def _run_one(
     spark: SparkSession,
     prepared: Prepared,
+    whole: Table,
     run_id: str,
     sink: Sink,
     progress: Progress,
     policy: RunPolicy,
     server: str,
 ) -> TableOutcome:
+    """Run one table; ``whole`` is the table as configured, with its validator rules."""
     table = prepared.plan.table
-    progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
+    progress.note(f"assay: {table.name}: running {len(whole.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
     outcome = run_table(spark, prepared, run_id, note, policy, server)
+    _, indices = validators.split(whole)
+    if indices:
+        note(f"{len(indices)} validators ({validators.declared_plans(whole)} plans of their own)")
+        found = validators.run_validators(
+            prepared.df, whole, indices, run_id, outcome.finished.error
+        )
+        outcome = validators.merged(outcome, whole, indices, found, policy)
     if table.outputs and outcome.finished.error is None:
         outcome = _write_outputs(spark, prepared, outcome, note)
     for event in outcome.events:

@@ -45,7 +45,16 @@ from assay.ir.rules import (
     TypeRequirement,
     UniqueCheck,
 )
-from assay.ir.suite import CatalogSource, PathSource, RunPolicy, Source, SqlSource, Suite, Table
+from assay.ir.suite import (
+    CatalogSource,
+    DataFrameSource,
+    PathSource,
+    RunPolicy,
+    Source,
+    SqlSource,
+    Suite,
+    Table,
+)
 from assay.ir.values import ZERO_TOLERANCE, Between, Comparison, Op, Threshold, Tolerance
 
 __all__ = [
@@ -79,6 +88,7 @@ __all__ = [
     "Op",
     "Or",
     "Origin",
+    "DataFrameSource",
     "PathSource",
     "RowCheck",
     "RowCountMetric",

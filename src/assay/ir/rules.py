@@ -259,7 +259,27 @@ class TypeRequirement:
     other: str | None = None
 
 
-Check = RowCheck | UniqueCheck | MetricCheck | SchemaCheck | SqlCheck | EqualsCheck | ColStatsCheck
+@dataclass(frozen=True, slots=True)
+class ValidatorCheck:
+    """A Python function registered with ``assay.register_validator``: it gets the table's
+    DataFrame and returns the verdict. Not fused: it runs the ``plans`` Spark plans of its
+    own (as declared at registration) after the table's plans; the planner never sees it
+    (:mod:`assay.executor.validators` takes it out first)."""
+
+    validator: str
+    plans: int = 1
+
+
+Check = (
+    RowCheck
+    | UniqueCheck
+    | MetricCheck
+    | SchemaCheck
+    | SqlCheck
+    | EqualsCheck
+    | ColStatsCheck
+    | ValidatorCheck
+)
 
 
 @dataclass(frozen=True, slots=True)

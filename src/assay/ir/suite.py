@@ -8,12 +8,13 @@ from typing import Literal
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
 from assay.ir.rules import Rule
-from assay.ir.sources import CatalogSource, PathSource, Source, SqlSource
+from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
 
 __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_SAMPLE_SIZE",
     "CatalogSource",
+    "DataFrameSource",
     "PathSource",
     "RunPolicy",
     "Source",

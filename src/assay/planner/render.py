@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.ir.suite import CatalogSource, PathSource, Source, SqlSource
+from assay.ir.suite import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
 from assay.planner.measures import ColumnAgg, GroupStats, Measure, kind_of
 from assay.planner.sqltext import literal, quote, render_expr
 
@@ -29,6 +29,8 @@ def render_source(source: Source) -> str:
         return f"table {source.table}"
     if isinstance(source, SqlSource):
         return "sql " + " ".join(source.query.split())
+    if isinstance(source, DataFrameSource):
+        return "dataframe (given to assay.validate)"
     assert isinstance(source, PathSource)
     options = "".join(f" {k}={v}" for k, v in source.options)
     return f"{source.format} {', '.join(source.paths)}{options}"

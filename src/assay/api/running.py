@@ -1,0 +1,310 @@
+"""``assay.run`` and ``assay.validate``: what ``assay run`` does, as functions.
+
+Both compile and run the same plans as the CLI (the CLI is a thin layer over
+:func:`execute`), on the caller's session when one is given. A run changes no state of
+that session that outlives it: the optimizer setting the planner may need is restored
+(also when runs overlap on one session), and a DataFrame is bound into the run's SQL
+without a temp view (:mod:`assay.executor.frames`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from assay.api.result import Result, ResultStream
+from assay.api.suites import Config, load, over_dataframe, rules_suite
+from assay.executor.connect import connect_frame, connect_session
+from assay.ir.suite import Suite
+
+if TYPE_CHECKING:
+    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql.connect.session import SparkSession
+
+    from assay.report.events import Event
+
+Rules = Sequence[Mapping[str, Any]] | Config
+"""What :func:`validate` checks a DataFrame with: native rule dicts, or a config file (or
+loaded suite) whose one table (or the table ``name``) gives the rules."""
+
+EventSink = Callable[["Event"], None]
+
+
+@dataclass(frozen=True)
+class Reports:
+    """The client-side reports of a run besides the config's own outputs and email."""
+
+    json_report: str | None = None
+    html_report: str | None = None
+    email_on_pass: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a run goes: the caller's session, else ``remote`` (or ``$SPARK_REMOTE``),
+    else an embedded server started for the run (with ``server_conf``)."""
+
+    spark: SparkSession | None = None
+    remote: str | None = None
+    server_conf: Mapping[str, str] | None = None
+
+
+def run(
+    config: Config,
+    *,
+    spark: SparkSession | None = None,
+    vars: Mapping[str, str] | None = None,  # noqa: A002 - the CLI's --var, by its name
+    remote: str | None = None,
+    server_conf: Mapping[str, str] | None = None,
+    dialect: str | None = None,
+    sample_size: int | None = None,
+    concurrency: int = 4,
+    allow_shell: bool = False,
+    inputs: Mapping[str, str] | None = None,
+    source: str | None = None,
+    pipeline: str | None = None,
+    plugins: Iterable[str] = (),
+    exit_error_on_fail: bool = True,
+    email_on_pass: bool = False,
+    json_report: str | None = None,
+    html_report: str | None = None,
+    on_event: EventSink | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Result:
+    """Run ``config`` as ``assay run`` does; the options are its command-line options.
+
+    With ``spark=None`` the run connects to ``remote`` (or ``$SPARK_REMOTE``), or starts
+    the embedded server and stops it afterwards. ``on_event`` gets every event as it is
+    streamed; ``progress`` the progress lines the CLI writes on stderr.
+
+    Raises:
+        ConfigErrors: the config is wrong, or a rule does not fit its table (nothing ran).
+        SparkFailure: the server cannot be reached or started, or a source cannot be read.
+        UnsupportedSession: ``spark`` is not a Spark Connect session.
+    """
+    options = {
+        "dialect": dialect,
+        "sample_size": sample_size,
+        "allow_shell": allow_shell,
+        "inputs": inputs,
+        "source": source,
+        "pipeline": pipeline,
+        "plugins": list(plugins),
+        "exit_error_on_fail": exit_error_on_fail,
+    }
+    given = dict(vars or {})
+
+    def loader(extra: Mapping[str, str]) -> Suite:
+        return load(config, vars={**given, **extra}, **options)  # type: ignore[arg-type]
+
+    if spark is not None:
+        spark = connect_session(spark)
+    return execute(
+        loader,
+        given,
+        Target(spark, remote, server_conf),
+        concurrency=concurrency,
+        reports=Reports(json_report, html_report, email_on_pass),
+        on_event=on_event,
+        progress=progress,
+    )
+
+
+def validate(
+    df: DataFrame,
+    rules: Rules,
+    *,
+    keys: Sequence[str] = (),
+    name: str | None = None,
+    sample_size: int | None = None,
+    filter: str | None = None,  # noqa: A002 - the config key
+    on_failure: Literal["fail", "warn"] = "fail",
+    vars: Mapping[str, str] | None = None,  # noqa: A002
+    concurrency: int = 4,
+    on_event: EventSink | None = None,
+) -> Result:
+    """Check ``df`` with ``rules`` on the DataFrame's own session; the same plans as
+    ``assay run`` of the same rules over the same data.
+
+    ``rules`` are native rule dicts (``{"type": "not_null", "column": "id"}``), or a
+    config file (or loaded suite) whose one table, or the table ``name``, gives them.
+    ``keys``, ``sample_size``, ``filter`` and ``on_failure`` are the table's keys of the
+    native format; ``name`` (default ``dataframe``) names the table in results.
+
+    Raises:
+        ConfigErrors: a rule is wrong or does not fit the DataFrame's schema.
+        SparkFailure: Spark cannot analyse the DataFrame.
+        UnsupportedSession: ``df`` is not a Spark Connect DataFrame (e.g. a classic one).
+    """
+    frame = connect_frame(df)
+    suite = _rules_suite(rules, keys, name, sample_size, filter, on_failure, vars)
+    binding = uuid.uuid4().hex[:12]
+    bound = over_dataframe(suite, name if _is_config(rules) else None, binding)
+    return execute(
+        lambda extra: bound,
+        {},
+        Target(frame.sparkSession),
+        concurrency=concurrency,
+        on_event=on_event,
+        frames={binding: frame},
+    )
+
+
+def _is_config(rules: Rules) -> bool:
+    """Whether ``rules`` names a config (a path, paths or a suite), not rule dicts."""
+    if isinstance(rules, (list, tuple)):
+        return bool(rules) and not all(isinstance(r, Mapping) for r in rules)
+    return True
+
+
+def _rules_suite(
+    rules: Rules,
+    keys: Sequence[str],
+    name: str | None,
+    sample_size: int | None,
+    filter: str | None,  # noqa: A002
+    on_failure: Literal["fail", "warn"],
+    vars: Mapping[str, str] | None,  # noqa: A002
+) -> Suite:
+    if not _is_config(rules):
+        return rules_suite(
+            rules,  # type: ignore[arg-type]
+            name=name or "dataframe",
+            keys=keys,
+            sample_size=sample_size,
+            filter=filter,
+            on_failure=on_failure,
+            vars=vars,
+        )
+    suite = load(rules, vars=vars, sample_size=sample_size, for_run=False)  # type: ignore[arg-type]
+    if suite.deferred:
+        from assay.errors import ConfigError, ConfigErrors
+
+        names = ", ".join(v.name for v in suite.deferred)
+        raise ConfigErrors(
+            [ConfigError(f"variables resolved at run time ({names}) need assay.run(config)")]
+        )
+    return suite
+
+
+def iter_run(config: Config, **options: Any) -> ResultStream:
+    """:func:`run` in a worker thread: iterate the stream for each rule's result as its
+    table finishes; ``.result`` is the whole :class:`Result`."""
+    theirs = options.pop("on_event", None)
+    return ResultStream(lambda sink: run(config, on_event=_both(sink, theirs), **options))
+
+
+def iter_validate(df: DataFrame, rules: Rules, **options: Any) -> ResultStream:
+    """:func:`validate` in a worker thread, streamed as :func:`iter_run`."""
+    theirs = options.pop("on_event", None)
+    return ResultStream(lambda sink: validate(df, rules, on_event=_both(sink, theirs), **options))
+
+
+def _both(first: EventSink, second: EventSink | None) -> EventSink:
+    if second is None:
+        return first
+
+    def sink(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return sink
+
+
+def execute(
+    loader: Callable[[Mapping[str, str]], Suite],
+    variables: Mapping[str, str],
+    target: Target,
+    *,
+    concurrency: int = 4,
+    reports: Reports = Reports(),
+    on_event: EventSink | None = None,
+    progress: Callable[[str], None] | None = None,
+    frames: Mapping[str, DataFrame] | None = None,
+) -> Result:
+    """Load, open the session, resolve deferred variables, run, write the reports.
+
+    ``loader(extra)`` builds the suite with ``extra`` variables (the deferred variables'
+    values once they are known); ``variables`` are the caller's own, which deferred
+    variables may use.
+    """
+    from assay.executor.run import Progress, run_suite
+    from assay.report.files import preflight, write_reports
+
+    suite = loader({})
+    if not suite.deferred:
+        preflight(suite.reports, reports.json_report, reports.html_report)
+    reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
+    events: list[Event] = []
+    lock = threading.Lock()
+
+    def sink(event: Event) -> None:
+        # one lock over both, so the caller sees the events in the Result's order
+        with lock:
+            events.append(event)
+            if on_event is not None:
+                on_event(event)
+
+    with _session(target, reporter) as (spark, url):
+        if suite.deferred:
+            suite = _resolved(suite, loader, variables, spark, reporter)
+            preflight(suite.reports, reports.json_report, reports.html_report)
+        summary = run_suite(
+            suite,
+            spark,
+            sink,
+            concurrency=concurrency,
+            progress=reporter,
+            server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
+            frames=frames,
+        )
+    code, problems = summary.exit_code, []
+    if suite.reports or reports.json_report or reports.html_report:
+        problems = write_reports(
+            suite.reports,
+            [e.to_dict() for e in events],
+            json_report=reports.json_report,
+            html_report=reports.html_report,
+            failed=code != 0 or summary.failed > 0,
+            email_on_pass=reports.email_on_pass,
+        )
+        if problems:
+            code = max(code, 3)
+    return Result(summary, tuple(events), code, tuple(problems))
+
+
+@contextlib.contextmanager
+def _session(target: Target, reporter: Any) -> Iterator[tuple[SparkSession, str | None]]:
+    """The caller's session (left open), or one opened for the run (closed after it)."""
+    if target.spark is not None:
+        yield target.spark, None
+        return
+    from assay.executor.session import open_session
+
+    starting = "assay: starting Spark" if target.remote is None else "assay: connecting to Spark"
+    reporter.note(starting)
+    with open_session(target.remote, server_conf=target.server_conf) as handle:
+        reporter.note(f"assay: connected to {handle.url}")
+        yield handle.spark, handle.url
+
+
+def _resolved(
+    suite: Suite,
+    loader: Callable[[Mapping[str, str]], Suite],
+    variables: Mapping[str, str],
+    spark: SparkSession,
+    reporter: Any,
+) -> Suite:
+    """The suite rebuilt with its deferred variables' values (data-validator ``sql`` and
+    ``shell`` variables), resolved in order on the open session."""
+    from assay.dialects.data_validator import resolve_deferred
+    from assay.executor.setup import sql_variable
+
+    names = ", ".join(v.name for v in suite.deferred)
+    reporter.note(f"assay: resolving variables {names}")
+    values = resolve_deferred(suite.deferred, dict(variables), sql_variable(spark))
+    return loader(values)

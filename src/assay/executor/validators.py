@@ -1,0 +1,169 @@
+"""Running validator functions (:mod:`assay.validators`) beside a table's fused plans.
+
+The planner never sees a validator rule: :func:`split` takes them out of the table before
+planning, :func:`run_validators` calls each function with the table's DataFrame after the
+table's own plans, and :func:`merged` puts their results back in config order and adds
+their declared plans to the table's ``spark_plans``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import ConfigError
+from assay.executor.table import TableOutcome, table_totals
+from assay.ir.rules import Rule, ValidatorCheck
+from assay.ir.suite import RunPolicy, Table
+from assay.report.events import RuleResult, json_safe
+from assay.validators import VALIDATORS, ValidatorResult
+
+if TYPE_CHECKING:
+    from pyspark.sql.connect.dataframe import DataFrame
+
+
+def split(table: Table) -> tuple[Table, tuple[int, ...]]:
+    """The table without its validator rules (what the planner plans), and their indices.
+
+    Raises:
+        ConfigError: a table with validators also has dialect outputs (whose rule indices
+            and on_failure holds would need the validators' verdicts first).
+    """
+    indices = tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, ValidatorCheck))
+    if not indices:
+        return table, ()
+    if table.outputs:
+        raise ConfigError(
+            "a table with validator rules cannot have outputs yet",
+            origin=table.rules[indices[0]].origin,
+        )
+    kept = tuple(r for r in table.rules if not isinstance(r.check, ValidatorCheck))
+    return dataclasses.replace(table, rules=kept), indices
+
+
+def declared_plans(table: Table) -> int:
+    """The Spark plans the table's validators declare."""
+    return sum(r.check.plans for r in table.rules if isinstance(r.check, ValidatorCheck))
+
+
+def run_validators(
+    df: DataFrame, table: Table, indices: Sequence[int], run_id: str, skipped: str | None
+) -> list[RuleResult]:
+    """Each validator rule's result; ``skipped`` (the table's error) marks them all as not
+    evaluated. A function that raises gives an ``error`` result naming what it raised."""
+    results = []
+    for index in indices:
+        rule = table.rules[index]
+        start = time.monotonic()
+        if skipped is not None:
+            verdict: ValidatorResult | str = f"not evaluated: {skipped}"
+        else:
+            verdict = _call(rule, df)
+        elapsed = int((time.monotonic() - start) * 1000)
+        results.append(_result(run_id, table, index, rule, verdict, elapsed))
+    return results
+
+
+def _call(rule: Rule, df: DataFrame) -> ValidatorResult | str:
+    assert isinstance(rule.check, ValidatorCheck)
+    validator = VALIDATORS.get(rule.check.validator)
+    if validator is None:
+        return f"validator {rule.check.validator} is no longer registered"
+    try:
+        out = validator.fn(df, dict(rule.params))
+    except Exception as e:  # noqa: BLE001 - a validator's bug is its rule's error
+        return f"validator {rule.kind} raised {type(e).__name__}: {e}"
+    if isinstance(out, bool):
+        return ValidatorResult(out)
+    if not isinstance(out, ValidatorResult):
+        return f"validator {rule.kind} returned {type(out).__name__}, not ValidatorResult or bool"
+    return out
+
+
+def _result(
+    run_id: str,
+    table: Table,
+    index: int,
+    rule: Rule,
+    verdict: ValidatorResult | str,
+    elapsed_ms: int,
+) -> RuleResult:
+    if isinstance(verdict, str):
+        passed, severity, message = False, "error", verdict
+        failed, metric, samples = None, None, None
+    else:
+        passed = verdict.passed
+        severity = "pass" if passed else ("warn" if rule.level == "warn" else "fail")
+        message = verdict.message or ("passed" if passed else "failed")
+        failed, metric = verdict.failed_count, verdict.metric_value
+        samples = _samples(verdict.samples, table.sample_size)
+    return RuleResult(
+        run_id=run_id,
+        table=table.name,
+        rule_index=index,
+        rule_type=rule.kind,
+        rule_name=rule.name,
+        columns=rule.columns,
+        code=rule.code,
+        passed=passed,
+        severity=severity,
+        failed_count=failed,
+        row_count=None,
+        metric_value=metric,
+        threshold=rule.threshold,
+        message=message,
+        samples=samples,
+        origin=rule.origin,
+        elapsed_ms=elapsed_ms,
+    )
+
+
+def _samples(
+    rows: Sequence[Mapping[str, Any]] | None, limit: int
+) -> tuple[dict[str, Any], ...] | None:
+    if rows is None:
+        return None
+    return tuple(json_safe(dict(r)) for r in list(rows)[:limit])
+
+
+def merged(
+    outcome: TableOutcome,
+    table: Table,
+    indices: Sequence[int],
+    results: Sequence[RuleResult],
+    policy: RunPolicy,
+) -> TableOutcome:
+    """The table's outcome with the validators' results in config order, judged by the
+    run's policy as every other result is, and their declared plans counted."""
+    where = set(indices)
+    kept = [i for i in range(len(table.rules)) if i not in where]
+    events = [dataclasses.replace(e, rule_index=kept[e.rule_index]) for e in outcome.events]
+    events += [_judged(policy, table.rules[r.rule_index], r) for r in results]
+    events.sort(key=lambda e: e.rule_index)
+    row_count = outcome.finished.row_count
+    events = [
+        dataclasses.replace(e, row_count=row_count) if e.rule_index in where else e for e in events
+    ]
+    f = outcome.finished
+    finished = table_totals(
+        f.run_id,
+        table,
+        events,
+        row_count,
+        spark_plans=f.spark_plans + (declared_plans(table) if f.error is None else 0),
+        elapsed_ms=f.elapsed_ms + sum(r.elapsed_ms for r in results),
+        error=f.error,
+        outputs=f.outputs,
+    )
+    return TableOutcome(events, dataclasses.replace(finished, detail=f.detail))
+
+
+def _judged(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
+    # As assay.executor.table judges the fused rules' results.
+    if result.passed or result.severity == "error":
+        return result
+    if policy.blocks(rule):
+        return dataclasses.replace(result, blocking=True)
+    return dataclasses.replace(result, waiver=policy.waiver(rule))

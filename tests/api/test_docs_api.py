@@ -1,0 +1,26 @@
+"""docs/api.md: every ```python block runs, in order, in one namespace."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.spark
+
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def test_every_python_block_of_the_api_doc_runs(spark, monkeypatch):
+    text = (ROOT / "docs/api.md").read_text()
+    blocks = BLOCK.findall(text)
+    assert len(blocks) >= 10
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {"spark": spark}
+    for i, block in enumerate(blocks):
+        try:
+            exec(compile(block, f"docs/api.md block {i}", "exec"), namespace)
+        except Exception as error:
+            raise AssertionError(f"docs/api.md python block {i} failed:\n{block}") from error
