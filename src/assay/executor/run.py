@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
+from assay import __version__
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.outputs import check_sinks, write_outputs
@@ -29,6 +32,7 @@ from assay.ir.suite import RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
+from assay.planner.render import render_source
 from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 
@@ -67,6 +71,7 @@ def run_suite(
     run_id = run_id or uuid.uuid4().hex[:12]
     progress = progress or Progress()
     start = time.monotonic()
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
@@ -90,7 +95,14 @@ def run_suite(
                     prepared,
                 )
             )
-    summary = _summary(run_id, outcomes, start)
+    summary = dataclasses.replace(
+        _summary(run_id, outcomes, start),
+        started_at=started_at,
+        server=next(iter(re.findall(r"sc://\S+", server)), None),
+        files=suite.files,
+        dialects=suite.dialects,
+        assay_version=__version__,
+    )
     sink(summary)
     return summary
 
@@ -269,6 +281,10 @@ def _run_one(
     progress.note(f"assay: {table.name}: running {len(table.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
     outcome = run_table(spark, prepared, run_id, note, policy, server)
+    described = dataclasses.replace(
+        outcome.finished, source=render_source(table.source), keys=tuple(prepared.keys)
+    )
+    outcome = TableOutcome(outcome.events, described)
     if table.outputs and outcome.finished.error is None:
         outcome = _write_outputs(spark, prepared, outcome, note)
     for event in outcome.events:
