@@ -447,6 +447,9 @@ def _outputs_text(table) -> str:
     return "\n" + "\n".join(lines)
 
 
+import assay.cli.report  # noqa: E402, F401 - registers ``assay report`` (it imports this app)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"assay {__version__}")
