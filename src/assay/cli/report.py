@@ -68,7 +68,7 @@ def report(
 
     def action() -> None:
         from assay.report.files import atomic_write
-        from assay.report.history import load_runs
+        from assay.report.history import earlier_than, load_runs
         from assay.report.render import render_html, render_markdown
 
         try:
@@ -78,8 +78,7 @@ def report(
         *earlier, current = found
         if history:
             earlier = _read_history(history, history_format, remote) + earlier
-        run_id = current[0].get("run_id")
-        earlier = [r for r in earlier if not r or r[0].get("run_id") != run_id]
+        earlier = earlier_than(earlier, current)
         if html is not None:
             atomic_write(str(html), render_html(current, earlier).encode())
             _err(f"assay: wrote {html}")

@@ -5,6 +5,7 @@ append``: one row per rule per run).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,8 +55,8 @@ def rows_as_runs(rows: Sequence[dict[str, Any]]) -> list[list[Event]]:
     runs: dict[str, list[Event]] = {}
     at_of: dict[str, str] = {}
     positions: dict[tuple[str, str], int] = {}
-    for row in sorted(rows, key=lambda r: str(r.get("validated_at") or "")):
-        at = str(row.get("validated_at") or "")
+    for row in sorted(rows, key=lambda r: _instant(r.get("validated_at"))):
+        at = _instant(row.get("validated_at"))
         run = str(row.get("run_id") or at)
         table = row.get("table") or table_name(str(row.get("pipeline") or ""))
         index = row.get("rule_index")
@@ -81,6 +82,38 @@ def rows_as_runs(rows: Sequence[dict[str, Any]]) -> list[list[Event]]:
         [*events, {"event": "summary", "run_id": run, "started_at": at_of[run]}]
         for run, events in runs.items()
     ]
+
+
+def _instant(value: Any) -> str:
+    """A ``validated_at`` as ISO 8601 in UTC (Spark returns a naive local timestamp)."""
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).isoformat()
+    return str(value or "")
+
+
+def earlier_than(runs: Sequence[Sequence[Event]], current: Sequence[Event]) -> list[list[Event]]:
+    """The runs that started before ``current`` (and are not it): a report table the
+    current run appended to holds that run too."""
+    start = _started(current)
+    run_id = current[0].get("run_id") if current else None
+    kept = []
+    for run in runs:
+        if run and run[0].get("run_id") == run_id:
+            continue
+        at = _started(run)
+        if start is not None and at is not None and at >= start:
+            continue
+        kept.append(list(run))
+    return kept
+
+
+def _started(run: Sequence[Event]) -> dt.datetime | None:
+    summary = next((e for e in reversed(run) if e.get("event") == "summary"), {})
+    try:
+        at = dt.datetime.fromisoformat(str(summary.get("started_at")))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=dt.timezone.utc)
 
 
 def read_history(

@@ -209,16 +209,17 @@ def redact(url: str | None) -> str | None:
 
 def _config_order(
     finished: Event | None, results: Sequence[Event], name: str, files: Sequence[str]
-) -> tuple[int, int, int]:
+) -> tuple[int, str, int]:
+    """Where the table is written: its file's place among the config files (files a
+    config pulls in, such as a Metorikku job's metric files, after them), then its line."""
     where = finished.get("location") if finished else None
     if where is None:
         where = next((r["location"] for r in results if r["table"] == name), None)
     if not where:
-        return (len(files), 0, 0)
-    file = where.get("file")
+        return (len(files) + 1, "", 0)
+    file = where.get("file") or ""
     rank = files.index(file) if file in files else len(files)
-    match = re.match(r"tables\[(\d+)\]", where.get("path") or "")
-    return (rank, int(match.group(1)) if match else 0, where.get("line") or 0)
+    return (rank, "" if file in files else file, where.get("line") or 0)
 
 
 def _table(
