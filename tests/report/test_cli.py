@@ -103,7 +103,7 @@ def test_history_read_back_through_spark_from_a_sparquet_report(server, tmp_path
     root = dom(html.read_text())
     trends = find(root, "svg", "trend")
     assert len(trends) == len(config["validations"]["rules"])
-    assert all(len(find(t, "circle")) == 3 for t in trends)
+    assert [len(find(t, "circle")) for t in trends] == [3] * len(trends)
     missing = assay(
         "report", str(current), "--history", str(tmp_path / "nothing"), "--remote", server.url
     )

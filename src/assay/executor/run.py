@@ -71,7 +71,7 @@ def run_suite(
     run_id = run_id or uuid.uuid4().hex[:12]
     progress = progress or Progress()
     start = time.monotonic()
-    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)

@@ -177,7 +177,7 @@ class RunSummary:
     exit_reason: str = ""
     """The exit code explained in one sentence, from the results alone."""
     started_at: str | None = None
-    """When the run started: ISO 8601 in UTC, to the second."""
+    """When the run started: ISO 8601 in UTC, to the millisecond."""
     server: str | None = None
     """The Spark Connect server's URL, its token redacted."""
     files: tuple[str, ...] = ()

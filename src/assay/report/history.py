@@ -14,8 +14,10 @@ from typing import Any
 from assay.report import model
 
 Event = dict[str, Any]
+HISTORY_RUNS = 30
+"""The newest runs of a report table a trend shows."""
 HISTORY_ROWS = 200_000
-"""At most this many history rows cross the wire (the newest)."""
+"""At most this many history rows cross the wire."""
 REPORT_COLUMNS = ("rule_type", "check_name", "severity", "passed", "failed_count", "metric_value")
 
 
@@ -48,10 +50,10 @@ def table_name(pipeline: str) -> str:
 def rows_as_runs(rows: Sequence[dict[str, Any]]) -> list[list[Event]]:
     """Report-table rows as runs of result events, oldest first.
 
-    A row of assay's own history has ``run_id``, ``table`` and ``rule_index``; a row of
-    sparquet's report has neither, so a run is its ``validated_at`` and a rule its
-    position among the rows of its pipeline in that run (the report lists a block's rules
-    in config order)."""
+    A row with ``run_id`` and ``table`` columns is matched by them; a row of sparquet's
+    report has neither, so a run is its ``validated_at`` and the table its pipeline's.
+    Either way a rule is matched by its type, name and occurrence
+    (:func:`assay.report.model.rule_keys`), whatever order the rows are in."""
     runs: dict[str, list[Event]] = {}
     at_of: dict[str, str] = {}
     positions: dict[tuple[str, str], int] = {}
@@ -117,16 +119,15 @@ def _started(run: Sequence[Event]) -> dt.datetime | None:
 
 
 def read_history(
-    spark: Any, path: str, fmt: str = "parquet", limit: int = HISTORY_ROWS
+    spark: Any, path: str, fmt: str = "parquet", runs: int = HISTORY_RUNS, limit: int = HISTORY_ROWS
 ) -> list[list[Event]]:
     """A report table (a path, or a catalog table with ``fmt`` ``table``) read through
-    Spark: its newest ``limit`` rows as runs, oldest first.
+    Spark: the rows of its newest ``runs`` runs (at most ``limit``), as runs oldest first
+    (two Spark plans: the runs' instants, then their rows).
 
     Raises:
         ValueError: the table lacks a column the trends need.
     """
-    from pyspark.sql import functions as F
-
     if fmt == "table":
         frame = spark.read.table(path)
     elif fmt == "csv":
@@ -138,6 +139,12 @@ def read_history(
     if missing:
         raise ValueError(f"{path}: not a report table: no column {', '.join(missing)}")
     if "validated_at" in columns:
-        frame = frame.orderBy(F.col("validated_at").desc())
+        # The newest runs, their rows in the order they were written (a report lists a
+        # block's rules in config order; sorting would shuffle rows of the same instant).
+        stamp = frame["validated_at"]
+        newest = frame.select(stamp).distinct().orderBy(stamp.desc()).limit(runs).collect()
+        if not newest:
+            return []
+        frame = frame.where(stamp >= newest[-1][0])
     rows = [r.asDict() for r in frame.limit(limit).collect()]
     return rows_as_runs(rows)

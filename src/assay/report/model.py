@@ -64,6 +64,8 @@ class Rule:
     trend: charts.Chart | None = None
     points: tuple[charts.Point, ...] = ()
     """This rule in every run of the report's history, this run last."""
+    trend_unit: str = ""
+    """What the points measure: ``%``, ``rows`` or ``""`` (the measured value)."""
 
     @property
     def ok(self) -> bool:
@@ -167,8 +169,9 @@ def build(events: Sequence[Event], history: Sequence[Sequence[Event]] = ()) -> R
             names.append(name)
     names.sort(key=lambda n: _config_order(finished.get(n), results, n, files))
     trends = _trends([*history, events])
+    trend_of = {id(e): trends[key] for e, key in rule_keys(events) if key in trends}
     tables = tuple(
-        _table(name, finished.get(name), [r for r in results if r["table"] == name], trends, i)
+        _table(name, finished.get(name), [r for r in results if r["table"] == name], trend_of, i)
         for i, name in enumerate(names)
     )
     totals = {s: sum(t.counts[s] for t in tables) for s in SEVERITIES}
@@ -226,12 +229,13 @@ def _table(
     name: str,
     finished: Event | None,
     results: Sequence[Event],
-    trends: dict[tuple[Any, ...], list[charts.Point]],
+    trend_of: dict[int, tuple[str, list[charts.Point]]],
     position: int,
 ) -> Table:
     keys = tuple(finished.get("keys", ())) if finished else ()
     rules = tuple(
-        _rule(r, keys, trends) for r in sorted(results, key=lambda r: r.get("rule_index", 0))
+        _rule(r, keys, trend_of.get(id(r), ("", [])))
+        for r in sorted(results, key=lambda r: r.get("rule_index", 0))
     )
     counts = {s: sum(r.severity == s for r in rules) for s in SEVERITIES}
     error = finished.get("error") if finished else None
@@ -256,21 +260,23 @@ def _table(
     )
 
 
-Trends = dict[tuple[Any, ...], list[charts.Point]]
+Trends = dict[tuple[Any, ...], tuple[str, list[charts.Point]]]
+"""Per rule (:func:`rule_keys`): the unit of its trend and a point per run."""
 
 
-def _rule(event: Event, keys: Sequence[str], trends: Trends) -> Rule:
+def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point]]) -> Rule:
     rule = event.get("rule") or {}
     failed = event.get("failed_count")
     rows = event.get("row_count")
-    counts_rows = failed is not None and rows and rule.get("type") not in NOT_ROWS
-    percent = 100.0 * failed / rows if counts_rows else None
+    percent = None
+    if failed is not None and rows and rule.get("type") not in NOT_ROWS:
+        percent = 100.0 * failed / rows
     state, verdict = _state(event)
     details = event.get("details")
     histogram = None
     if isinstance(details, dict) and isinstance(details.get("histogram"), dict):
         histogram = charts.histogram(details["histogram"].get("bins") or [])
-    points = trends.get(rule_key(event), [])
+    unit, points = trend
     return Rule(
         event=event,
         index=int(event.get("rule_index", 0)),
@@ -295,6 +301,7 @@ def _rule(event: Event, keys: Sequence[str], trends: Trends) -> Rule:
         details=_details_text(details) if details and histogram is None else None,
         trend=charts.trend(points) if len(points) > 1 else None,
         points=tuple(points),
+        trend_unit=unit,
     )
 
 
@@ -329,36 +336,68 @@ def _samples(samples: Sequence[dict[str, Any]] | None, keys: Sequence[str]) -> S
     return Samples(tuple(seen), frozenset(keys), rows, nulls)
 
 
-def rule_key(event: Event) -> tuple[Any, ...]:
-    """What identifies a rule from run to run: table, position, type and name."""
-    rule = event.get("rule") or {}
-    return (event.get("table"), event.get("rule_index"), rule.get("type"), rule.get("name"))
+def rule_keys(events: Sequence[Event]) -> list[tuple[Event, tuple[Any, ...]]]:
+    """Each result of a run with what identifies it from run to run: its
+    table, type, name, and how many rules of that table with the same type and name come
+    before it in config order. A report table's rows, which name no rule index, match
+    the same way."""
+    keys: list[tuple[Event, tuple[Any, ...]]] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    results = [e for e in events if e.get("event") == "result"]
+    for e in sorted(results, key=lambda e: (str(e.get("table")), e.get("rule_index") or 0)):
+        rule = e.get("rule") or {}
+        base = (e.get("table"), rule.get("type"), rule.get("name") or None)
+        keys.append((e, (*base, seen.get(base, 0))))
+        seen[base] = seen.get(base, 0) + 1
+    return keys
 
 
-def _trends(runs: Sequence[Sequence[Event]]) -> dict[tuple[Any, ...], list[charts.Point]]:
-    found: dict[tuple[Any, ...], list[charts.Point]] = {}
+def _trends(runs: Sequence[Sequence[Event]]) -> Trends:
+    """Per rule, a point per run. The number followed is the same in every point: the
+    failing percentage when every run has it, else the failed count (a report table's
+    rows have no row count), else the measured value."""
+    found: dict[tuple[Any, ...], list[tuple[Event, str | None]]] = {}
     for events in runs:
         summary = next((e for e in reversed(events) if e.get("event") == "summary"), {})
-        for e in events:
-            if e.get("event") != "result":
-                continue
-            found.setdefault(rule_key(e), []).append(
+        for e, key in rule_keys(events):
+            found.setdefault(key, []).append((e, summary.get("started_at")))
+    trends: Trends = {}
+    for key, seen in found.items():
+        unit = trend_unit([e for e, _ in seen])
+        trends[key] = (
+            unit,
+            [
                 charts.Point(
                     run=str(e.get("run_id", "")),
-                    at=summary.get("started_at"),
-                    value=trend_value(e),
+                    at=at,
+                    value=trend_value(e, unit),
                     severity=str(e.get("severity", "error")),
                 )
-            )
-    return found
+                for e, at in seen
+            ],
+        )
+    return trends
 
 
-def trend_value(event: Event) -> float | None:
-    """The number a rule's trend follows: its failing percentage when it counts rows,
-    else its measured value."""
+def trend_unit(events: Sequence[Event]) -> str:
+    """``%`` (failing percentage), ``rows`` (failed count) or ``""`` (measured value)."""
+    if all(trend_value(e, "%") is not None for e in events):
+        return "%"
+    if all(e.get("failed_count") is not None for e in events):
+        return "rows"
+    return ""
+
+
+def trend_value(event: Event, unit: str = "%") -> float | None:
+    """The number a rule's trend follows in ``unit`` (see :func:`trend_unit`)."""
     failed, rows = event.get("failed_count"), event.get("row_count")
-    if failed is not None and rows and (event.get("rule") or {}).get("type") not in NOT_ROWS:
-        return 100.0 * failed / rows
+    rule_type = (event.get("rule") or {}).get("type")
+    if unit == "%":
+        if failed is not None and rows and rule_type not in NOT_ROWS:
+            return 100.0 * failed / rows
+        unit = ""
+    if unit == "rows":
+        return None if failed is None else float(failed)
     value = event.get("metric_value")
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 

@@ -98,9 +98,10 @@ def trend_text(rule: model.Rule, last: int = 5) -> str:
     points = rule.points[-last:]
     if len(points) < 2:
         return ""
-    as_percent = rule.percent is not None
     shown = [
-        "–" if p.value is None else (model.percent(p.value) if as_percent else f"{p.value:.6g}")
+        "–"
+        if p.value is None
+        else (model.percent(p.value) if rule.trend_unit == "%" else f"{p.value:.6g}")
         for p in points
     ]
     return " → ".join(shown)
