@@ -260,6 +260,7 @@ def execute(
             concurrency=concurrency,
             progress=reporter,
             server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
+            server_url=url,
             frames=frames,
         )
     code, problems = summary.exit_code, []

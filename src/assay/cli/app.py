@@ -340,6 +340,9 @@ def explain(
     _guarded(debug, action)
 
 
+import assay.cli.report  # noqa: E402, F401 - registers ``assay report`` (it imports this app)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"assay {__version__}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import threading
 import time
 import uuid
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
+from assay import __version__
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
@@ -32,6 +34,7 @@ from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
+from assay.planner.render import render_source
 from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 
@@ -60,11 +63,13 @@ def run_suite(
     progress: Progress | None = None,
     options: PlannerOptions = DEFAULT_OPTIONS,
     server: str = "the Spark Connect server",
+    server_url: str | None = None,
     frames: Mapping[str, DataFrame] | None = None,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
-    ``server`` names the server in errors ("the Spark Connect server at sc://...");
+    ``server`` names the server in errors ("the Spark Connect server at sc://..."),
+    ``server_url`` (redacted) goes into the summary;
     ``frames`` are the DataFrames of the suite's :class:`~assay.ir.suite.DataFrameSource`
     tables, by name (see :mod:`assay.executor.frames`).
 
@@ -74,6 +79,7 @@ def run_suite(
     progress = progress or Progress()
     start = time.monotonic()
     spark = bound.bind(spark, frames)
+    started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
@@ -99,7 +105,14 @@ def run_suite(
                     suite.tables,
                 )
             )
-    summary = _summary(run_id, outcomes, start)
+    summary = dataclasses.replace(
+        _summary(run_id, outcomes, start),
+        started_at=started_at,
+        server=server_url,
+        files=suite.files,
+        dialects=suite.dialects,
+        assay_version=__version__,
+    )
     sink(summary)
     return summary
 
@@ -323,6 +336,10 @@ def _run_one(
     progress.note(f"assay: {table.name}: running {len(whole.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
     outcome = run_table(spark, prepared, run_id, note, policy, server)
+    described = dataclasses.replace(
+        outcome.finished, source=render_source(table.source), keys=tuple(prepared.keys)
+    )
+    outcome = TableOutcome(outcome.events, described)
     _, indices = validators.split(whole)
     if indices:
         note(f"{len(indices)} validators ({validators.declared_plans(whole)} plans of their own)")

@@ -121,6 +121,11 @@ class TableFinished:
     """The table's writes (dialect outputs): kind, rule_index, target, written."""
     blocking: int = 0
     """Failed rules that fail the run (the others are waived by their policy)."""
+    source: str | None = None
+    """The table's source in one line (``parquet data/orders.parquet``, ``table db.t``)."""
+    keys: tuple[str, ...] = ()
+    """The key columns identifying a sample's row (``keys``, or data-validator's first
+    ``numKeyCols`` columns)."""
     detail: str | None = field(default=None, compare=False)
     """Spark's own words for ``error`` (not in the JSON line; shown with ``--debug``)."""
 
@@ -147,6 +152,8 @@ class TableFinished:
             "error": self.error,
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
+            "source": self.source,
+            "keys": list(self.keys),
             **({"outputs": [dict(o) for o in self.outputs]} if self.outputs else {}),
         }
 
@@ -169,6 +176,15 @@ class RunSummary:
     """Failed rules that fail the run; ``failed - blocking`` were waived by a policy."""
     exit_reason: str = ""
     """The exit code explained in one sentence, from the results alone."""
+    started_at: str | None = None
+    """When the run started: ISO 8601 in UTC, to the millisecond."""
+    server: str | None = None
+    """The Spark Connect server's URL, its token redacted."""
+    files: tuple[str, ...] = ()
+    """The config files, in the order given."""
+    dialects: tuple[str, ...] = ()
+    """The dialect of each config file."""
+    assay_version: str | None = None
 
     @property
     def status(self) -> str:
@@ -203,6 +219,11 @@ class RunSummary:
             "spark_plans": self.spark_plans,
             "failed_tables": list(self.failed_tables),
             "elapsed_ms": self.elapsed_ms,
+            "started_at": self.started_at,
+            "server": self.server,
+            "files": list(self.files),
+            "dialects": list(self.dialects),
+            "assay_version": self.assay_version,
         }
 
 

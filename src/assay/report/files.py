@@ -9,7 +9,6 @@ output adds one line (the report as one JSON document) with a single ``O_APPEND`
 from __future__ import annotations
 
 import contextlib
-import html
 import os
 import smtplib
 import ssl
@@ -23,6 +22,7 @@ import orjson
 from assay import shell
 from assay.errors import ConfigError, SparkFailure
 from assay.ir.outputs import EmailReport, Report, ReportFile, ReportPipe
+from assay.report.render import render_html
 
 SMTP_TIMEOUT = 10.0
 
@@ -153,6 +153,9 @@ def write_reports(
             page = render_html(events)
         return page
 
+    def email_page() -> str:
+        return render_html(events, email=True)
+
     attempts: list[tuple[str, Any]] = []
     if json_report is not None:
         attempts.append((f"--jsonReport {json_report}", lambda: atomic_write(json_report, data)))
@@ -178,7 +181,7 @@ def write_reports(
             )
         elif isinstance(report, EmailReport) and (failed or email_on_pass):
             attempts.append(
-                (f"{report.origin}: email", lambda r=report: send_email(r, html_page()))
+                (f"{report.origin}: email", lambda r=report: send_email(r, email_page()))
             )
     for what, attempt in attempts:
         try:
@@ -223,56 +226,3 @@ def send_email(report: EmailReport, page: str, timeout: float = SMTP_TIMEOUT) ->
             smtp.starttls(context=ssl.create_default_context())
             smtp.ehlo()
         smtp.send_message(message, to_addrs=recipients)
-
-
-# --- HTML ---------------------------------------------------------------------------------
-
-
-def render_html(events: Sequence[dict[str, Any]]) -> str:
-    """A small self-contained page: the summary, then a table per table, a row per rule
-    with its sample failing rows."""
-    esc = html.escape
-    summary: dict[str, Any] = next((e for e in reversed(events) if e.get("event") == "summary"), {})
-    results: dict[str, list[dict[str, Any]]] = {}
-    for e in events:
-        if e.get("event") == "result":
-            results.setdefault(e["table"], []).append(e)
-    tables = [e for e in events if e.get("event") == "table"]
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>assay report</title><style>",
-        "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin-bottom:1.5em}"
-        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
-        ".pass{background:#e6f4ea}.warn{background:#fff4ce}.fail,.error{background:#fde2e1}"
-        "pre{margin:0;font-size:90%}",
-        "</style></head><body>",
-        f"<h1>Validation report: {esc(str(summary.get('status', 'ERROR')))}</h1>",
-        f"<p>{summary.get('tables', 0)} tables, {summary.get('rules', 0)} rules, "
-        f"{summary.get('failed', 0)} failed, {summary.get('warned', 0)} warned, "
-        f"{summary.get('errors', 0)} errors.</p>",
-    ]
-    for table in tables:
-        name = table["table"]
-        rows = table.get("row_count")
-        parts.append(
-            f"<h2>{esc(name)}</h2><p>{'' if rows is None else f'{rows} rows. '}"
-            f"{esc(table.get('error') or '')}</p>"
-        )
-        parts.append(
-            "<table><tr><th>#</th><th>rule</th><th>columns</th><th>severity</th>"
-            "<th>failed</th><th>message</th><th>samples</th></tr>"
-        )
-        for r in results.get(name, []):
-            samples = r.get("samples") or []
-            shown = "".join(
-                f"<pre>{esc(orjson.dumps(s, default=str).decode())}</pre>" for s in samples
-            )
-            rule = r["rule"]["type"] + (f" ({r['rule']['name']})" if r["rule"].get("name") else "")
-            parts.append(
-                f"<tr class='{esc(r['severity'])}'><td>{r['rule_index']}</td><td>{esc(rule)}</td>"
-                f"<td>{esc(', '.join(r['rule']['columns']))}</td><td>{esc(r['severity'])}</td>"
-                f"<td>{'' if r['failed_count'] is None else r['failed_count']}</td>"
-                f"<td>{esc(r['message'])}</td><td>{shown}</td></tr>"
-            )
-        parts.append("</table>")
-    parts.append("</body></html>")
-    return "\n".join(parts)

@@ -1,0 +1,112 @@
+"""``assay report``: render saved JSON lines as an HTML page and a Markdown summary.
+
+The last run given is the report's; every earlier run (in the order given, and the
+report table of ``--history``, read through Spark) draws the trends.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from assay.cli import options as opt
+from assay.cli.app import _err, _guarded, app
+from assay.errors import ConfigError
+
+Runs = Annotated[
+    list[Path],
+    typer.Argument(
+        help="JSON lines of `assay run` (or --jsonReport files), oldest first: the last run "
+        "is reported, the earlier ones draw its trends.",
+        show_default=False,
+    ),
+]
+Html = Annotated[
+    Optional[Path],  # noqa: UP045 - typer needs Optional on 3.10
+    typer.Option("--html", help="Write the self-contained HTML page here.", show_default=False),
+]
+Markdown = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--markdown",
+        help="Write the Markdown summary here ('-': stdout). Default: stdout when no --html.",
+        show_default=False,
+    ),
+]
+History = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--history",
+        help="A report table (sparquet report with mode append), read through Spark for the "
+        "trends (repeatable).",
+        show_default=False,
+    ),
+]
+HistoryFormat = Annotated[
+    str,
+    typer.Option(
+        "--history-format", help="Format of --history: parquet, csv, json, orc, delta or table."
+    ),
+]
+
+
+@app.command()
+def report(
+    runs: Runs,
+    *,
+    html: Html = None,
+    markdown: Markdown = None,
+    history: History = None,
+    history_format: HistoryFormat = "parquet",
+    remote: opt.Remote = None,
+    debug: opt.Debug = False,
+) -> None:
+    """Render saved JSON lines as one self-contained HTML page and a Markdown summary."""
+
+    def action() -> None:
+        from assay.report.files import atomic_write
+        from assay.report.history import earlier_than, load_runs
+        from assay.report.render import render_html, render_markdown
+
+        try:
+            found = load_runs(runs)
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"cannot read the runs: {e}") from None
+        *earlier, current = found
+        if history:
+            earlier = _read_history(history, history_format, remote) + earlier
+        earlier = earlier_than(earlier, current)
+        if html is not None:
+            atomic_write(str(html), render_html(current, earlier).encode())
+            _err(f"assay: wrote {html}")
+        if markdown is not None or html is None:
+            text = render_markdown(current, earlier)
+            if markdown in (None, "-"):
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                atomic_write(markdown, text.encode())
+                _err(f"assay: wrote {markdown}")
+
+    _guarded(debug, action)
+
+
+def _read_history(paths: list[str], fmt: str, remote: str | None) -> list[list[dict]]:
+    from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.executor.spark_errors import to_assay_error
+    from assay.report.history import read_history
+
+    quiet_pyspark_logging()
+    found: list[list[dict]] = []
+    with open_session(remote) as handle:
+        for path in paths:
+            try:
+                found += read_history(handle.spark, path, fmt)
+            except ValueError as e:
+                raise ConfigError(f"--history {e}") from None
+            except Exception as exc:  # noqa: BLE001 - classified: missing path, bad format
+                raise to_assay_error(exc, f"--history {path}: cannot read it", None) from None
+    return found

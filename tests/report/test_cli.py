@@ -1,0 +1,114 @@
+"""``assay report``: saved JSON lines to an HTML page and a Markdown summary; several runs
+or a report table read back through Spark draw the trends."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.report.history import load_runs
+from assay.report.render import render_markdown
+from tests.conftest import ROOT
+from tests.report.conftest import run_events
+from tests.report.pages import dom, find
+
+DATA = Path(__file__).parent / "data"
+HISTORY = [
+    DATA / "orders-2024-01-29.jsonl",
+    DATA / "orders-2024-01-30.jsonl",
+    DATA / "orders.jsonl",
+]
+
+
+def assay(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env=env,
+    )
+
+
+def test_html_and_markdown_from_saved_lines(tmp_path):
+    html, md = tmp_path / "out.html", tmp_path / "out.md"
+    done = assay("report", str(HISTORY[-1]), "--html", str(html), "--markdown", str(md))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
+    [current] = load_runs([HISTORY[-1]])
+    assert md.read_text() == render_markdown(current)
+    root = dom(html.read_text())
+    assert len(find(root, "tr", "rule")) == sum(e["event"] == "result" for e in current)
+    assert not find(root, "svg", "trend")
+
+
+def test_several_runs_draw_trends_and_markdown_goes_to_stdout(tmp_path):
+    html = tmp_path / "out.html"
+    done = assay("report", *map(str, HISTORY), "--html", str(html), "--markdown", "-")
+    assert done.returncode == 0, done.stderr
+    assert "0.9% → 0% → 0.3%" in done.stdout
+    assert len(find(dom(html.read_text()), "svg", "trend")) == 16
+    alone = assay("report", str(HISTORY[-1]))
+    assert alone.returncode == 0 and alone.stdout.startswith("## assay report: FAIL")
+
+
+def test_a_json_report_document_reads_as_its_events(tmp_path):
+    from assay.report.files import json_bytes
+
+    [current] = load_runs([HISTORY[-1]])
+    doc = tmp_path / "report.json"
+    doc.write_bytes(json_bytes(current))
+    done = assay("report", str(doc))
+    assert done.returncode == 0 and done.stdout == render_markdown(current)
+
+
+def test_a_file_that_is_not_events_is_a_usage_error(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    done = assay("report", str(bad))
+    assert done.returncode == 2
+    assert f"{bad}: line 1 is not JSON" in done.stderr
+    assert assay("report", str(tmp_path / "missing.jsonl")).returncode == 2
+
+
+@pytest.mark.spark
+def test_history_read_back_through_spark_from_a_sparquet_report(server, tmp_path):
+    """A sparquet report appended to by three runs: the third run's report draws the
+    first two as its trend (its own rows in the table are not counted twice)."""
+    config = json.loads((ROOT / "examples/sparquet/orders_validations.json").read_text())
+    table = tmp_path / "report_table"
+    config["validations"]["report"] = {"format": "parquet", "path": str(table), "mode": "append"}
+    config["validations"].pop("outputs")
+    config["validations"]["rules"] = [
+        r for r in config["validations"]["rules"] if "output" not in r
+    ]
+    path = tmp_path / "orders_validations.json"
+    path.write_text(json.dumps(config))
+    source = str(ROOT / "examples/data/orders.parquet")
+    runs = [run_events(server.spark, [path], source=source) for _ in range(3)]
+    current = tmp_path / "current.jsonl"
+    current.write_text("".join(json.dumps(e) + "\n" for e in runs[-1]))
+    html = tmp_path / "out.html"
+    done = assay(
+        "report", str(current), "--history", str(table), "--remote", server.url, "--html", str(html)
+    )
+    assert done.returncode == 0, done.stderr
+    root = dom(html.read_text())
+    trends = find(root, "svg", "trend")
+    assert len(trends) == len(config["validations"]["rules"])
+    assert [len(find(t, "circle")) for t in trends] == [3] * len(trends)
+    missing = assay(
+        "report", str(current), "--history", str(tmp_path / "nothing"), "--remote", server.url
+    )
+    assert (
+        missing.returncode in (2, 3)
+        and "--history" in missing.stderr
+        and "Traceback" not in missing.stderr
+    )
