@@ -21,15 +21,18 @@ counts them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay import plugins
+from assay.errors import ConfigError
 from assay.ir.rules import ValidatorCheck
+from assay.ir.suite import Table
 
 if TYPE_CHECKING:
-    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql import DataFrame
 
     from assay.dialects.native_rules import Built
 
@@ -106,3 +109,27 @@ def _built(name: str, plans: int, params: plugins.RuleParams) -> Built:
     declared = node.get("column") is not None or node.get("columns") is not None
     columns = p.columns(node) if declared else ()
     return Built(ValidatorCheck(name, plans), columns, tuple((c, "any") for c in columns))
+
+
+def split(table: Table) -> tuple[Table, tuple[int, ...]]:
+    """The table without its validator rules (what the planner plans), and their indices.
+
+    Raises:
+        ConfigError: a table with validators also has dialect outputs (whose rule indices
+            and on_failure holds would need the validators' verdicts first).
+    """
+    indices = tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, ValidatorCheck))
+    if not indices:
+        return table, ()
+    if table.outputs:
+        raise ConfigError(
+            "a table with validator rules cannot have outputs yet",
+            origin=table.rules[indices[0]].origin,
+        )
+    kept = tuple(r for r in table.rules if not isinstance(r.check, ValidatorCheck))
+    return dataclasses.replace(table, rules=kept), indices
+
+
+def declared_plans(table: Table) -> int:
+    """The Spark plans the table's validators declare."""
+    return sum(r.check.plans for r in table.rules if isinstance(r.check, ValidatorCheck))

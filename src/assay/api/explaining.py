@@ -23,7 +23,7 @@ class TableExplain:
 
 def explain_tables(suite: Suite) -> list[TableExplain]:
     """The plan of every table of ``suite``."""
-    from assay.executor import validators
+    from assay import validators
     from assay.planner import plan_table
     from assay.planner.render import render_plan
 

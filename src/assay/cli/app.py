@@ -8,18 +8,19 @@ goes to stderr.
 
 from __future__ import annotations
 
-import contextlib
 import sys
-import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import TypeVar
 
-import orjson
 import typer
 
 from assay import __version__
 from assay.cli import options as opt
+from assay.cli.console import err, guarded, stdout_closed
+from assay.cli.console import fail as _fail
+from assay.cli.console import out as _out
+from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
 
@@ -33,61 +34,6 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
-
-
-def _err(line: str) -> None:
-    sys.stderr.write(line.rstrip("\n") + "\n")
-    sys.stderr.flush()
-
-
-def _out(obj: dict[str, object]) -> None:
-    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
-    sys.stdout.buffer.flush()
-
-
-def _fail(error: AssayError) -> NoReturn:
-    label = "config error" if error.exit_code == 2 else "error"
-    for line in str(error).splitlines() or [error.message]:
-        _err(f"{label}: {line}" if not line.startswith(" ") else line)
-    raise typer.Exit(error.exit_code)
-
-
-def _guarded(debug: bool, action: Callable[[], T]) -> T:
-    """Run ``action``; AssayError -> its exit code, anything else -> exit 3 (no traceback
-    unless --debug)."""
-    try:
-        return action()
-    except AssayError as error:
-        _fail(error)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        raise typer.Exit(130) from None
-    except BrokenPipeError:
-        _stdout_closed()
-    except typer.Exit:
-        raise
-    except Exception as error:  # noqa: BLE001 - the boundary: never a raw traceback
-        if debug:
-            traceback.print_exc(file=sys.stderr)
-        _err(f"internal error: {type(error).__name__}: {error}")
-        _err("  hint: rerun with --debug for the traceback, and report it")
-        raise typer.Exit(3) from None
-
-
-BROKEN_PIPE_EXIT = 141
-"""The exit code when the reader of stdout went away (``assay explain c.yaml | head``):
-128 + SIGPIPE, what a shell reports for a program the signal ended."""
-
-
-def _stdout_closed() -> NoReturn:
-    """The reader of stdout closed it: stop quietly (no traceback, no message), with
-    stdout pointed at /dev/null so the interpreter's final flush cannot fail again."""
-    import os
-
-    with contextlib.suppress(OSError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    raise typer.Exit(BROKEN_PIPE_EXIT)
 
 
 def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
@@ -199,9 +145,9 @@ def run(
         def on_event(event) -> None:  # type: ignore[no-untyped-def]
             stdout(event)
             if isinstance(event, TableFinished) and event.error is not None:
-                _err(f"error: table {event.table}: {event.error}")
+                err(f"error: table {event.table}: {event.error}")
                 if debug and event.detail:
-                    _err(event.detail)
+                    err(event.detail)
 
         options = {
             "exit_error_on_fail": _bool_option(exit_error_on_fail, "--exitErrorOnFail", True),
@@ -225,21 +171,21 @@ def run(
             json_report=str(json_report) if json_report is not None else None,
             html_report=str(html_report) if html_report is not None else None,
             on_event=on_event,
-            progress=_err if show else None,
+            progress=err if show else None,
             **options,  # type: ignore[arg-type]
         )
         # Every reason of a non-zero exit goes to stderr, terminal or not (CI logs).
         if result.summary.exit_code != 0:
-            _err(f"assay: {result.exit_reason}")
+            err(f"assay: {result.exit_reason}")
         for problem in result.report_problems:
-            _err(f"error: report: {problem}")
+            err(f"error: report: {problem}")
         checks_failed[0] = result.summary.failed > 0
         return result.exit_code
 
     show_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
     code = 3
     try:
-        code = _guarded(debug, action)
+        code = guarded(debug, action)
     except typer.Exit as exit_:
         code = exit_.exit_code
         raise
@@ -247,7 +193,7 @@ def run(
         if show_status:
             # data-validator prints this line on stdout; assay keeps stdout for JSON lines.
             ok = code == 0 and not checks_failed[0]
-            _err(f"{STATUS_PREFIX}{'PASS' if ok else 'FAIL'}")
+            err(f"{STATUS_PREFIX}{'PASS' if ok else 'FAIL'}")
     raise typer.Exit(code)
 
 
@@ -283,7 +229,7 @@ def check(
             event["unresolved_rules"] = suite.unresolved_rules
         _out(event)
 
-    _guarded(debug, action)
+    guarded(debug, action)
 
 
 @app.command()
@@ -310,7 +256,7 @@ def explain(
     def action() -> None:
         suite = _load(configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin)
         if suite.deferred:
-            _err(
+            err(
                 "note: variables resolved at run time ("
                 + ", ".join(v.name for v in suite.deferred)
                 + f"): the {suite.unresolved_rules} rules using them are not shown"
@@ -337,10 +283,10 @@ def explain(
                 f" (+1 per table whose row-level rules fail){views}\n"
             )
 
-    _guarded(debug, action)
+    guarded(debug, action)
 
 
-import assay.cli.report  # noqa: E402, F401 - registers ``assay report`` (it imports this app)
+app.command("report")(report_command)
 
 
 def _version(value: bool) -> None:
@@ -364,7 +310,7 @@ def main() -> None:
         app(standalone_mode=True)
     except BrokenPipeError:
         try:
-            _stdout_closed()
+            stdout_closed()
         except typer.Exit as exit_:
             sys.exit(exit_.exit_code)
     except SystemExit as exit_:

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from assay.cli import options as opt
-from assay.cli.app import _err, _guarded, app
+from assay.cli.console import err, guarded
 from assay.errors import ConfigError
 
 Runs = Annotated[
@@ -53,7 +53,6 @@ HistoryFormat = Annotated[
 ]
 
 
-@app.command()
 def report(
     runs: Runs,
     *,
@@ -81,7 +80,7 @@ def report(
         earlier = earlier_than(earlier, current)
         if html is not None:
             atomic_write(str(html), render_html(current, earlier).encode())
-            _err(f"assay: wrote {html}")
+            err(f"assay: wrote {html}")
         if markdown is not None or html is None:
             text = render_markdown(current, earlier)
             if markdown in (None, "-"):
@@ -89,9 +88,9 @@ def report(
                 sys.stdout.flush()
             else:
                 atomic_write(markdown, text.encode())
-                _err(f"assay: wrote {markdown}")
+                err(f"assay: wrote {markdown}")
 
-    _guarded(debug, action)
+    guarded(debug, action)
 
 
 def _read_history(paths: list[str], fmt: str, remote: str | None) -> list[list[dict]]:

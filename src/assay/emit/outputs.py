@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-# Annotated with the parent classes pyspark's Connect functions are typed with; every
-# frame built here is a Connect one.
-from pyspark.sql import Column, DataFrame
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
@@ -28,6 +26,11 @@ from assay.ir.rules import (
     SqlCheck,
     UniqueCheck,
 )
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with these parent classes; every frame and
+    # column here is a Connect one.
+    from pyspark.sql import Column, DataFrame
 
 REPORT_SCHEMA = (
     "pipeline string, rule_type string, check_name string, severity string, passed boolean, "

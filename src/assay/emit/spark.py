@@ -12,11 +12,8 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-# Annotated with the parent classes pyspark's Connect functions are typed with; every
-# frame built here is a Connect one.
-from pyspark.sql import Column, DataFrame
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
@@ -63,6 +60,11 @@ from assay.planner.plan import (
 )
 from assay.planner.render import quote
 from assay.planner.sqlfold import without_final_semicolons
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with these parent classes; every frame and
+    # column here is a Connect one.
+    from pyspark.sql import Column, DataFrame
 
 T = TypeVar("T")
 
@@ -232,32 +234,32 @@ def _emit_measure(measure: object, name: str) -> list[Column]:
     raise TypeError(f"no Spark emitter for measure {type(measure).__name__}")
 
 
-@_emit_measure.register
+@_emit_measure.register(RowCount)
 def _(measure: RowCount, name: str) -> list[Column]:
     return [F.count(F.lit(1)).alias(name)]
 
 
-@_emit_measure.register
+@_emit_measure.register(CountIf)
 def _(measure: CountIf, name: str) -> list[Column]:
     return [F.count_if(column(measure.predicate)).alias(name)]
 
 
-@_emit_measure.register
+@_emit_measure.register(ColumnAgg)
 def _(measure: ColumnAgg, name: str) -> list[Column]:
     return [_AGG[measure.fn](col(measure.column)).alias(name)]
 
 
-@_emit_measure.register
+@_emit_measure.register(ServerNow)
 def _(measure: ServerNow, name: str) -> list[Column]:
     return [F.max(F.current_timestamp()).alias(name)]
 
 
-@_emit_measure.register
+@_emit_measure.register(AggEquals)
 def _(measure: AggEquals, name: str) -> list[Column]:
     return [(_AGG[measure.fn](col(measure.column)) == lit(measure.value)).alias(name)]
 
 
-@_emit_measure.register
+@_emit_measure.register(AgeMicros)
 def _(measure: AgeMicros, name: str) -> list[Column]:
     newest = F.max(col(measure.column)).cast("timestamp")
     if measure.whole_seconds:

@@ -24,7 +24,7 @@ from assay.emit import spark as emit
 from assay.ir.suite import DataFrameSource, Source
 
 if TYPE_CHECKING:
-    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql import DataFrame
     from pyspark.sql.connect.session import SparkSession
 
 

@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay import __version__
@@ -37,6 +37,13 @@ from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, Sq
 from assay.planner.render import render_source
 from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
+from assay.validators import declared_plans
+from assay.validators import split as split_validators
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with these parent classes; every frame and
+    # column here is a Connect one.
+    from pyspark.sql import DataFrame
 
 Sink = Callable[[Event], None]
 
@@ -204,7 +211,7 @@ def prepare(
     rule against the schema."""
     whole = table
     try:
-        table, _ = validators.split(table)
+        table, _ = split_validators(table)
     except ConfigError as error:
         return ConfigErrors([error])
     try:
@@ -340,9 +347,9 @@ def _run_one(
         outcome.finished, source=render_source(table.source), keys=tuple(prepared.keys)
     )
     outcome = TableOutcome(outcome.events, described)
-    _, indices = validators.split(whole)
+    _, indices = split_validators(whole)
     if indices:
-        note(f"{len(indices)} validators ({validators.declared_plans(whole)} plans of their own)")
+        note(f"{len(indices)} validators ({declared_plans(whole)} plans of their own)")
         found = validators.run_validators(
             prepared.df, whole, indices, run_id, outcome.finished.error
         )

@@ -6,10 +6,9 @@ import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from pyspark.sql import DataFrame
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
@@ -23,6 +22,11 @@ from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
 from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
 from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with these parent classes; every frame and
+    # column here is a Connect one.
+    from pyspark.sql import DataFrame
 
 
 @dataclass

@@ -13,39 +13,14 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.errors import ConfigError
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
 from assay.report.events import RuleResult, json_safe
-from assay.validators import VALIDATORS, ValidatorResult
+from assay.validators import VALIDATORS, ValidatorResult, declared_plans
 
 if TYPE_CHECKING:
-    from pyspark.sql.connect.dataframe import DataFrame
-
-
-def split(table: Table) -> tuple[Table, tuple[int, ...]]:
-    """The table without its validator rules (what the planner plans), and their indices.
-
-    Raises:
-        ConfigError: a table with validators also has dialect outputs (whose rule indices
-            and on_failure holds would need the validators' verdicts first).
-    """
-    indices = tuple(i for i, r in enumerate(table.rules) if isinstance(r.check, ValidatorCheck))
-    if not indices:
-        return table, ()
-    if table.outputs:
-        raise ConfigError(
-            "a table with validator rules cannot have outputs yet",
-            origin=table.rules[indices[0]].origin,
-        )
-    kept = tuple(r for r in table.rules if not isinstance(r.check, ValidatorCheck))
-    return dataclasses.replace(table, rules=kept), indices
-
-
-def declared_plans(table: Table) -> int:
-    """The Spark plans the table's validators declare."""
-    return sum(r.check.plans for r in table.rules if isinstance(r.check, ValidatorCheck))
+    from pyspark.sql import DataFrame
 
 
 def run_validators(
