@@ -112,3 +112,42 @@ def test_history_read_back_through_spark_from_a_sparquet_report(server, tmp_path
         and "--history" in missing.stderr
         and "Traceback" not in missing.stderr
     )
+
+
+def test_a_native_history_output_appends_every_run_and_draws_trends(server, tmp_path):
+    """A native table's `history:` output: every rule's verdict per run with run_id, table,
+    rule_index and location, written even when `on_failure: fail` holds the block's writes;
+    `assay report --history` reads it back for the trends."""
+    data = tmp_path / "t.parquet"
+    server.spark.range(20).selectExpr("id", "IF(id = 3, NULL, id) AS a").write.parquet(str(data))
+    table = tmp_path / "history"
+    path = tmp_path / "checks.yaml"
+    path.write_text(
+        f"tables:\n  - name: t\n    source: {{path: '{data}'}}\n    keys: [id]\n"
+        f"    history: {{format: parquet, path: '{table}', mode: append}}\n"
+        "    rules:\n      - {type: not_null, column: a}\n      - {type: row_count, min: 1}\n"
+        "    validations:\n      on_failure: fail\n"
+        f"      report: {{format: parquet, path: '{tmp_path / 'held'}', mode: append}}\n"
+        "      rules:\n        - {type: range, column: a, max: 10}\n"
+    )
+    runs = [run_events(server.spark, [path]) for _ in range(3)]
+    outputs = next(e for e in runs[-1] if e["event"] == "table")["outputs"]
+    assert {o["kind"]: o["written"] for o in outputs} == {"history": True, "report": False}
+    rows = server.spark.read.parquet(str(table)).orderBy("run_id", "rule_index").collect()
+    assert len(rows) == 9 and {r["run_id"] for r in rows} == {e["run_id"] for e, *_ in runs}
+    first = [r.asDict() for r in rows if r["run_id"] == runs[0][0]["run_id"]]
+    assert [(r["table"], r["rule_index"], r["rule_type"], r["passed"]) for r in first] == [
+        ("t", 0, "not_null", False),
+        ("t", 1, "row_count", True),
+        ("t", 2, "range", False),
+    ]
+    assert first[0]["location"].endswith("tables[0].rules[0]") and first[0]["failed_count"] == 1
+    current = tmp_path / "current.jsonl"
+    current.write_text("".join(json.dumps(e) + "\n" for e in runs[-1]))
+    html = tmp_path / "out.html"
+    done = assay(
+        "report", str(current), "--history", str(table), "--remote", server.url, "--html", str(html)
+    )
+    assert done.returncode == 0, done.stderr
+    trends = find(dom(html.read_text()), "svg", "trend")
+    assert [len(find(t, "circle")) for t in trends] == [3, 3, 3]

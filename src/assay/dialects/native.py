@@ -20,6 +20,7 @@ from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute
+from assay.ir.outputs import RuleReport
 from assay.ir.rules import OnFailure, Rule
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
 
@@ -27,7 +28,17 @@ TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "on_failure",
 EXTENSION = "x-"
 """Top-level keys starting with this are ignored (a place for YAML anchors)."""
 TABLE_KEYS = frozenset(
-    {"name", "source", "filter", "keys", "sample_size", "on_failure", "rules", "validations"}
+    {
+        "name",
+        "source",
+        "filter",
+        "keys",
+        "sample_size",
+        "on_failure",
+        "rules",
+        "validations",
+        "history",
+    }
 )
 ON_FAILURE: tuple[OnFailure, ...] = ("fail", "warn")
 """A native file's or table's policy over its failing rules: ``fail`` (default) lets a
@@ -210,17 +221,26 @@ def _table(
     if block_node is not None:
         # sparquet's validations block (docs/dialects.md): its rules follow the table's.
         block = validations.block(block_node, ctx, name or "", len(rules))
+    all_rules = rules + (block.rules if block else ())
+    outputs = block.outputs if block else ()
+    history_node = node.get("history")
+    if history_node is not None:
+        # every rule's verdict appended per run (docs/reports.md): never held by on_failure
+        sink = ctx.attempt(validations.sink_of, history_node, ctx, validations.HISTORY_COLUMNS)
+        if sink is not None:
+            indices = tuple(range(len(all_rules)))
+            outputs = (*outputs, RuleReport(name or "", indices, sink, history=True))
     if len(ctx.errors) > before or source is None or name is None:
         return None
     return Table(
         name=name,
         source=source,
-        rules=rules + (block.rules if block else ()),
+        rules=all_rules,
         origin=node.origin,
         filter=where,
         keys=keys or (),
         sample_size=sample_size if own_sample is None else own_sample,
-        outputs=block.outputs if block else (),
+        outputs=outputs,
         hold_outputs=block.hold if block else (),
     )
 

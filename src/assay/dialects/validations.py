@@ -44,6 +44,8 @@ REPORT_COLUMNS = (
     "message",
     "validated_at",
 )
+HISTORY_COLUMNS = (*REPORT_COLUMNS, "run_id", "table", "rule_index", "location")
+"""A native ``history:`` output's columns: sparquet's report and where each row comes from."""
 
 
 @dataclass(frozen=True)

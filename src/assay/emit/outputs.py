@@ -38,6 +38,9 @@ REPORT_SCHEMA = (
 )
 """sparquet's report columns, in its order."""
 
+HISTORY_SCHEMA = REPORT_SCHEMA + ", run_id string, table string, rule_index int, location string"
+"""A native ``history:`` output: the report's columns, then where each row comes from."""
+
 
 def _group_test(columns: Sequence[str], nulls: str, window_col: Column) -> Column:
     if nulls == "none":
@@ -112,14 +115,16 @@ def sql_rows(spark: SparkSession, validation_sql: str, query: str) -> DataFrame:
     )
 
 
-def report_frame(spark: SparkSession, rows: Sequence[tuple]) -> DataFrame:
+def report_frame(
+    spark: SparkSession, rows: Sequence[tuple], schema: str = REPORT_SCHEMA
+) -> DataFrame:
     """sparquet's report rows as a DataFrame of literals (no scan).
 
     Not ``createDataFrame``: a local relation makes the client read session settings
     that servers older than the client do not have (a 4.3 client asks a 4.0 server for
     ``spark.sql.session.localRelationSizeLimit`` and fails); literals work on every
     server."""
-    return literal_frame(spark, rows, REPORT_SCHEMA)
+    return literal_frame(spark, rows, schema)
 
 
 def literal_frame(spark: SparkSession, rows: Sequence[tuple], schema: str) -> DataFrame:

@@ -17,6 +17,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import outputs as emit
 from assay.emit import spark as emit_spark
+from assay.emit.outputs import HISTORY_SCHEMA
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
 from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows, sinks_of
@@ -177,7 +178,7 @@ def _frames(spark, table, df, columns, validation_sql, results, output: Output, 
         rule = table.rules[output.rule_index]
         frame = emit.failing_rows(df, columns, rule) if failed else None
         return [("failed_rows", output.rule_index, output.sink, frame)]
-    if held:
+    if held and not (isinstance(output, RuleReport) and output.history):
         if isinstance(output, RowSplit):
             return [
                 (k, None, s, None)
@@ -210,5 +211,11 @@ def _frames(spark, table, df, columns, validation_sql, results, output: Output, 
         ]
     assert isinstance(output, RuleReport)
     pairs = [(table.rules[i], results[i]) for i in output.rules]
-    frame = emit.report_frame(spark, report_rows(output.pipeline, pairs, at))
-    return [("report", None, output.sink, frame)]
+    rows = report_rows(output.pipeline, pairs, at)
+    if output.history:
+        rows = [
+            (*row, results[i].run_id, table.name, i, str(table.rules[i].origin))
+            for row, i in zip(rows, output.rules, strict=True)
+        ]
+        return [("history", None, output.sink, emit.report_frame(spark, rows, HISTORY_SCHEMA))]
+    return [("report", None, output.sink, emit.report_frame(spark, rows))]

@@ -69,11 +69,14 @@ class RowSplit:
 
 @dataclass(frozen=True, slots=True)
 class RuleReport:
-    """sparquet ``validations.report``: one row per rule of ``rules``."""
+    """sparquet ``validations.report``: one row per rule of ``rules``; with ``history``, a
+    native table's ``history:`` output: the same columns plus ``run_id``, ``table``,
+    ``rule_index`` and ``location``, appended per run and never held by ``on_failure``."""
 
     pipeline: str
     rules: tuple[int, ...]
     sink: Sink
+    history: bool = False
 
 
 Output = FailedRows | SqlRows | RowSplit | RuleReport

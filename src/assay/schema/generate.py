@@ -464,6 +464,11 @@ _TABLE: dict[str, Schema] = {
     "on_failure": ref("on_failure"),
     "rules": {"type": "array", "minItems": 1, "items": ref("rule")},
     "validations": ref("validations"),
+    "history": ref(
+        "sink",
+        description="Append every rule's verdict per run (the report's columns plus run_id, "
+        "table, rule_index, location): read back by assay report --history.",
+    ),
 }
 
 _TOP: dict[str, Schema] = {
