@@ -424,6 +424,9 @@ def explain(
                 f"{len(plans)} tables, {total} Spark plans when every rule passes"
                 f" (+1 per table whose row-level rules fail){views}\n"
             )
+        from assay.cli.compare import explain_comparisons
+
+        explain_comparisons(suite, format)
 
     _guarded(debug, action)
 
@@ -474,3 +477,6 @@ def main() -> None:
     except SystemExit as exit_:
         code = exit_.code
         sys.exit(code if isinstance(code, int) else (0 if code is None else 2))
+
+
+import assay.cli.compare  # noqa: E402, F401  (registers ``assay compare``)

@@ -7,7 +7,7 @@ first dialect whose shape a document has, trying the native format last.
 from __future__ import annotations
 
 from assay.config.node import Node, describe, unknown_message
-from assay.dialects import data_validator, metorikku, native, sparquet
+from assay.dialects import data_validator, metorikku, native, spark_data_test, sparquet
 from assay.dialects.base import Context, Dialect, LoadOptions
 from assay.errors import ConfigError
 
@@ -18,6 +18,7 @@ DIALECTS: dict[str, Dialect] = {
     data_validator.DIALECT.name: data_validator.DIALECT,
     metorikku.DIALECT.name: metorikku.DIALECT,
     sparquet.DIALECT.name: sparquet.DIALECT,
+    spark_data_test.DIALECT.name: spark_data_test.DIALECT,
 }
 
 

@@ -20,6 +20,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor.compare import prepare_all, run_comparisons, with_comparisons
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
@@ -71,6 +72,7 @@ def run_suite(
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
     options = _session_options(spark, suite, options)
+    compared = prepare_all(spark, suite.comparisons) if suite.comparisons else []
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
@@ -90,7 +92,8 @@ def run_suite(
                     prepared,
                 )
             )
-    summary = _summary(run_id, outcomes, start)
+    results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
+    summary = with_comparisons(_summary(run_id, outcomes, start), results)
     sink(summary)
     return summary
 

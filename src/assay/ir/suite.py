@@ -9,6 +9,7 @@ from assay.ir.origin import Origin
 from assay.ir.rules import Rule
 
 if TYPE_CHECKING:
+    from assay.ir.compare import DatasetComparison
     from assay.ir.outputs import DeferredVariable, Output, Report, View
 
 
@@ -111,3 +112,5 @@ class Suite:
     dialects: tuple[str, ...] = ()
     unresolved_rules: int = 0
     policy: RunPolicy = DEFAULT_POLICY
+    comparisons: tuple[DatasetComparison, ...] = ()
+    """Dataset comparisons (native ``compare`` entries, spark-data-test jobs)."""

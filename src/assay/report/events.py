@@ -169,6 +169,9 @@ class RunSummary:
     """Failed rules that fail the run; ``failed - blocking`` were waived by a policy."""
     exit_reason: str = ""
     """The exit code explained in one sentence, from the results alone."""
+    comparisons: int = 0
+    """Dataset comparisons run (their failures are counted in ``failed``...)."""
+    failed_comparisons: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -203,6 +206,14 @@ class RunSummary:
             "spark_plans": self.spark_plans,
             "failed_tables": list(self.failed_tables),
             "elapsed_ms": self.elapsed_ms,
+            **(
+                {
+                    "comparisons": self.comparisons,
+                    "failed_comparisons": list(self.failed_comparisons),
+                }
+                if self.comparisons
+                else {}
+            ),
         }
 
 
