@@ -77,8 +77,8 @@ def _entry(
     select_cols = _optional(node, "select_cols", attempt)
     drop = _optional(node, "drop_cols", attempt) or ()
     tolerance = attempt(_tolerance, node.get("tolerance")) if node.get("tolerance") else None
-    per_column = attempt(_column_tolerances, node.get("column_tolerance")) or ()
-    checks = attempt(_checks, node.get("checks")) or ()
+    per_column = _when(node, "column_tolerance", _column_tolerances, attempt) or ()
+    checks = _when(node, "checks", _checks, attempt) or ()
     flags = {k: attempt(_flag, node, k) for k in ("ignore_case", "ignore_whitespace")}
     own_sample = node.get("sample_size")
     size = (
@@ -118,6 +118,11 @@ def _entry(
         source_filter=filters["source_filter"],
         target_filter=filters["target_filter"],
     )
+
+
+def _when(node: Node, key: str, build, attempt):
+    child = node.get(key)
+    return attempt(build, child) if child is not None else None
 
 
 def _optional(node: Node, key: str, attempt) -> tuple[str, ...] | None:

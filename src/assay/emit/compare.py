@@ -99,8 +99,13 @@ def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
     equal = s.eqNullSafe(t)
     if c.kind != "numeric" or c.tolerance.exact:
         return equal
+    tol = c.tolerance
+    if c.source_type.startswith("decimal") and c.target_type.startswith("decimal"):
+        # Decimals stay exact: 30.00 vs 30.01 is within 0.01 (as doubles it is not).
+        bound = F.lit(tol.absolute) + F.lit(tol.relative) * F.abs(t)
+        return equal | F.coalesce(F.abs(s - t) <= bound, F.lit(False))
     ds, dt_ = s.cast("double"), t.cast("double")
-    bound = F.lit(float(c.tolerance.absolute)) + F.lit(float(c.tolerance.relative)) * F.abs(dt_)
+    bound = F.lit(float(tol.absolute)) + F.lit(float(tol.relative)) * F.abs(dt_)
     return equal | F.coalesce(F.abs(ds - dt_) <= bound, F.lit(False))
 
 
