@@ -126,3 +126,19 @@ def test_both_tolerance_spellings_is_an_error(tmp_path):
     }
     with pytest.raises(ConfigErrors, match="not both"):
         load(tmp_path, json.dumps(config), "j.json")
+
+
+def test_the_docs_example_loads_and_fits_the_schema(tmp_path):
+    import re
+
+    import jsonschema
+    import yaml
+
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "compare.md").read_text()
+    (block,) = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    schema = json.loads((ROOT / "src" / "assay" / "schema" / "native.schema.json").read_text())
+    jsonschema.validate(yaml.safe_load(block), schema)
+    (c,) = load(tmp_path, block).comparisons
+    assert c.name == "orders_copy" and len(c.checks) == 4
