@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+# Annotated with the parent classes pyspark's Connect functions are typed with, as
+# emit.spark; every frame built here is a Connect one.
 from pyspark.sql import Column, DataFrame
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window

@@ -152,7 +152,7 @@ def run_comparison(
     """Measure and judge one comparison; its event and the Spark plans it submitted."""
     c = p.comparison
     start = time.monotonic()
-    base = {
+    base: dict[str, Any] = {
         "run_id": run_id,
         "comparison": c.name,
         "semantics": c.semantics,
