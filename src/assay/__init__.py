@@ -111,3 +111,6 @@ def register_rule(name, builder, **options):  # type: ignore[no-untyped-def]
     from assay.plugins import register_rule as register
 
     register(name, builder, **options)
+
+
+from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs  # noqa: E402, F401

@@ -624,7 +624,13 @@ def test_several_files_make_one_suite_in_order(tmp_path):
 
 def test_detect_recognises_native_by_shape():
     assert detect(read_document(HERE / "good" / "every_rule.yaml")) == "native"
-    assert list(DIALECTS) == ["native", "data-validator", "metorikku", "sparquet"]
+    assert list(DIALECTS) == [
+        "native",
+        "data-validator",
+        "metorikku",
+        "sparquet",
+        "spark-data-test",
+    ]
 
 
 def test_forced_dialect(tmp_path):

@@ -9,7 +9,6 @@ goes to stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -17,9 +16,11 @@ import typer
 
 from assay import __version__
 from assay.cli import options as opt
+from assay.cli.compare import compare as compare_command
 from assay.cli.console import err, guarded, stdout_closed
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
+from assay.cli.options import parse_assignments
 from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
@@ -34,17 +35,6 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
-
-
-def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
-    """``["a=1", "b=x=y"]`` -> ``{"a": "1", "b": "x=y"}``; a missing ``=`` is a usage error."""
-    found: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(f"{what} {item!r} must look like NAME=VALUE")
-        found[name.strip()] = value
-    return found
 
 
 def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
@@ -282,6 +272,9 @@ def explain(
                 f"{len(tables)} tables, {total} Spark plans when every rule passes"
                 f" (+1 per table whose row-level rules fail){views}\n"
             )
+        from assay.cli.compare import explain_comparisons
+
+        explain_comparisons(suite, format)
 
     guarded(debug, action)
 
@@ -316,3 +309,6 @@ def main() -> None:
     except SystemExit as exit_:
         code = exit_.code
         sys.exit(code if isinstance(code, int) else (0 if code is None else 2))
+
+
+app.command("compare")(compare_command)

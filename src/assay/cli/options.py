@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+
+from assay.errors import ConfigError
 
 Configs = Annotated[
     list[Path],
@@ -162,3 +165,14 @@ HtmlReport = Annotated[
         show_default=False,
     ),
 ]
+
+
+def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
+    """``["a=1", "b=x=y"]`` -> ``{"a": "1", "b": "x=y"}``; a missing ``=`` is a usage error."""
+    found: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{what} {item!r} must look like NAME=VALUE")
+        found[name.strip()] = value
+    return found

@@ -15,6 +15,7 @@ from typing import TypeVar
 
 from assay.config.node import Node
 from assay.errors import ConfigError, ConfigErrors
+from assay.ir.compare import DatasetComparison
 from assay.ir.outputs import DeferredVariable, Report, View
 from assay.ir.suite import Table
 
@@ -59,6 +60,7 @@ class Context:
     deferred: list[DeferredVariable] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
     unresolved_rules: int = 0
+    comparisons: list[DatasetComparison] = field(default_factory=list)
 
     def attempt(self, build: Callable[..., T], *args: object) -> T | None:
         """``build(*args)``, or ``None`` after recording the ConfigError(s) it raised."""

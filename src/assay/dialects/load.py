@@ -70,6 +70,7 @@ def load_suite(
         reports=tuple(r for c in contexts for r in c.reports),
         dialects=tuple(names),
         unresolved_rules=sum(c.unresolved_rules for c in contexts),
+        comparisons=tuple(x for c in contexts for x in c.comparisons),
     )
 
 

@@ -16,6 +16,7 @@ from assay.config.node import Node
 from assay.dialects import params as p
 from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
+from assay.dialects.compare import comparisons
 from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
@@ -24,7 +25,9 @@ from assay.ir.outputs import RuleReport
 from assay.ir.rules import OnFailure, Rule
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
 
-TOP_KEYS = frozenset({"$schema", "version", "vars", "sample_size", "on_failure", "tables"})
+TOP_KEYS = frozenset(
+    {"$schema", "version", "vars", "sample_size", "on_failure", "tables", "compare"}
+)
 EXTENSION = "x-"
 """Top-level keys starting with this are ignored (a place for YAML anchors)."""
 TABLE_KEYS = frozenset(
@@ -54,6 +57,8 @@ _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 def matches(doc: Node) -> bool:
     """A mapping with ``tables`` whose entries have ``source`` or ``rules`` (or whose
     ``tables`` is too malformed to tell: the native builder then explains what is wrong)."""
+    if isinstance(doc.value, dict) and "compare" in doc.value and "tables" not in doc.value:
+        return True  # comparisons only (docs/compare.md)
     if not isinstance(doc.value, dict) or "tables" not in doc.value:
         return False
     tables = doc.value["tables"].value
@@ -72,6 +77,14 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     variables = _variables(doc, ctx)
     sample_size = ctx.attempt(_sample_size, doc)
     on_failure = ctx.attempt(_on_failure, doc) or "fail"
+    compare_node = doc.get("compare")
+    if compare_node is not None:
+        compare_node = _substituted(compare_node, variables, ctx)
+        size = DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size
+        found = ctx.attempt(comparisons, compare_node, ctx, size, on_failure, _source)
+        ctx.comparisons += found or []
+        if doc.get("tables") is None:
+            return ()
     tables_node = doc.require("tables")
     items = tables_node.as_list("a list of tables", non_empty=True)
     tables = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assay.config.node import Node, describe, unknown_message
-from assay.dialects import data_validator, metorikku, native, sparquet
+from assay.dialects import data_validator, metorikku, native, spark_data_test, sparquet
 from assay.dialects.base import Dialect
 from assay.errors import ConfigError
 
@@ -12,6 +12,7 @@ DIALECTS: dict[str, Dialect] = {
     data_validator.DIALECT.name: data_validator.DIALECT,
     metorikku.DIALECT.name: metorikku.DIALECT,
     sparquet.DIALECT.name: sparquet.DIALECT,
+    spark_data_test.DIALECT.name: spark_data_test.DIALECT,
 }
 
 

@@ -25,6 +25,7 @@ from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor import validators
+from assay.executor.compare import prepare_all, run_comparisons, with_comparisons
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
@@ -91,6 +92,7 @@ def run_suite(
         progress.note(f"assay: creating {len(suite.views)} temp views")
         create_views(spark, suite.views)
     options = _session_options(spark, suite, options)
+    compared = prepare_all(spark, suite.comparisons) if suite.comparisons else []
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
@@ -112,8 +114,9 @@ def run_suite(
                     suite.tables,
                 )
             )
+    results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = dataclasses.replace(
-        _summary(run_id, outcomes, start),
+        with_comparisons(_summary(run_id, outcomes, start), results),
         started_at=started_at,
         server=server_url,
         files=suite.files,

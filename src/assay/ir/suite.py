@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
 from assay.ir.rules import Rule
 from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
+
+if TYPE_CHECKING:
+    from assay.ir.compare import DatasetComparison
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -94,3 +97,5 @@ class Suite:
     dialects: tuple[str, ...] = ()
     unresolved_rules: int = 0
     policy: RunPolicy = DEFAULT_POLICY
+    comparisons: tuple[DatasetComparison, ...] = ()
+    """Dataset comparisons (native ``compare`` entries, spark-data-test jobs)."""

@@ -185,6 +185,9 @@ class RunSummary:
     dialects: tuple[str, ...] = ()
     """The dialect of each config file."""
     assay_version: str | None = None
+    comparisons: int = 0
+    """Dataset comparisons run (their failures are counted in ``failed``...)."""
+    failed_comparisons: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -224,6 +227,14 @@ class RunSummary:
             "files": list(self.files),
             "dialects": list(self.dialects),
             "assay_version": self.assay_version,
+            **(
+                {
+                    "comparisons": self.comparisons,
+                    "failed_comparisons": list(self.failed_comparisons),
+                }
+                if self.comparisons
+                else {}
+            ),
         }
 
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assay.dialects import native, validations
+from assay.dialects import compare, native, validations
 from assay.dialects.formats import FORMATS
 from assay.dialects.native_rules import ALIASES, COMMON_KEYS, LEVELS, METRIC_KEYS
 from assay.dialects.native_rules import RULES as _ALL_RULES
@@ -471,6 +471,54 @@ _TABLE: dict[str, Schema] = {
     ),
 }
 
+_TOLERANCE_OF_COMPARE: Schema = {
+    "oneOf": [
+        {"type": "number", "minimum": 0},
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "absolute": {"type": "number", "minimum": 0},
+                "relative": {"type": "number", "minimum": 0},
+            },
+        },
+    ],
+    "description": "Numbers match when |source - target| <= absolute + relative * |target|.",
+}
+
+_COMPARE: dict[str, Schema] = {
+    "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+    "source": ref("source"),
+    "target": ref("source"),
+    "keys": ref("columns"),
+    "columns": ref("columns"),
+    "select_cols": ref("columns"),
+    "drop_cols": ref("columns"),
+    "source_filter": TEXT,
+    "target_filter": TEXT,
+    "tolerance": ref("compare_tolerance"),
+    "column_tolerance": {"type": "object", "additionalProperties": ref("compare_tolerance")},
+    "ignore_case": {"type": "boolean"},
+    "ignore_whitespace": {"type": "boolean"},
+    "sample_size": ref("sample_size"),
+    "on_failure": ref("on_failure"),
+    "checks": {
+        "type": "object",
+        "description": "Reconciliation metric -> threshold, or {must_be, warn} (docs/compare.md).",
+        "additionalProperties": {
+            "oneOf": [
+                ref("threshold"),
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["must_be"],
+                    "properties": {"must_be": ref("threshold"), "warn": ref("threshold")},
+                },
+            ]
+        },
+    },
+}
+
 _TOP: dict[str, Schema] = {
     "$schema": {"type": "string", "description": "Ignored (for editors)."},
     "version": {"const": 1, "description": "Format version; only 1 exists."},
@@ -483,6 +531,12 @@ _TOP: dict[str, Schema] = {
     "sample_size": ref("sample_size"),
     "on_failure": ref("on_failure"),
     "tables": {"type": "array", "minItems": 1, "items": ref("table")},
+    "compare": {
+        "type": "array",
+        "minItems": 1,
+        "items": ref("comparison"),
+        "description": "Dataset comparisons by key (docs/compare.md).",
+    },
 }
 
 _VAR: dict[str, Schema] = {
@@ -579,6 +633,7 @@ def _check_coverage() -> None:
         ("source", _SOURCE, native.SOURCE_KEYS),
         ("variable", _VAR, native.VAR_KEYS),
         ("sink", _SINK, validations.SINK_KEYS),
+        ("comparison", _COMPARE, compare.ENTRY_KEYS),
         ("validations", _BLOCK, validations.BLOCK_KEYS),
         ("rule", _COMMON, COMMON_KEYS - {"targets"}),
     ):
@@ -592,6 +647,13 @@ def schema() -> Schema:
     """The native format's JSON Schema (draft 2020-12)."""
     _check_coverage()
     defs: dict[str, Schema] = {**VALUES, **_structure()}
+    defs["compare_tolerance"] = _TOLERANCE_OF_COMPARE
+    defs["comparison"] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "target", "keys"],
+        "properties": _COMPARE,
+    }
     for kind in RULES:
         defs[f"type_{kind}"] = _type(kind)
     for kind in RULES:

@@ -1,0 +1,348 @@
+"""A comparison plan -> Spark Connect DataFrames: the joined pairs, the one aggregate,
+the samples union and spark-data-test's report frames (docs/compare.md).
+
+Both sides are renamed to positional names first (``s_k0``, ``t_c3``...), so a column
+name never clashes with another or needs quoting past this point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+# Annotated with the parent classes pyspark's Connect functions are typed with, as
+# emit.spark; every frame built here is a Connect one.
+from pyspark.sql.connect import functions as F
+from pyspark.sql.connect.window import Window
+from pyspark.sql.types import (
+    LongType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from assay.emit.spark import balanced, col
+from assay.planner.compare import ColumnPlan, ComparePlan
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+
+MISSING_AT_SOURCE = "MISSING_AT_SOURCE"
+MISSING_AT_TARGET = "MISSTING_AT_TARGET"
+"""spark-data-test's value, spelled as its code writes it (its README says MISSING_AT_TARGET)."""
+PRESENT_IN_BOTH = "PRESENT_IN_BOTH"
+
+
+def narrowed(
+    df: DataFrame, select_cols: Sequence[str] | None, drop_cols: Sequence[str]
+) -> DataFrame:
+    """A side after ``select_cols`` then ``drop_cols`` (spark-data-test's order)."""
+    if select_cols is not None and list(select_cols) != ["*"]:
+        df = df.select(*(col(c) for c in select_cols))
+    return df.drop(*drop_cols) if drop_cols else df
+
+
+def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
+    keys = [col(k) for k in plan.keys]
+    order = Window.partitionBy(*keys).orderBy(*keys)
+    cols = [col(k).alias(f"{p}_k{i}") for i, k in enumerate(plan.keys)]
+    cols += [col(c.name).alias(f"{p}_{c.slot}") for c in plan.columns]
+    cols += [F.lit(True).alias(f"{p}_present"), F.row_number().over(order).alias(f"{p}_rn")]
+    if plan.sdt:
+        cols.append(F.concat_ws("", *(col(c) for c in plan.checksum)).alias(f"{p}_chk"))
+    return df.select(*cols)
+
+
+def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame:
+    """Every (source row, target row) pair of a key, and the rows of one side alone: a
+    full outer join on the keys (null-safe unless spark-data-test's semantics)."""
+    s, t = _side(source, plan, "s"), _side(target, plan, "t")
+    on = [
+        F.col(f"s_k{i}") == F.col(f"t_k{i}")
+        if plan.sdt
+        else F.col(f"s_k{i}").eqNullSafe(F.col(f"t_k{i}"))
+        for i in range(len(plan.keys))
+    ]
+    pairs = s.join(t, on=balanced(on, lambda a, b: a & b), how="full_outer")
+    keys = [
+        F.coalesce(F.col(f"s_k{i}"), F.col(f"t_k{i}")).alias(k) for i, k in enumerate(plan.keys)
+    ]
+    return pairs.select(*keys, "*")
+
+
+# --- predicates over the pairs ------------------------------------------------------------
+
+S = F.col("s_present").isNotNull()
+T = F.col("t_present").isNotNull()
+
+
+def _both() -> Column:
+    return S & T
+
+
+def _values(c: ColumnPlan) -> tuple[Column, Column]:
+    return F.col(f"s_{c.slot}"), F.col(f"t_{c.slot}")
+
+
+def _normalized(value: Column, plan: ComparePlan) -> Column:
+    if plan.comparison.ignore_whitespace:
+        value = F.trim(value)
+    if plan.comparison.ignore_case:
+        value = F.lower(value)
+    return value
+
+
+def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
+    """Whether a pair's values of ``c`` match (never null): null-safe equality (Spark's
+    NaN equals NaN); numbers within ``absolute + relative * |target|``; strings after
+    trimming / lower-casing when asked."""
+    s, t = _values(c)
+    if c.kind == "string":
+        return _normalized(s, plan).eqNullSafe(_normalized(t, plan))
+    equal = s.eqNullSafe(t)
+    if c.kind != "numeric" or c.tolerance.exact:
+        return equal
+    tol = c.tolerance
+    if c.source_type.startswith("decimal") and c.target_type.startswith("decimal"):
+        # Decimals stay exact: 30.00 vs 30.01 is within 0.01 (as doubles it is not).
+        bound = F.lit(tol.absolute) + F.lit(tol.relative) * F.abs(t)
+        return equal | F.coalesce(F.abs(s - t) <= bound, F.lit(False))
+    ds, dt_ = s.cast("double"), t.cast("double")
+    bound = F.lit(float(tol.absolute)) + F.lit(float(tol.relative)) * F.abs(dt_)
+    return equal | F.coalesce(F.abs(ds - dt_) <= bound, F.lit(False))
+
+
+def _sdt_matched(c: ColumnPlan, plan: ComparePlan) -> Column:
+    """spark-data-test's per-column match: ``abs(s - t) <= difference_tolerance`` for its
+    numeric types (null when a side is null), ``eqNullSafe`` for the rest."""
+    s, t = _values(c)
+    if c.sdt_numeric:
+        return F.abs(s - t) <= F.lit(float(plan.comparison.tolerance.absolute))
+    return s.eqNullSafe(t)
+
+
+def _sdt_after_tolerance(plan: ComparePlan) -> Column:
+    matched = [_sdt_matched(c, plan) for c in plan.columns]
+    return balanced(matched, lambda a, b: a & b) if matched else F.lit(True)
+
+
+def _checksum_equal() -> Column:
+    return F.col("s_chk").eqNullSafe(F.col("t_chk"))
+
+
+def _sdt_unmatched(plan: ComparePlan) -> Column:
+    """A pair in spark-data-test's ``unmatched_records``: both sides, checksums differ and
+    the columns, tolerance applied, are not all matched (null is neither)."""
+    return _both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(False))
+
+
+def row_matched(plan: ComparePlan) -> Column:
+    """A pair whose every compared column matches."""
+    if plan.sdt:
+        after = _sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
+        return _checksum_equal() | (_both() & after)
+    equal = [native_equal(c, plan) for c in plan.columns]
+    return _both() & (balanced(equal, lambda a, b: a & b) if equal else F.lit(True))
+
+
+def column_mismatch(c: ColumnPlan, plan: ComparePlan) -> Column:
+    """A pair counted as a mismatch of ``c``."""
+    if plan.sdt:
+        return _sdt_unmatched(plan) & _sdt_matched(c, plan).eqNullSafe(F.lit(False))
+    return _both() & ~native_equal(c, plan)
+
+
+def _count_if(condition: Column) -> Column:
+    return F.count(F.when(condition, F.lit(1)))
+
+
+def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
+    """The one aggregate: every count of the comparison, named as
+    :meth:`ComparePlan.outputs`."""
+    rn_s, rn_t = F.col("s_rn"), F.col("t_rn")
+    first_s, first_t = ~S | (rn_s == 1), ~T | (rn_t == 1)
+    outputs = {
+        "source_rows": _count_if(S & first_t),
+        "target_rows": _count_if(T & first_s),
+        "pairs": F.count(F.lit(1)),
+        "compared": _count_if(_both()),
+        "matched_pairs": _count_if(row_matched(plan)),
+        "missing_in_target": _count_if(S & ~T),
+        "missing_in_source": _count_if(T & ~S),
+        "missing_keys_target": _count_if(S & ~T & (rn_s == 1)),
+        "missing_keys_source": _count_if(T & ~S & (rn_t == 1)),
+        "duplicate_keys_source": _count_if((rn_s == 2) & first_t),
+        "duplicate_keys_target": _count_if((rn_t == 2) & first_s),
+    }
+    if plan.sdt:
+        keys = F.struct(*(col(k) for k in plan.keys))
+        outputs["matched_keys"] = F.count_distinct(F.when(row_matched(plan), keys))
+    both = _both()
+    for c in plan.columns:
+        s, t = _values(c)
+        outputs[f"{c.slot}_mismatched"] = _count_if(column_mismatch(c, plan))
+        outputs[f"{c.slot}_nulls"] = _count_if(both & (s.isNull() != t.isNull()))
+        if c.kind == "numeric":
+            diff = F.abs(s.cast("double") - t.cast("double"))
+            outputs[f"{c.slot}_max_diff"] = F.max(F.when(both, diff))
+    return pairs.agg(*(value.alias(name) for name, value in outputs.items()))
+
+
+# --- samples ------------------------------------------------------------------------------
+
+
+def _json(fields: Sequence[Column]) -> Column:
+    return F.to_json(F.struct(*fields), {"ignoreNullFields": "false"})
+
+
+def samples(
+    pairs: DataFrame, plan: ComparePlan, mismatched: Sequence[ColumnPlan], n: int
+) -> DataFrame:
+    """Up to ``n`` rows per mismatched column and per missing side, ordered by key, as
+    one union: ``kind``, ``column`` and ``row`` (JSON of the keys and both values)."""
+    keys = [col(k) for k in plan.keys]
+    branches = []
+    for c in mismatched:
+        s, t = _values(c)
+        row = _json([*keys, s.alias("source"), t.alias("target")])
+        branches.append(
+            _branch(pairs, column_mismatch(c, plan), keys, n, "mismatched", c.name, row)
+        )
+    for kind, present, absent, p in (
+        ("missing_in_target", S, T, "s"),
+        ("missing_in_source", T, S, "t"),
+    ):
+        values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
+        side = "source" if p == "s" else "target"
+        row = _json([*keys, values.alias(side)])
+        branches.append(_branch(pairs, present & ~absent, keys, n, kind, None, row))
+    return balanced(branches, lambda a, b: a.unionAll(b))
+
+
+def _branch(
+    pairs: DataFrame,
+    where: Column,
+    keys: list[Column],
+    n: int,
+    kind: str,
+    column: str | None,
+    row: Column,
+) -> DataFrame:
+    return (
+        pairs.where(where)
+        .orderBy(*keys)
+        .limit(n)
+        .select(
+            F.lit(kind).alias("kind"),
+            F.lit(column).cast("string").alias("column"),
+            row.alias("row"),
+        )
+    )
+
+
+# --- spark-data-test's reports ------------------------------------------------------------
+
+
+def sdt_row_level(pairs: DataFrame, plan: ComparePlan, dataset: str) -> DataFrame:
+    """``row_lvl_test_report`` of one dataset, computed as spark-data-test does: a key's
+    pairs are all matched when one of them matched after tolerance (its left join on the
+    keys), ``duplicate_count`` is the key's pairs after that join, less one."""
+    keys = list(plan.keys)
+    tolerated = pairs.where(
+        _both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
+    ).select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
+    on = balanced([col(k) == F.col(f"r_k{i}") for i, k in enumerate(keys)], lambda a, b: a & b)
+    spread = pairs.join(tolerated, on=on, how="left")
+    window = Window.partitionBy(*(col(k) for k in keys)).rowsBetween(
+        Window.unboundedPreceding, Window.unboundedFollowing
+    )
+    status = (
+        F.when(~S, F.lit(MISSING_AT_SOURCE))
+        .when(~T, F.lit(MISSING_AT_TARGET))
+        .otherwise(F.lit(PRESENT_IN_BOTH))
+    )
+    matched = _checksum_equal() | F.coalesce(F.col("r_tol"), F.lit(False))
+    return (
+        spread.select(
+            *(col(k) for k in keys),
+            (F.count(F.lit(1)).over(window) - 1).alias("duplicate_count"),
+            status.alias("missing_row_status"),
+            matched.alias("all_rows_matched"),
+        )
+        .distinct()
+        .select(
+            F.lit(dataset).alias("dataset_name"),
+            *(col(k) for k in keys),
+            "duplicate_count",
+            "missing_row_status",
+            "all_rows_matched",
+        )
+    )
+
+
+def sdt_unmatched_rows(pairs: DataFrame, plan: ComparePlan, c: ColumnPlan) -> DataFrame:
+    """``unmatched_rows/<dataset>/<column>``: the keys and both values of the pairs where
+    ``c`` did not match, distinct (no ``dataset_name`` column, as its code writes it)."""
+    s, t = _values(c)
+    return (
+        pairs.where(column_mismatch(c, plan))
+        .select(*(col(k) for k in plan.keys), s.alias(f"{c.name}_src"), t.alias(f"{c.name}_target"))
+        .distinct()
+    )
+
+
+_COUNT_MAP = MapType(StringType(), LongType(), True)
+OVERALL_SCHEMA = StructType(
+    [
+        StructField("dataset_name", StringType(), True),
+        StructField("count", _COUNT_MAP, True),
+        StructField("matched_count", LongType(), True),
+        StructField("duplicate_count", _COUNT_MAP, True),
+        StructField("missing_rows", _COUNT_MAP, True),
+        StructField("test_status", StringType(), True),
+    ]
+)
+COLUMN_SCHEMA = StructType(
+    [
+        StructField("dataset_name", StringType(), True),
+        StructField("column_name", StringType(), True),
+        StructField("unmatched_rows_count", LongType(), True),
+    ]
+)
+
+
+def local_frame(spark: Any, rows: Sequence[Mapping[str, Any]], schema: StructType) -> DataFrame:
+    """A small frame of already aggregated values (the overall and column reports)."""
+    names = [f.name for f in schema.fields]
+    return spark.createDataFrame([tuple(r[n] for n in names) for r in rows], schema)
+
+
+def write(
+    df: DataFrame,
+    path: str,
+    fmt: str,
+    options: Mapping[str, str],
+    partitions: int,
+    order: str | None = None,
+) -> None:
+    """One overwrite of ``df`` at ``path`` (one Spark plan)."""
+    if order is not None:
+        df = df.orderBy(order)
+    if partitions > 0:
+        # spark-data-test coalesces or repartitions to exactly this many partitions (it
+        # asks the RDD for the current count, which Spark Connect has not): repartition.
+        df = df.repartition(partitions)
+    df.write.options(**dict(options)).mode("overwrite").format(fmt).save(path)
+
+
+__all__ = [
+    "aggregate",
+    "joined",
+    "narrowed",
+    "samples",
+    "sdt_row_level",
+    "sdt_unmatched_rows",
+    "write",
+]

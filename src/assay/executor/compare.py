@@ -1,0 +1,329 @@
+"""Running dataset comparisons: one aggregate plan each, one samples plan only when rows
+differ, then spark-data-test's report writes (one plan each) per job.
+
+Only aggregates and bounded samples come back to the client.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from pyspark.sql.connect.session import SparkSession
+
+from assay.emit import compare as emit
+from assay.emit.spark import source_frame
+from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor.spark_errors import spark_message, to_assay_error
+from assay.ir.compare import DatasetComparison, FrameRef, SdtReports
+from assay.ir.suite import RunPolicy
+from assay.planner.compare import (
+    ComparePlan,
+    UnboundComparison,
+    column_counts,
+    counts,
+    describe_source,
+    differs,
+    judge,
+    plan_comparison,
+)
+from assay.report.comparison import ComparisonResult
+from assay.report.events import RunSummary
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+
+Sink = Callable[[Any], None]
+
+
+@dataclass
+class PreparedComparison:
+    """A comparison bound to its sides' frames and schemas (analysis RPCs only)."""
+
+    comparison: DatasetComparison
+    plan: ComparePlan
+    source: DataFrame
+    target: DataFrame
+    pairs: DataFrame | None = None
+    totals: dict[str, Any] | None = None
+    columns: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _frame(
+    spark: SparkSession, side: Any, row_filter: str | None, frames: Mapping[str, DataFrame]
+) -> DataFrame:
+    if isinstance(side, FrameRef):
+        df = frames[side.label]
+        return df.where(row_filter) if row_filter else df
+    return source_frame(spark, side, row_filter)
+
+
+def prepare_comparison(
+    spark: SparkSession,
+    comparison: DatasetComparison,
+    frames: Mapping[str, DataFrame] | None = None,
+) -> PreparedComparison | AssayError:
+    """Read both schemas, narrow the sides and plan the comparison; a config mistake (a
+    missing key or column) is a :class:`ConfigError`."""
+    frames = frames or {}
+    c = comparison
+    try:
+        source = _frame(spark, c.source, c.source_filter, frames)
+        target = _frame(spark, c.target, c.target_filter, frames)
+        source = emit.narrowed(source, c.select_cols, c.drop_cols)
+        target = emit.narrowed(target, c.select_cols, c.drop_cols)
+        s_schema = [(f.name, f.dataType.simpleString()) for f in source.schema.fields]
+        t_schema = [(f.name, f.dataType.simpleString()) for f in target.schema.fields]
+    except Exception as exc:  # noqa: BLE001 - classified below
+        return to_assay_error(exc, f"comparison {c.name}: cannot read its sides", c.origin)
+    try:
+        plan = plan_comparison(c, s_schema, t_schema)
+    except UnboundComparison as error:
+        return ConfigError(str(error), origin=c.origin)
+    compared = {col.name.lower() for col in plan.columns}
+    unknown = [ch for ch in c.checks if ch.column is not None and ch.column.lower() not in compared]
+    if unknown:
+        names = ", ".join(ch.label for ch in unknown)
+        return ConfigError(
+            f"comparison {c.name}: {names}: not a compared column", origin=unknown[0].origin
+        )
+    return PreparedComparison(c, plan, source, target)
+
+
+def prepare_all(
+    spark: SparkSession,
+    comparisons: Sequence[DatasetComparison],
+    frames: Mapping[str, DataFrame] | None = None,
+) -> list[PreparedComparison]:
+    """Every comparison prepared, or the errors: every config error together (exit 2),
+    else the first other failure."""
+    found = [prepare_comparison(spark, c, frames) for c in comparisons]
+    problems = [e for e in found if isinstance(e, ConfigError)]
+    if problems:
+        flat = [x for e in problems for x in (e.errors if isinstance(e, ConfigErrors) else [e])]
+        raise ConfigErrors(flat)
+    failures = [e for e in found if isinstance(e, AssayError)]
+    if failures:
+        raise failures[0]
+    return found  # type: ignore[return-value]
+
+
+def _measure(p: PreparedComparison) -> int:
+    """The one aggregate (and the samples, when rows differ); the plans submitted."""
+    p.pairs = emit.joined(p.source, p.target, p.plan)
+    row = emit.aggregate(p.pairs, p.plan).collect()[0].asDict()
+    p.totals = counts(p.plan, row)
+    p.columns = column_counts(p.plan, row)
+    return 1
+
+
+def _samples(p: PreparedComparison) -> dict[str, Any] | None:
+    assert p.pairs is not None and p.totals is not None
+    n = p.comparison.sample_size
+    if n <= 0 or not differs(p.totals):
+        return None
+    pairs = zip(p.plan.columns, p.columns, strict=True)
+    mismatched = [c for c, counted in pairs if counted["mismatched"]]
+    found: dict[str, list[Any]] = {
+        "mismatched": [],
+        "missing_in_target": [],
+        "missing_in_source": [],
+    }
+    for r in emit.samples(p.pairs, p.plan, mismatched, n).collect():
+        row = orjson.loads(r["row"])
+        if r["kind"] == "mismatched":
+            keys = {k: row[k] for k in p.plan.keys}
+            found["mismatched"].append(
+                {
+                    "column": r["column"],
+                    "key": keys,
+                    "source": row["source"],
+                    "target": row["target"],
+                }
+            )
+        else:
+            found[r["kind"]].append(row)
+    return found
+
+
+def run_comparison(
+    p: PreparedComparison, run_id: str, policy: RunPolicy
+) -> tuple[ComparisonResult, int]:
+    """Measure and judge one comparison; its event and the Spark plans it submitted."""
+    c = p.comparison
+    start = time.monotonic()
+    base: dict[str, Any] = {
+        "run_id": run_id,
+        "comparison": c.name,
+        "semantics": c.semantics,
+        "source": describe_source(c.source),
+        "target": describe_source(c.target),
+        "keys": p.plan.keys,
+        "origin": c.origin,
+    }
+    plans = 0
+    try:
+        plans += _measure(p)
+        samples = _samples(p)
+        plans += samples is not None
+    except Exception as exc:  # noqa: BLE001 - the comparison's error, reported as a result
+        error = to_assay_error(exc, f"comparison {c.name}: Spark failed", c.origin)
+        elapsed = int((time.monotonic() - start) * 1000)
+        result = ComparisonResult(
+            **base,
+            passed=False,
+            severity="error",
+            message=error.message,
+            spark_plans=plans + 1,
+            elapsed_ms=elapsed,
+            error=error.message,
+            detail=spark_message(exc),
+        )
+        return result, plans + 1
+    assert p.totals is not None
+    outcomes = judge(c, p.totals, p.columns)
+    failed = [o for o in outcomes if o.severity == "fail"]
+    warned = [o for o in outcomes if o.severity == "warn"]
+    severity = "fail" if failed else ("warn" if warned else "pass")
+    waiver = None
+    if failed:
+        if c.on_failure != "fail":
+            waiver = f"on_failure: {c.on_failure}"
+        elif policy.on_failure != "fail":
+            waiver = policy.said
+    message = "; ".join(o.message for o in (failed or warned or outcomes))
+    result = ComparisonResult(
+        **base,
+        passed=not failed,
+        severity=severity,
+        message=message,
+        counts=p.totals,
+        columns=tuple(p.columns),
+        checks=tuple(o.to_dict() for o in outcomes),
+        samples=samples,
+        blocking=bool(failed) and waiver is None,
+        waiver=waiver,
+        spark_plans=plans,
+        elapsed_ms=int((time.monotonic() - start) * 1000),
+    )
+    return result, plans
+
+
+def run_comparisons(
+    spark: SparkSession,
+    prepared: Sequence[PreparedComparison],
+    run_id: str,
+    sink: Sink,
+    policy: RunPolicy,
+    note: Callable[[str], None] = lambda line: None,
+) -> list[ComparisonResult]:
+    """Run every comparison in order, write each spark-data-test job's reports after its
+    datasets, and stream the events (a job's after its writes)."""
+    jobs: dict[SdtReports | None, list[int]] = {}
+    for i, p in enumerate(prepared):
+        jobs.setdefault(p.comparison.reports, []).append(i)
+    done: dict[int, ComparisonResult] = {}
+    for job, members in jobs.items():
+        for i in members:
+            note(f"assay: comparing {prepared[i].comparison.name}")
+            done[i], _ = run_comparison(prepared[i], run_id, policy)
+        if job is not None:
+            _write_job(spark, job, [prepared[i] for i in members], members, done, note)
+        for i in members:
+            sink(done[i])
+    return [done[i] for i in range(len(prepared))]
+
+
+def _write_job(
+    spark: SparkSession,
+    job: SdtReports,
+    members: list[PreparedComparison],
+    indices: list[int],
+    done: dict[int, ComparisonResult],
+    note: Callable[[str], None],
+) -> None:
+    """spark-data-test's four outputs of one job; a failed write is the job's error."""
+    import dataclasses
+
+    if any(done[i].error is not None for i in indices):
+        return
+    from assay.executor.sdt_reports import job_writes
+
+    try:
+        written = job_writes(spark, job, members, note)
+    except Exception as exc:  # noqa: BLE001 - a failed write is reported on the job's events
+        error = to_assay_error(
+            exc, f"spark-data-test job {job.job_name}: a report write failed", job.origin
+        )
+        for i in indices:
+            done[i] = dataclasses.replace(
+                done[i],
+                severity="error",
+                passed=False,
+                error=error.message,
+                detail=spark_message(exc),
+            )
+        return
+    shared = [w for w in written if w["dataset"] is None]
+    for n, i in enumerate(indices):
+        own = [w for w in written if w["dataset"] == members[n].comparison.name]
+        outputs = tuple({k: v for k, v in w.items() if k != "dataset"} for w in [*shared, *own])
+        plans = len(own) + (len(shared) if n == len(indices) - 1 else 0)
+        done[i] = dataclasses.replace(
+            done[i], outputs=outputs, spark_plans=done[i].spark_plans + plans
+        )
+
+
+def with_comparisons(summary: RunSummary, results: Sequence[ComparisonResult]) -> RunSummary:
+    """The run's summary with its comparisons counted: a failed comparison is a failed
+    check (``failed``), a blocking one fails the run, an errored one exits 3."""
+    import dataclasses
+
+    if not results:
+        return summary
+    errors = [r for r in results if r.severity == "error"]
+    failed = [r for r in results if r.severity == "fail"]
+    blocking = [r for r in results if r.blocking]
+    waived = [r for r in failed if not r.blocking]
+    total_errors = summary.errors + len(errors)
+    total_blocking = summary.blocking + len(blocking)
+    exit_code = 3 if total_errors else (1 if total_blocking else 0)
+    reason = summary.exit_reason
+    if errors:
+        said = f"{_plural(len(errors), 'comparison')} could not be evaluated ({_names(errors)})"
+        reason = f"{reason}; and {said}" if summary.exit_code == 3 else f"exit 3: {said}"
+    elif blocking:
+        verb = "fails" if len(blocking) == 1 else "fail"
+        said = f"{_plural(len(blocking), 'failed comparison')} {verb} the run ({_names(blocking)})"
+        reason = f"{reason}; and {said}" if summary.exit_code == 1 else f"exit 1: {said}"
+    elif summary.exit_code == 0 and reason.endswith("nothing to check"):
+        reason = "exit 0: every comparison passed"
+    if waived:
+        verb = "does" if len(waived) == 1 else "do"
+        why = ", ".join(sorted({r.waiver or "waived" for r in waived}))
+        reason += f"; {_plural(len(waived), 'failed comparison')} {verb} not fail it ({why})"
+    return dataclasses.replace(
+        summary,
+        failed=summary.failed + len(failed),
+        warned=summary.warned + sum(r.severity == "warn" for r in results),
+        errors=total_errors,
+        blocking=total_blocking,
+        spark_plans=summary.spark_plans + sum(r.spark_plans for r in results),
+        exit_code=exit_code,
+        exit_reason=reason,
+        comparisons=len(results),
+        failed_comparisons=tuple(r.comparison for r in results if not r.passed),
+    )
+
+
+def _names(results: Sequence[ComparisonResult]) -> str:
+    shown = ", ".join(f"{r.comparison} {r.origin.path}" for r in results[:5])
+    return shown + (f" and {len(results) - 5} more" if len(results) > 5 else "")
+
+
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
