@@ -669,7 +669,7 @@ def schema() -> Schema:
         ),
         "type": "object",
         "additionalProperties": False,
-        "required": ["tables"],
+        "anyOf": [{"required": ["tables"]}, {"required": ["compare"]}],
         "patternProperties": {
             "^" + native.EXTENSION: {"description": "Ignored: a place for YAML anchors."}
         },
