@@ -377,12 +377,12 @@ def test_new_rule_types_compile_to_the_documented_ir(
     assert built.requires == requires
 
 
-NEW_TYPES = {
+REFERENCE_TYPES = {
     "duplicate_percent", "invalid_count", "invalid_percent", "freshness", "negative_check",
     "range_check", "string_length_check", "string_regex_check", "column_sum_check",
     "column_max_check", "colstats", "has_size", "has_uniqueness", "is_contained_in",
 }  # fmt: skip
-NEW_ALIASES = {
+REFERENCE_ALIASES = {
     "custom_sql", "nullCheck", "null_check", "negativeCheck", "rangeCheck", "stringLengthCheck",
     "stringRegexCheck", "rowCount", "uniqueCheck", "unique_check", "columnSumCheck",
     "columnMaxCheck", "isComplete", "is_complete", "isUnique", "is_unique", "hasSize",
@@ -394,9 +394,9 @@ def test_every_new_type_and_alias_has_a_case():
     import re
 
     covered = {re.search(r"type: (\w+)", c[0]).group(1) for c in CASES}
-    assert set(RULES) >= NEW_TYPES
-    assert set(ALIASES) >= NEW_ALIASES
-    assert covered == NEW_TYPES | NEW_ALIASES
+    assert set(RULES) >= REFERENCE_TYPES
+    assert set(ALIASES) >= REFERENCE_ALIASES
+    assert covered == REFERENCE_TYPES | REFERENCE_ALIASES
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))
