@@ -41,9 +41,14 @@ def _lines(stdout: str) -> list[dict]:
                            "blocking", "spark_plans", "error")}
         for e in events if e["event"] == "table"
     ]  # fmt: skip
+    compared = [
+        {k: v for k, v in e.items() if k not in ("run_id", "elapsed_ms")}
+        for e in events
+        if e["event"] == "comparison"
+    ]
     key = lambda d: (d["table"], d.get("rule_index", -1))  # noqa: E731
     summary = {k: events[-1][k] for k in ("status", "exit_code", "failed", "errors", "blocking")}
-    return [*sorted(results, key=key), *sorted(tables, key=key), summary]
+    return [*sorted(results, key=key), *sorted(tables, key=key), *compared, summary]
 
 
 @pytest.mark.parametrize("command", RUNS)
@@ -132,3 +137,24 @@ def test_a_worker_killed_mid_run_is_retried_or_named(cluster, server, tmp_path):
         expected = _run(f"assay run {path}", server.url)
         assert proc.returncode == expected.returncode, err[-2000:]
         assert _lines(out) == _lines(expected.stdout)
+
+
+def _thin_pythons() -> list[str]:
+    found = [p for p in os.environ.get("ASSAY_THIN_PYTHONS", "").split(",") if p]
+    if not found and os.environ.get("ASSAY_REQUIRE_VERSIONS") == "1":
+        pytest.fail("ASSAY_THIN_PYTHONS is not set but ASSAY_REQUIRE_VERSIONS=1")
+    return found
+
+
+@pytest.mark.parametrize("thin", _thin_pythons() or [None], ids=lambda p: p or "none")
+def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin):
+    """The install users run from an orchestrator: pyspark-client only, against the cluster."""
+    if thin is None:
+        pytest.skip("no thin-client install given (ASSAY_THIN_PYTHONS): .ci/run builds them")
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYTHONPATH")}
+    for command in RUNS:
+        argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url]
+        alone = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+        full = _run(command, cluster.url)
+        assert alone.returncode == full.returncode, alone.stderr[-2000:]
+        assert _lines(alone.stdout) == _lines(full.stdout), command

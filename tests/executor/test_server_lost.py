@@ -29,9 +29,11 @@ def test_a_server_killed_mid_run_is_one_sentence_per_table_and_exit_3(tmp_path):
             "    rules:\n      - {type: regex, column: h, pattern: '^[0-9a-f]+z$'}\n"
         )
         env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+        report = tmp_path / "report.json"
+        report.write_text('{"written": "by an earlier run"}')
         proc = subprocess.Popen(
             [sys.executable, "-m", "assay", "run", str(path), "--remote", handle.connect_url,
-             "--progress"],
+             "--progress", "--jsonReport", str(report)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
         )  # fmt: skip
         assert proc.stderr is not None
@@ -60,3 +62,6 @@ def test_a_server_killed_mid_run_is_one_sentence_per_table_and_exit_3(tmp_path):
     assert "Rendezvous" not in out and "StatusCode" not in out
     assert err.count("stopped answering") == 1, err  # once per table, on stderr too
     assert "Traceback" not in err
+    # the report file is never left half-written: the earlier one, or this run's whole one
+    written = __import__("json").loads(report.read_text())
+    assert written == {"written": "by an earlier run"} or written["status"] == "ERROR"
