@@ -265,7 +265,7 @@ def explain(
                 )
             else:
                 sys.stdout.write(table.text + "\n\n")
-        if format == "text":
+        if format == "text" and (tables or not suite.comparisons):
             total = sum(t.spark_plans for t in tables)
             views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
             sys.stdout.write(
