@@ -1,5 +1,5 @@
-"""A real multi-process Spark standalone cluster on loopback, started once for the tests of
-this folder: a master, two workers (separate JVMs, one core and a bounded heap each) and a
+"""A real multi-process Spark standalone cluster on loopback, started once for the cluster
+tests: a master, two workers (separate JVMs, one core and a bounded heap each) and a
 Spark Connect server whose master is that cluster. pyspark's wheel ships the jars and
 ``bin/spark-class``; nothing is downloaded. Logs stay under pytest's temporary directory
 (their path is printed when a test fails)."""
@@ -88,8 +88,10 @@ def _wait(what: str, ready, timeout: float = 90) -> None:
     raise RuntimeError(f"the test cluster's {what} did not start within {timeout:.0f} s")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    # module scope: its five JVMs stop once the cluster tests are done, not at the end of
+    # the whole suite (they would load the 2-core machine for every later test)
     from assay.executor.session import open_session, quiet_pyspark_logging
 
     logs = tmp_path_factory.mktemp("cluster-logs")
