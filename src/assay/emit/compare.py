@@ -44,15 +44,61 @@ def narrowed(
     return df.drop(*drop_cols) if drop_cols else df
 
 
+_INTEGRAL = frozenset({"tinyint", "smallint", "int", "bigint"})
+
+
+def _key_default(spark_type: str | None) -> Column | None:
+    """A literal of the key's own type to stand for null in a split null-safe key (any
+    value is right: the key's null flag tells a null from it); ``None`` for the types
+    the key is not split for (floats, where ``-0.0`` and NaN are normalised in joins;
+    nested types; sides of different types)."""
+    if spark_type is None:
+        return None
+    if spark_type in _INTEGRAL or spark_type.startswith("decimal("):
+        return F.lit(0).cast(spark_type)
+    if spark_type == "string":
+        return F.lit("")
+    if spark_type in ("date", "timestamp", "timestamp_ntz"):
+        return F.lit("1970-01-01").cast(spark_type)
+    if spark_type == "boolean":
+        return F.lit(False)
+    return None
+
+
+def _key_parts(plan: ComparePlan, p: str) -> list[tuple[str, Column | None]]:
+    """Per key, the columns a side's window partitions by and the join equates, named
+    with what computes them (``None``: the key column itself).
+
+    A null-safe key of a shared simple type is split into ``coalesce(key, default)`` and
+    ``isnull(key)``: ``a <=> b`` is exactly ``coalesce(a, d) = coalesce(b, d) AND
+    isnull(a) = isnull(b)``. As columns of the side, they are what the window shuffles
+    by and what the join equates, so both share one exchange per side; Spark's own
+    rewrite of ``<=>`` in the join would shuffle every side a second time."""
+    parts: list[tuple[str, Column | None]] = []
+    for i, spark_type in enumerate(plan.key_types or (None,) * len(plan.keys)):
+        key = F.col(f"{p}_k{i}")
+        default = None if plan.sdt else _key_default(spark_type)
+        if default is None:
+            parts.append((f"{p}_k{i}", None))
+        else:
+            parts += [(f"{p}_j{i}", F.coalesce(key, default)), (f"{p}_n{i}", key.isNull())]
+    return parts
+
+
 def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
-    keys = [col(k) for k in plan.keys]
-    order = Window.partitionBy(*keys).orderBy(*keys)
     cols = [col(k).alias(f"{p}_k{i}") for i, k in enumerate(plan.keys)]
     cols += [col(c.name).alias(f"{p}_{c.slot}") for c in plan.columns]
-    cols += [F.lit(True).alias(f"{p}_present"), F.row_number().over(order).alias(f"{p}_rn")]
-    if plan.sdt:
-        cols.append(F.concat_ws("", *(col(c) for c in plan.checksum)).alias(f"{p}_chk"))
-    return df.select(*cols)
+    cols.append(F.lit(True).alias(f"{p}_present"))
+    parts = _key_parts(plan, p)
+    side = df.select(*cols)
+    computed = [value.alias(name) for name, value in parts if value is not None]
+    if computed:
+        side = side.select("*", *computed)
+    order = [F.col(name) for name, _ in parts]
+    side = side.withColumn(f"{p}_rn", F.row_number().over(Window.partitionBy(*order).orderBy(*order)))
+    if plan.sdt:  # rows of the key on this side (matched keys are counted with it)
+        side = side.withColumn(f"{p}_cnt", F.count(F.lit(1)).over(Window.partitionBy(*order)))
+    return side
 
 
 def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame:
@@ -60,16 +106,25 @@ def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame
     full outer join on the keys (null-safe unless spark-data-test's semantics)."""
     s, t = _side(source, plan, "s"), _side(target, plan, "t")
     on = [
-        F.col(f"s_k{i}") == F.col(f"t_k{i}")
-        if plan.sdt
-        else F.col(f"s_k{i}").eqNullSafe(F.col(f"t_k{i}"))
-        for i in range(len(plan.keys))
+        F.col(a) == F.col(b)
+        if plan.sdt or a[2] != "k"
+        else F.col(a).eqNullSafe(F.col(b))
+        for (a, _), (b, _) in zip(_key_parts(plan, "s"), _key_parts(plan, "t"), strict=True)
     ]
     pairs = s.join(t, on=balanced(on, lambda a, b: a & b), how="full_outer")
     keys = [
         F.coalesce(F.col(f"s_k{i}"), F.col(f"t_k{i}")).alias(k) for i, k in enumerate(plan.keys)
     ]
-    return pairs.select(*keys, "*")
+    if not plan.sdt:
+        return pairs.select(*keys, "*")
+    # spark-data-test's row checksum, sha2(concat_ws("", non-key columns)) per side:
+    # compared as the concatenations themselves (the same verdict without the hash),
+    # after the join, from the columns the pairs already hold (the shuffles stay narrow).
+    checksums = [
+        F.concat_ws("", *(F.col(f"{p}_{c.slot}") for c in plan.columns)) for p in ("s", "t")
+    ]
+    same = _both() & (checksums[0] == checksums[1])
+    return pairs.select(*keys, "*", same.alias("_checksum_equal"))
 
 
 # --- predicates over the pairs ------------------------------------------------------------
@@ -129,7 +184,8 @@ def _sdt_after_tolerance(plan: ComparePlan) -> Column:
 
 
 def _checksum_equal() -> Column:
-    return F.col("s_chk").eqNullSafe(F.col("t_chk"))
+    """Both sides present and spark-data-test's row checksums equal (never null)."""
+    return F.col("_checksum_equal")
 
 
 def _sdt_unmatched(plan: ComparePlan) -> Column:
@@ -177,8 +233,15 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         "duplicate_keys_target": _count_if((rn_t == 2) & first_s),
     }
     if plan.sdt:
+        # Distinct keys with a matched pair: a key with one row on each side has one
+        # pair, so only the keys duplicated on a side need count(DISTINCT) (which then
+        # holds few values, where over every key it would shuffle them all).
         keys = F.struct(*(col(k) for k in plan.keys))
-        outputs["matched_keys"] = F.count_distinct(F.when(row_matched(plan), keys))
+        single = (F.col("s_cnt") == 1) & (F.col("t_cnt") == 1)
+        matched = row_matched(plan)
+        outputs["matched_keys"] = _count_if(matched & single) + F.count_distinct(
+            F.when(matched & ~single, keys)
+        )
     both = _both()
     for c in plan.columns:
         s, t = _values(c)
@@ -200,45 +263,48 @@ def _json(fields: Sequence[Column]) -> Column:
 def samples(
     pairs: DataFrame, plan: ComparePlan, mismatched: Sequence[ColumnPlan], n: int
 ) -> DataFrame:
-    """Up to ``n`` rows per mismatched column and per missing side, ordered by key, as
-    one union: ``kind``, ``column`` and ``row`` (JSON of the keys and both values)."""
+    """Up to ``n`` rows per mismatched column and per missing side, ordered by key:
+    ``kind``, ``column`` and ``row`` (JSON of the keys and both values).
+
+    One pass over the pairs: a differing pair is exploded into the branches it belongs to
+    (one per mismatched column, one per missing side), ranked by key within its branch
+    with ``row_number() <= n`` (which Spark limits per partition before its shuffle), and
+    only the kept rows are turned into JSON, in branch then key order."""
     keys = [col(k) for k in plan.keys]
-    branches = []
+    branches: list[tuple[str, str | None, Column, Column]] = []  # kind, column, where, row
     for c in mismatched:
         s, t = _values(c)
         row = _json([*keys, s.alias("source"), t.alias("target")])
-        branches.append(
-            _branch(pairs, column_mismatch(c, plan), keys, n, "mismatched", c.name, row)
-        )
+        branches.append(("mismatched", c.name, column_mismatch(c, plan), row))
     for kind, present, absent, p in (
         ("missing_in_target", S, T, "s"),
         ("missing_in_source", T, S, "t"),
     ):
         values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
         side = "source" if p == "s" else "target"
-        row = _json([*keys, values.alias(side)])
-        branches.append(_branch(pairs, present & ~absent, keys, n, kind, None, row))
-    return balanced(branches, lambda a, b: a.unionAll(b))
+        branches.append((kind, None, present & ~absent, _json([*keys, values.alias(side)])))
+    ids = F.filter(
+        F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches))),
+        lambda x: x.isNotNull(),
+    )
+    branch = F.col("_branch")
+    ranked = (
+        pairs.where(balanced([where for _, _, where, _ in branches], lambda a, b: a | b))
+        .select("*", F.explode(ids).alias("_branch"))
+        .withColumn("_rank", F.row_number().over(Window.partitionBy(branch).orderBy(*keys)))
+        .where(F.col("_rank") <= n)
+    )
 
+    def by_branch(values: list[Column]) -> Column:
+        chosen = F.when(branch == 0, values[0])
+        for i, value in enumerate(values[1:], start=1):
+            chosen = chosen.when(branch == i, value)
+        return chosen
 
-def _branch(
-    pairs: DataFrame,
-    where: Column,
-    keys: list[Column],
-    n: int,
-    kind: str,
-    column: str | None,
-    row: Column,
-) -> DataFrame:
-    return (
-        pairs.where(where)
-        .orderBy(*keys)
-        .limit(n)
-        .select(
-            F.lit(kind).alias("kind"),
-            F.lit(column).cast("string").alias("column"),
-            row.alias("row"),
-        )
+    return ranked.orderBy(branch, "_rank").select(
+        by_branch([F.lit(kind) for kind, _, _, _ in branches]).alias("kind"),
+        by_branch([F.lit(column).cast("string") for _, column, _, _ in branches]).alias("column"),
+        by_branch([row for _, _, _, row in branches]).alias("row"),
     )
 
 

@@ -74,6 +74,9 @@ class ComparePlan:
     source_columns: tuple[str, ...]
     target_columns: tuple[str, ...]
     checksum: tuple[str, ...] = ()
+    key_types: tuple[str | None, ...] = ()
+    """Per key, the Spark type both sides share (``None`` when they differ): a shared type
+    lets the null-safe join split into plain equalities the side windows partition by."""
 
     @property
     def sdt(self) -> bool:
@@ -155,6 +158,10 @@ def plan_comparison(
         _column(i, src[c.lower()], tgt[c.lower()], comparison) for i, c in enumerate(wanted)
     )
     checksum = tuple(c.name for c in columns) if comparison.semantics == "spark-data-test" else ()
+    shared = [src[k.lower()][1] for k in keys]
+    key_types = tuple(
+        t if t == tgt[k.lower()][1] else None for k, t in zip(keys, shared, strict=True)
+    )
     return ComparePlan(
         comparison,
         keys,
@@ -162,6 +169,7 @@ def plan_comparison(
         tuple(name for name, _ in source_schema),
         tuple(name for name, _ in target_schema),
         checksum,
+        key_types,
     )
 
 
