@@ -242,6 +242,7 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         outputs["matched_keys"] = _count_if(matched & single) + F.count_distinct(
             F.when(matched & ~single, keys)
         )
+        outputs["unmatched_pairs"] = _count_if(_sdt_unmatched(plan))
     both = _both()
     for c in plan.columns:
         s, t = _values(c)
@@ -260,8 +261,15 @@ def _json(fields: Sequence[Column]) -> Column:
     return F.to_json(F.struct(*fields), {"ignoreNullFields": "false"})
 
 
+UNMATCHED_KEYS = "_unmatched_keys"
+
+
 def samples(
-    pairs: DataFrame, plan: ComparePlan, mismatched: Sequence[ColumnPlan], n: int
+    pairs: DataFrame,
+    plan: ComparePlan,
+    mismatched: Sequence[ColumnPlan],
+    n: int,
+    unmatched_keys: bool = False,
 ) -> DataFrame:
     """Up to ``n`` rows per mismatched column and per missing side, ordered by key:
     ``kind``, ``column`` and ``row`` (JSON of the keys and both values).
@@ -269,7 +277,12 @@ def samples(
     One pass over the pairs: a differing pair is exploded into the branches it belongs to
     (one per mismatched column, one per missing side), ranked by key within its branch
     with ``row_number() <= n`` (which Spark limits per partition before its shuffle), and
-    only the kept rows are turned into JSON, in branch then key order."""
+    only the kept rows are turned into JSON, in branch then key order.
+
+    With ``unmatched_keys`` (spark-data-test jobs whose unmatched pairs are few), every
+    key of spark-data-test's unmatched pairs comes too, as rows of kind
+    ``_unmatched_keys`` with the key in ``key``: the unmatched-rows writes then join only
+    those keys' rows (:func:`restricted`)."""
     keys = [col(k) for k in plan.keys]
     branches: list[tuple[str, str | None, Column, Column]] = []  # kind, column, where, row
     for c in mismatched:
@@ -283,6 +296,8 @@ def samples(
         values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
         side = "source" if p == "s" else "target"
         branches.append((kind, None, present & ~absent, _json([*keys, values.alias(side)])))
+    if unmatched_keys:
+        branches.append((UNMATCHED_KEYS, None, _sdt_unmatched(plan), F.lit(None).cast("string")))
     ids = F.filter(
         F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches))),
         lambda x: x.isNotNull(),
@@ -292,8 +307,11 @@ def samples(
         pairs.where(balanced([where for _, _, where, _ in branches], lambda a, b: a | b))
         .select("*", F.explode(ids).alias("_branch"))
         .withColumn("_rank", F.row_number().over(Window.partitionBy(branch).orderBy(*keys)))
-        .where(F.col("_rank") <= n)
     )
+    kept = F.col("_rank") <= n
+    if unmatched_keys:  # every row of the keys branch; its count was bounded beforehand
+        kept = kept | (branch == len(branches) - 1)
+    ranked = ranked.where(kept)
 
     def by_branch(values: list[Column]) -> Column:
         chosen = F.when(branch == 0, values[0])
@@ -305,7 +323,28 @@ def samples(
         by_branch([F.lit(kind) for kind, _, _, _ in branches]).alias("kind"),
         by_branch([F.lit(column).cast("string") for _, column, _, _ in branches]).alias("column"),
         by_branch([row for _, _, _, row in branches]).alias("row"),
+        F.when(branch == len(branches) - 1, F.struct(*keys)).alias("key")
+        if unmatched_keys
+        else F.lit(None).alias("key"),
     )
+
+
+def restricted(
+    spark: Any, source: DataFrame, target: DataFrame, plan: ComparePlan, keys: Sequence[tuple]
+) -> tuple[DataFrame, DataFrame]:
+    """Both sides narrowed to the rows of ``keys`` (a left semi join with them, sent as a
+    small local relation and broadcast): the pairs of those keys are exactly those of the
+    whole join, at the cost of a filtered scan. Keys are compared with ``=``
+    (spark-data-test's join), so only non-null keys of a shared type are given."""
+    names = [f"__assay_key{i}" for i in range(len(plan.keys))]
+    schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, plan.key_types, strict=True))
+    wanted = F.broadcast(spark.createDataFrame(list(keys), schema))
+
+    def semi(df: DataFrame) -> DataFrame:
+        on = [col(k) == F.col(n) for k, n in zip(plan.keys, names, strict=True)]
+        return df.join(wanted, on=balanced(on, lambda a, b: a & b), how="left_semi")
+
+    return semi(source), semi(target)
 
 
 # --- spark-data-test's reports ------------------------------------------------------------
@@ -407,6 +446,7 @@ __all__ = [
     "aggregate",
     "joined",
     "narrowed",
+    "restricted",
     "samples",
     "sdt_row_level",
     "sdt_unmatched_rows",

@@ -51,6 +51,10 @@ class PreparedComparison:
     pairs: DataFrame | None = None
     totals: dict[str, Any] | None = None
     columns: list[dict[str, Any]] = field(default_factory=list)
+    differing_rows: int = 0
+    """spark-data-test's unmatched pairs plus the rows of one side only."""
+    unmatched_keys: list[tuple[Any, ...]] | None = None
+    """The keys of spark-data-test's unmatched pairs, when the samples plan brought them."""
 
 
 def _frame(
@@ -118,7 +122,25 @@ def _measure(p: PreparedComparison) -> int:
     row = emit.aggregate(p.pairs, p.plan).collect()[0].asDict()
     p.totals = counts(p.plan, row)
     p.columns = column_counts(p.plan, row)
+    p.differing_rows = sum(
+        int(row.get(k) or 0) for k in ("unmatched_pairs", "missing_in_target", "missing_in_source")
+    )
     return 1
+
+
+UNMATCHED_KEYS_LIMIT = 50_000
+"""At most this many unmatched pairs and one-side rows in a spark-data-test job's
+dataset: their keys come back with the samples, so each unmatched-rows write joins only
+those keys' rows instead of both whole sides (the client holds at most this many keys)."""
+
+
+def _wants_unmatched_keys(p: PreparedComparison) -> bool:
+    return (
+        p.plan.sdt
+        and p.comparison.reports is not None
+        and all(t is not None for t in p.plan.key_types)
+        and 0 < p.differing_rows <= UNMATCHED_KEYS_LIMIT
+    )
 
 
 def _samples(p: PreparedComparison) -> dict[str, Any] | None:
@@ -133,7 +155,12 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         "missing_in_target": [],
         "missing_in_source": [],
     }
-    for r in emit.samples(p.pairs, p.plan, mismatched, n).collect():
+    with_keys = _wants_unmatched_keys(p)
+    unmatched: set[tuple[Any, ...]] = set()
+    for r in emit.samples(p.pairs, p.plan, mismatched, n, unmatched_keys=with_keys).collect():
+        if r["kind"] == emit.UNMATCHED_KEYS:
+            unmatched.add(tuple(r["key"]))
+            continue
         row = orjson.loads(r["row"])
         if r["kind"] == "mismatched":
             keys = {k: row[k] for k in p.plan.keys}
@@ -147,6 +174,8 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
             )
         else:
             found[r["kind"]].append(row)
+    if with_keys:
+        p.unmatched_keys = sorted(unmatched, key=repr)
     return found
 
 

@@ -70,10 +70,15 @@ def job_writes(
     written: list[dict[str, Any]] = []
     for p in members:
         assert p.pairs is not None
+        pairs = p.pairs
+        if p.unmatched_keys:  # only the unmatched keys' rows are joined
+            pairs = emit.joined(
+                *emit.restricted(spark, p.source, p.target, p.plan, p.unmatched_keys), p.plan
+            )
         for c, found in zip(p.plan.columns, p.columns, strict=True):
             if found["mismatched"]:
                 path = f"{job.base}/unmatched_rows/{p.comparison.name}/{c.name}"
-                save(emit.sdt_unmatched_rows(p.pairs, p.plan, c), path, None)
+                save(emit.sdt_unmatched_rows(pairs, p.plan, c), path, None)
                 written.append(_entry("unmatched_rows", path, p.comparison.name))
     columns = emit.local_frame(
         spark, [r for p in members for r in column_rows(p)], emit.COLUMN_SCHEMA
@@ -81,8 +86,11 @@ def job_writes(
     save(columns, f"{job.base}/col_lvl_test_report", "dataset_name")
     written.append(_entry("col_lvl_test_report", f"{job.base}/col_lvl_test_report", None))
     rows = [emit.sdt_row_level(p.pairs, p.plan, p.comparison.name) for p in members]  # type: ignore[arg-type]
-    # spark-data-test unions the datasets' reports by position, as here.
-    save(balanced(rows, lambda a, b: a.union(b)), f"{job.base}/row_lvl_test_report", "dataset_name")
+    # spark-data-test unions the datasets' reports by position, as here, and sorts them
+    # by dataset: with one dataset that sort changes nothing but funnels every row through
+    # one task, so it is left out.
+    by_dataset = "dataset_name" if len(members) > 1 else None
+    save(balanced(rows, lambda a, b: a.union(b)), f"{job.base}/row_lvl_test_report", by_dataset)
     written.append(_entry("row_lvl_test_report", f"{job.base}/row_lvl_test_report", None))
     overall = emit.local_frame(spark, [overall_row(p) for p in members], emit.OVERALL_SCHEMA)
     save(overall, f"{job.base}/overall_test_report", "dataset_name")

@@ -86,7 +86,7 @@ class ComparePlan:
         """Every output of the one aggregate, in order."""
         names = list(COUNTS)
         if self.sdt:
-            names.append("matched_keys")
+            names += ["matched_keys", "unmatched_pairs"]
         for c in self.columns:
             names += [f"{c.slot}_mismatched", f"{c.slot}_nulls"]
             if c.kind == "numeric":
