@@ -368,6 +368,8 @@ STRATEGIES: dict[str, Callable[[Context], Outcome]] = {
     "spark_data_test": spark_data_test,
     "assay_matching": assay_matching,
 }
+DEFAULT_STRATEGIES = tuple(n for n in STRATEGIES if n != "assay_sdt_cli")
+WARMUP_STRATEGIES = ("assay_api", "naive", "assay_matching")
 GROUPS = {  # which strategies produce the same report (ratios are taken within a group)
     "counts + samples": ("assay_api", "assay_cli", "naive", "datacompy"),
     "spark-data-test's four reports": ("assay_sdt_api", "assay_sdt_cli", "spark_data_test"),
@@ -417,12 +419,13 @@ def measure_once(name: str, ctx: Context, ui: SparkUI | None, meter: CpuMeter) -
 
 
 def bench_all(ctx: Context, ui: SparkUI | None, meter: CpuMeter, names: list[str], repeat: int,
-              warmup: int) -> list[dict[str, Any]]:
-    """Warm-up rounds, then ``repeat`` rounds each running every strategy once."""
+              warmup: int, warm: set[str] | None = None) -> list[dict[str, Any]]:
+    """Warm-up rounds (of the ``warm`` strategies; None: all), then ``repeat`` rounds each
+    running every strategy once (interleaved, so drift spreads over all of them)."""
     runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     broken: dict[str, dict[str, Any]] = {}
     for w in range(warmup):
-        for n in names:
+        for n in [n for n in names if warm is None or n in warm]:
             bench.log(f"warm-up {w + 1}: {n}")
             rec = measure_once(n, ctx, ui, meter)
             _show(n, rec, f"warm-up {w + 1}")
@@ -552,8 +555,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scale", type=float, default=None, help="TPC-H scale factor (default 1)")
     ap.add_argument("--repeat", type=int, default=None, help="measured runs (median; default 3)")
     ap.add_argument("--warmup", type=int, default=None, help="unmeasured runs first (default 1)")
-    ap.add_argument("--strategies", default=",".join(STRATEGIES),
-                    help=f"subset of {','.join(STRATEGIES)}")
+    ap.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                    help=f"subset of {','.join(STRATEGIES)} (default: all but assay_sdt_cli)")
+    ap.add_argument("--warmup-strategies", default=",".join(WARMUP_STRATEGIES),
+                    help="what the warm-up rounds run ('all': every measured strategy); the "
+                         "default warms the JVM's scan, shuffle, join and aggregate code "
+                         "that every strategy runs, in a few minutes instead of a whole round")
     ap.add_argument("--quick", action="store_true",
                     help=f"scale {bench.QUICK_SCALE}, one measured run, no warm-up (a smoke run)")
     ap.add_argument("--out", type=Path, default=bench.RESULTS_DIR / "compare.json")
@@ -613,7 +620,9 @@ def main(argv: list[str] | None = None) -> int:
         meter = CpuMeter(getattr(handle, "pid", None))
         global WAIT_IDLE
         WAIT_IDLE = args.wait_idle
-        rows = bench_all(ctx, ui, meter, args.names, args.repeat, args.warmup)
+        warm = None if args.warmup_strategies == "all" else set(args.warmup_strategies.split(","))
+        document["warmup_strategies"] = sorted(warm) if warm is not None else "all"
+        rows = bench_all(ctx, ui, meter, args.names, args.repeat, args.warmup, warm)
         add_ratios(rows)
         document["results"] = rows
         document["agreement"] = agreement(rows)

@@ -4,7 +4,7 @@
   shuffle per side) against Spark's own ``<=>`` join, with keys equal to the defaults;
 - the one-pass samples (exploded per branch, ``row_number() <= n``) against one
   ``ORDER BY keys LIMIT n`` query per branch;
-- spark-data-test's unmatched-rows writes over the unmatched keys only against the same
+- spark-data-test's unmatched-rows writes over the differing keys only against the same
   writes over both whole sides.
 """
 
@@ -147,9 +147,9 @@ def test_one_pass_samples_equal_one_query_per_branch(spark, monkeypatch, n):
     captured = {}
     original = emit.samples
 
-    def spy(pairs, plan, mismatched, size, unmatched_keys=False):
+    def spy(pairs, plan, mismatched, size, differing_keys=False):
         captured.update(pairs=pairs, plan=plan, mismatched=mismatched)
-        return original(pairs, plan, mismatched, size, unmatched_keys)
+        return original(pairs, plan, mismatched, size, differing_keys)
 
     monkeypatch.setattr(emit, "samples", spy)
     got = assay.compare(source, target, keys=KEYS, sample_size=n).samples
@@ -171,7 +171,7 @@ def test_one_pass_samples_equal_one_query_per_branch(spark, monkeypatch, n):
     assert len([s for s in got["mismatched"] if s["column"] == "v"]) == min(n, 30)
 
 
-# --- spark-data-test's unmatched rows over the unmatched keys ---------------------------------
+# --- spark-data-test's unmatched rows over the differing keys ---------------------------------
 
 
 @pytest.mark.parametrize("names", [["quirks", "dupes"], ["decimals"]])
@@ -182,7 +182,7 @@ def test_unmatched_rows_over_the_unmatched_keys_equal_whole_sides(
     datasets share a key count: spark-data-test unions its row reports by position)."""
     from tests.compare.test_spark_data_test import _job, _reports, _write_inputs
 
-    import assay.executor.compare as runner
+    import assay.planner.compare as planner
     from assay.comparing import run_comparison_job
 
     configs = _write_inputs(spark, tmp_path, names)
@@ -195,8 +195,8 @@ def test_unmatched_rows_over_the_unmatched_keys_equal_whole_sides(
 
     monkeypatch.setattr(emit, "restricted", spy)
     keyed = run_comparison_job(spark, _job(configs, tmp_path / "keys"))
-    assert calls and all(calls), "the unmatched keys came back with the samples"
-    monkeypatch.setattr(runner, "UNMATCHED_KEYS_LIMIT", 0)  # the whole sides
+    assert calls and all(calls), "the differing keys came back with the samples"
+    monkeypatch.setattr(planner, "DIFFERING_KEYS_LIMIT", 0)  # the whole sides
     calls.clear()
     whole = run_comparison_job(spark, _job(configs, tmp_path / "whole"))
     assert calls == []

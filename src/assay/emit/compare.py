@@ -242,7 +242,7 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         outputs["matched_keys"] = _count_if(matched & single) + F.count_distinct(
             F.when(matched & ~single, keys)
         )
-        outputs["unmatched_pairs"] = _count_if(_sdt_unmatched(plan))
+        outputs["differing_pairs"] = _count_if(_both() & ~_checksum_equal())
     both = _both()
     for c in plan.columns:
         s, t = _values(c)
@@ -261,7 +261,7 @@ def _json(fields: Sequence[Column]) -> Column:
     return F.to_json(F.struct(*fields), {"ignoreNullFields": "false"})
 
 
-UNMATCHED_KEYS = "_unmatched_keys"
+DIFFERING_KEYS = "_differing_keys"
 
 
 def samples(
@@ -269,7 +269,7 @@ def samples(
     plan: ComparePlan,
     mismatched: Sequence[ColumnPlan],
     n: int,
-    unmatched_keys: bool = False,
+    differing_keys: bool = False,
 ) -> DataFrame:
     """Up to ``n`` rows per mismatched column and per missing side, ordered by key:
     ``kind``, ``column`` and ``row`` (JSON of the keys and both values).
@@ -279,10 +279,10 @@ def samples(
     with ``row_number() <= n`` (which Spark limits per partition before its shuffle), and
     only the kept rows are turned into JSON, in branch then key order.
 
-    With ``unmatched_keys`` (spark-data-test jobs whose unmatched pairs are few), every
-    key of spark-data-test's unmatched pairs comes too, as rows of kind
-    ``_unmatched_keys`` with the key in ``key``: the unmatched-rows writes then join only
-    those keys' rows (:func:`restricted`)."""
+    With ``differing_keys`` (spark-data-test jobs where few rows differ), the key of
+    every pair whose checksums differ comes too, as rows of kind ``_differing_keys`` with
+    the key in ``key``: the unmatched-rows writes and the search for tolerated pairs then
+    join only those keys' rows (:func:`restricted`)."""
     keys = [col(k) for k in plan.keys]
     branches: list[tuple[str, str | None, Column, Column]] = []  # kind, column, where, row
     for c in mismatched:
@@ -296,8 +296,9 @@ def samples(
         values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
         side = "source" if p == "s" else "target"
         branches.append((kind, None, present & ~absent, _json([*keys, values.alias(side)])))
-    if unmatched_keys:
-        branches.append((UNMATCHED_KEYS, None, _sdt_unmatched(plan), F.lit(None).cast("string")))
+    if differing_keys:
+        differs = _both() & ~_checksum_equal()
+        branches.append((DIFFERING_KEYS, None, differs, F.lit(None).cast("string")))
     ids = F.filter(
         F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches))),
         lambda x: x.isNotNull(),
@@ -309,7 +310,7 @@ def samples(
         .withColumn("_rank", F.row_number().over(Window.partitionBy(branch).orderBy(*keys)))
     )
     kept = F.col("_rank") <= n
-    if unmatched_keys:  # every row of the keys branch; its count was bounded beforehand
+    if differing_keys:  # every row of the keys branch; its count was bounded beforehand
         kept = kept | (branch == len(branches) - 1)
     ranked = ranked.where(kept)
 
@@ -324,7 +325,7 @@ def samples(
         by_branch([F.lit(column).cast("string") for _, column, _, _ in branches]).alias("column"),
         by_branch([row for _, _, _, row in branches]).alias("row"),
         F.when(branch == len(branches) - 1, F.struct(*keys)).alias("key")
-        if unmatched_keys
+        if differing_keys
         else F.lit(None).alias("key"),
     )
 
@@ -350,40 +351,72 @@ def restricted(
 # --- spark-data-test's reports ------------------------------------------------------------
 
 
-def sdt_row_level(pairs: DataFrame, plan: ComparePlan, dataset: str) -> DataFrame:
-    """``row_lvl_test_report`` of one dataset, computed as spark-data-test does: a key's
+def sdt_row_level(
+    pairs: DataFrame, plan: ComparePlan, dataset: str, differing: DataFrame | None = None
+) -> DataFrame:
+    """``row_lvl_test_report`` of one dataset, with spark-data-test's values: a key's
     pairs are all matched when one of them matched after tolerance (its left join on the
-    keys), ``duplicate_count`` is the key's pairs after that join, less one."""
+    keys), ``duplicate_count`` is the key's pairs after that join, less one; one row per
+    distinct (key, ``missing_row_status``, ``all_rows_matched``).
+
+    Computed with one group-by on the key where spark-data-test counts over a window and
+    then takes distinct rows: a key's rows are either all of one side only (their
+    ``all_rows_matched`` is false; null keys, which never pair, may have rows of both
+    sides) or all pairs (``PRESENT_IN_BOTH``, matched or not), so four flags per key
+    give its distinct rows. ``differing``: the pairs of the keys whose checksums differ
+    (:func:`restricted`), where the tolerated pairs are looked for instead of the whole
+    join."""
     keys = list(plan.keys)
-    tolerated = pairs.where(
+    tolerated = (pairs if differing is None else differing).where(
         _both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
     ).select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
+    if differing is not None:
+        tolerated = F.broadcast(tolerated)
     on = balanced([col(k) == F.col(f"r_k{i}") for i, k in enumerate(keys)], lambda a, b: a & b)
     spread = pairs.join(tolerated, on=on, how="left")
-    window = Window.partitionBy(*(col(k) for k in keys)).rowsBetween(
-        Window.unboundedPreceding, Window.unboundedFollowing
-    )
-    status = (
-        F.when(~S, F.lit(MISSING_AT_SOURCE))
-        .when(~T, F.lit(MISSING_AT_TARGET))
-        .otherwise(F.lit(PRESENT_IN_BOTH))
-    )
     matched = _checksum_equal() | F.coalesce(F.col("r_tol"), F.lit(False))
-    return (
-        spread.select(
-            *(col(k) for k in keys),
-            (F.count(F.lit(1)).over(window) - 1).alias("duplicate_count"),
-            status.alias("missing_row_status"),
-            matched.alias("all_rows_matched"),
-        )
-        .distinct()
-        .select(
-            F.lit(dataset).alias("dataset_name"),
-            *(col(k) for k in keys),
-            "duplicate_count",
-            "missing_row_status",
-            "all_rows_matched",
-        )
+    flags = {
+        "_source_absent": ~S,
+        "_target_absent": ~T,
+        "_both_matched": _both() & matched,
+        "_both_unmatched": _both() & ~matched,
+    }
+    per_key = spread.groupBy(*(col(k) for k in keys)).agg(
+        (F.count(F.lit(1)) - 1).alias("duplicate_count"),
+        *(F.max(flag).alias(name) for name, flag in flags.items()),
+    )
+    rows = [
+        ("_source_absent", MISSING_AT_SOURCE, False),
+        ("_target_absent", MISSING_AT_TARGET, False),
+        ("_both_matched", PRESENT_IN_BOTH, True),
+        ("_both_unmatched", PRESENT_IN_BOTH, False),
+    ]
+    present = F.filter(
+        F.array(
+            *(
+                F.when(
+                    F.col(flag),
+                    F.struct(
+                        F.lit(status).alias("missing_row_status"),
+                        F.lit(all_matched).alias("all_rows_matched"),
+                    ),
+                )
+                for flag, status, all_matched in rows
+            )
+        ),
+        lambda x: x.isNotNull(),
+    )
+    return per_key.select(
+        F.lit(dataset).alias("dataset_name"),
+        *(col(k) for k in keys),
+        "duplicate_count",
+        F.explode(present).alias("_row"),
+    ).select(
+        "dataset_name",
+        *(col(k) for k in keys),
+        "duplicate_count",
+        F.col("_row.missing_row_status").alias("missing_row_status"),
+        F.col("_row.all_rows_matched").alias("all_rows_matched"),
     )
 
 

@@ -20,6 +20,7 @@ from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.spark_errors import spark_message, to_assay_error
 from assay.ir.compare import DatasetComparison, FrameRef, SdtReports
 from assay.ir.suite import RunPolicy
+from assay.planner import compare as compare_plan
 from assay.planner.compare import (
     ComparePlan,
     UnboundComparison,
@@ -52,9 +53,10 @@ class PreparedComparison:
     totals: dict[str, Any] | None = None
     columns: list[dict[str, Any]] = field(default_factory=list)
     differing_rows: int = 0
-    """spark-data-test's unmatched pairs plus the rows of one side only."""
-    unmatched_keys: list[tuple[Any, ...]] | None = None
-    """The keys of spark-data-test's unmatched pairs, when the samples plan brought them."""
+    """spark-data-test's pairs whose checksums differ plus the rows of one side only."""
+    differing_keys: list[tuple[Any, ...]] | None = None
+    """The keys of spark-data-test's pairs whose checksums differ, when the samples plan
+    brought them."""
 
 
 def _frame(
@@ -123,23 +125,17 @@ def _measure(p: PreparedComparison) -> int:
     p.totals = counts(p.plan, row)
     p.columns = column_counts(p.plan, row)
     p.differing_rows = sum(
-        int(row.get(k) or 0) for k in ("unmatched_pairs", "missing_in_target", "missing_in_source")
+        int(row.get(k) or 0) for k in ("differing_pairs", "missing_in_target", "missing_in_source")
     )
     return 1
 
 
-UNMATCHED_KEYS_LIMIT = 50_000
-"""At most this many unmatched pairs and one-side rows in a spark-data-test job's
-dataset: their keys come back with the samples, so each unmatched-rows write joins only
-those keys' rows instead of both whole sides (the client holds at most this many keys)."""
-
-
-def _wants_unmatched_keys(p: PreparedComparison) -> bool:
+def _wants_differing_keys(p: PreparedComparison) -> bool:
     return (
         p.plan.sdt
         and p.comparison.reports is not None
         and all(t is not None for t in p.plan.key_types)
-        and 0 < p.differing_rows <= UNMATCHED_KEYS_LIMIT
+        and 0 < p.differing_rows <= compare_plan.DIFFERING_KEYS_LIMIT
     )
 
 
@@ -155,10 +151,10 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         "missing_in_target": [],
         "missing_in_source": [],
     }
-    with_keys = _wants_unmatched_keys(p)
+    with_keys = _wants_differing_keys(p)
     unmatched: set[tuple[Any, ...]] = set()
-    for r in emit.samples(p.pairs, p.plan, mismatched, n, unmatched_keys=with_keys).collect():
-        if r["kind"] == emit.UNMATCHED_KEYS:
+    for r in emit.samples(p.pairs, p.plan, mismatched, n, differing_keys=with_keys).collect():
+        if r["kind"] == emit.DIFFERING_KEYS:
             unmatched.add(tuple(r["key"]))
             continue
         row = orjson.loads(r["row"])
@@ -175,7 +171,7 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         else:
             found[r["kind"]].append(row)
     if with_keys:
-        p.unmatched_keys = sorted(unmatched, key=repr)
+        p.differing_keys = sorted(unmatched, key=repr)
     return found
 
 

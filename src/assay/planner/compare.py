@@ -45,6 +45,13 @@ COUNTS = (
 """The aggregate's whole-comparison outputs (named, never by position)."""
 
 
+DIFFERING_KEYS_LIMIT = 50_000
+"""At most this many differing pairs (checksums differ) and one-side rows in a
+spark-data-test job's dataset: the differing pairs' keys come back with the samples, so
+each unmatched-rows write, and the row report's search for tolerated pairs, join only
+those keys' rows instead of both whole sides (the client holds at most this many keys)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ColumnPlan:
     """One compared non-key column: its aggregate outputs are ``c<i>_mismatched``,
@@ -86,7 +93,7 @@ class ComparePlan:
         """Every output of the one aggregate, in order."""
         names = list(COUNTS)
         if self.sdt:
-            names += ["matched_keys", "unmatched_pairs"]
+            names += ["matched_keys", "differing_pairs"]
         for c in self.columns:
             names += [f"{c.slot}_mismatched", f"{c.slot}_nulls"]
             if c.kind == "numeric":
@@ -382,14 +389,21 @@ def render_comparison(comparison: DatasetComparison) -> str:
         )
     lines += [
         f"  each side: row_number() over (partition by {', '.join(c.keys)})",
-        f"  full outer join on {on}",
+        f"  full outer join on {on}"
+        + (
+            ""
+            if c.semantics == "spark-data-test"
+            else " (a key of one simple type on both sides as coalesce(k, d), isnull(k):"
+            " the join reuses each side's window shuffle)"
+        ),
         f"  one aggregate: rows per side, duplicate keys per side, matched, missing per side;"
         f" per column ({cols}): count_if(mismatch), count_if(null vs value), max |s - t|",
     ]
     if c.semantics == "spark-data-test":
         lines.append(
-            "  row checksum: concat_ws('', non-key columns) per side; matched keys:"
-            " count(DISTINCT keys) of matched rows"
+            "  row checksum: concat_ws('', non-key columns) per side, compared after the join;"
+            " matched keys: count_if(matched) of keys with one row per side +"
+            " count(DISTINCT keys) of the duplicated keys' matched rows"
         )
     tol = c.tolerance
     if not tol.exact or c.column_tolerances:
@@ -410,14 +424,15 @@ def render_comparison(comparison: DatasetComparison) -> str:
         lines.append(f"    {check.label}: {check.must.text}{warn}")
     lines.append(
         f"  samples (only when rows differ; limit {c.sample_size} per column and per side):"
-        " one union plan"
+        " one pass over the pairs, row_number() over (partition by branch order by keys)"
     )
     if c.reports is not None:
         r = c.reports
         lines.append(
             f"  writes ({r.format} under {r.base}): overall_test_report, col_lvl_test_report,"
             " row_lvl_test_report (one plan each, per job), unmatched_rows/<dataset>/<column>"
-            " (one plan per column with mismatches)"
+            " (one plan per column with mismatches; over the differing keys' rows only when"
+            f" at most {DIFFERING_KEYS_LIMIT:,} rows differ)"
         )
     return "\n".join(lines)
 
