@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -384,37 +383,22 @@ WAIT_IDLE = 0.0
 
 
 def measure_once(name: str, ctx: Context, ui: SparkUI | None, meter: CpuMeter) -> dict[str, Any]:
-    record: dict[str, Any] = {}
-    if WAIT_IDLE > 0:
-        waited = meter.wait_idle(WAIT_IDLE)
-        if waited:
-            record["waited_for_idle_seconds"] = waited
-    mark = ui.mark() if ui else None
-    outcome: Outcome | None = None
-    try:
-        with bench.Interrupter(ctx.spark, ctx.timeout) as stopper:
-            before = meter.snapshot()
-            seconds, outcome = timed(lambda: STRATEGIES[name](ctx))
-            record["other_cores"] = meter.other_cores(before, meter.snapshot())
-        record.update(seconds=round(seconds, 3), counts=outcome.counts, **outcome.extra)
-    except Exception as exc:  # noqa: BLE001 - recorded, the benchmark goes on
-        message = " ".join(str(exc).split())[:600]
-        if "stopper" in locals() and stopper.fired:
-            message = f"interrupted after {ctx.timeout:g} s: {message}"
-        record.update(error=f"{type(exc).__name__}: {message}",
-                      traceback=traceback.format_exc(limit=8)[-2500:])
-    if ui is not None and mark is not None:
-        try:
-            ex = ui.since(mark)
-            record.update(sql_executions=ex.count, server_seconds=ex.server_seconds,
-                          failed_executions=ex.failed)
-        except Exception as exc:  # noqa: BLE001
-            record.update(sql_executions=None, ui_error=str(exc)[:300])
-    if outcome is not None and outcome.after is not None:
-        try:
-            record["reports"] = outcome.after()
-        except Exception as exc:  # noqa: BLE001
-            record["reports_error"] = f"{type(exc).__name__}: {exc}"[:600]
+    """One run of one strategy (timed as every benchmark run, ``run.measured``), then its
+    written reports read back, after the clock."""
+    # spark-data-test caches its frames and never unpersists them; the server's cache
+    # manager is shared by every session, so a later run would find the previous run's
+    # join already computed (143 s cold, 21 s on its cached frames). Every run starts
+    # with an empty cache, outside the clock.
+    ctx.spark.catalog.clearCache()
+    record, outcome = bench.measured(lambda: STRATEGIES[name](ctx), ctx.spark, ctx.timeout, ui,
+                                     meter, WAIT_IDLE)
+    if outcome is not None:
+        record.update(counts=outcome.counts, **outcome.extra)
+        if outcome.after is not None:
+            try:
+                record["reports"] = outcome.after()
+            except Exception as exc:  # noqa: BLE001
+                record["reports_error"] = f"{type(exc).__name__}: {exc}"[:600]
     return record
 
 
@@ -590,7 +574,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     source = bench.snapshot_source()
-    # spark-data-test (like sparquet) switches to Spark Connect's API when this is set.
+    # pyspark's own functions (which spark-data-test calls) build Spark Connect columns
+    # only when this is set; assay needs nothing of it.
     os.environ.setdefault("SPARK_CONNECT_MODE_ENABLED", "1")
     from assay.executor.session import open_session, quiet_pyspark_logging
 

@@ -153,27 +153,30 @@ RETRY_NOISY = 0
 NOISY_CORES = 0.5  # other processes' average cores above which a run counts as noisy
 
 
-def measure_once(name: str, ctx: Context, ui: SparkUI | None) -> dict[str, Any]:
-    """One run of one strategy: seconds, SQL executions, outcome (or the error), and the
-    CPU other processes used meanwhile (``other_cores``)."""
+def measured(call: Any, spark: Any, timeout: float, ui: SparkUI | None, meter: CpuMeter,
+             wait_idle: float = 0.0) -> tuple[dict[str, Any], Any]:
+    """One timed call and what it returned: ``seconds``, the CPU other processes used
+    meanwhile (``other_cores``) and the SQL executions the server ran; or the ``error``
+    (a call stuck past ``timeout`` is interrupted)."""
     record: dict[str, Any] = {}
-    if WAIT_IDLE > 0:
-        waited = METER.wait_idle(WAIT_IDLE)
+    if wait_idle > 0:
+        waited = meter.wait_idle(wait_idle)
         if waited:
             record["waited_for_idle_seconds"] = waited
     mark = ui.mark() if ui else None
+    value = None
     try:
-        with Interrupter(ctx.spark, ctx.timeout) as stopper:
-            before = METER.snapshot()
-            seconds, outcome = timed(lambda: STRATEGIES[name](ctx))
-            record["other_cores"] = METER.other_cores(before, METER.snapshot())
-        record.update(seconds=round(seconds, 3), failed=outcome.failed, **outcome.extra)
+        with Interrupter(spark, timeout) as stopper:
+            before = meter.snapshot()
+            seconds, value = timed(call)
+            record["other_cores"] = meter.other_cores(before, meter.snapshot())
+        record["seconds"] = round(seconds, 3)
     except Exception as exc:  # noqa: BLE001 - recorded, the benchmark goes on
         message = " ".join(str(exc).split())[:600]
         if "stopper" in locals() and stopper.fired:
-            message = f"interrupted after {ctx.timeout:g} s: {message}"
+            message = f"interrupted after {timeout:g} s: {message}"
         record.update(error=f"{type(exc).__name__}: {message}",
-                      traceback=traceback.format_exc(limit=6)[-2000:])
+                      traceback=traceback.format_exc(limit=8)[-2500:])
     if ui is not None and mark is not None:
         try:
             ex = ui.since(mark)
@@ -181,6 +184,15 @@ def measure_once(name: str, ctx: Context, ui: SparkUI | None) -> dict[str, Any]:
                           server_seconds=ex.server_seconds, failed_executions=ex.failed)
         except Exception as exc:  # noqa: BLE001
             record.update(sql_executions=None, ui_error=str(exc)[:300])
+    return record, value
+
+
+def measure_once(name: str, ctx: Context, ui: SparkUI | None) -> dict[str, Any]:
+    """One run of one strategy: seconds, SQL executions, outcome (or the error)."""
+    record, outcome = measured(lambda: STRATEGIES[name](ctx), ctx.spark, ctx.timeout, ui, METER,
+                               WAIT_IDLE)
+    if outcome is not None:
+        record.update(failed=outcome.failed, **outcome.extra)
     return record
 
 

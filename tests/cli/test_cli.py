@@ -157,7 +157,8 @@ def test_check_and_explain_need_no_spark(tmp_path, data):
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
     assert json_lines_plain(proc.stdout) == [
-        {"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2}
+        {"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2,
+         "comparisons": 0}
     ]
     proc = assay("explain", str(path))
     assert proc.returncode == 0, proc.stderr

@@ -63,3 +63,14 @@ def test_explain_shows_the_comparison_plan(tmp_path):
     assert "comparison compare_0 (native)  spark plans: 1 (+1 for samples" in proc.stdout
     assert "full outer join on s.id <=> t.id" in proc.stdout
     assert "1 comparison, 1 Spark plans when the datasets match" in proc.stdout
+
+
+def test_check_counts_comparisons(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("compare:\n  - {source: {table: a}, target: {table: b}, keys: [id]}\n")
+    proc = assay("check", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert json_lines(proc.stdout) == [
+        {"event": "check", "valid": True, "files": [str(path)], "tables": 0, "rules": 0,
+         "comparisons": 1}
+    ]

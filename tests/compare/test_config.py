@@ -128,6 +128,25 @@ def test_both_tolerance_spellings_is_an_error(tmp_path):
         load(tmp_path, json.dumps(config), "j.json")
 
 
+def test_one_job_needs_as_many_keys_in_every_dataset(tmp_path):
+    """Its row report unions the datasets by position: spark-data-test fails at the write."""
+
+    def dataset(name, keys):
+        return {
+            "params": {"dataset_name": name, "primary_keys": keys},
+            "source_config": {"path": "a"},
+            "target_config": {"path": "b"},
+        }
+
+    config = {
+        "job_name": "j",
+        "dataset_configs": [dataset("one", ["id"]), dataset("two", ["k1", "k2"])],
+        "output_config": {"output_dir": "o"},
+    }
+    with pytest.raises(ConfigErrors, match=r"dataset_configs\[1\].*dataset two has 2 primary"):
+        load(tmp_path, json.dumps(config), "j.json")
+
+
 def test_the_docs_example_loads_and_fits_the_schema(tmp_path):
     import re
 

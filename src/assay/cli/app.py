@@ -211,6 +211,7 @@ def check(
             "files": [str(c) for c in configs],
             "tables": len(suite.tables),
             "rules": sum(len(t.rules) for t in suite.tables),
+            "comparisons": len(suite.comparisons),
         }
         if suite.deferred:
             # As data-validator's config check, substitutions with run-time values are not

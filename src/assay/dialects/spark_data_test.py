@@ -31,11 +31,28 @@ def build(doc: Node, ctx: Context) -> tuple:
     job = doc.require("job_name").as_str("a job name")
     reports = ctx.attempt(_reports, doc.require("output_config"), job, ctx)
     items = doc.require("dataset_configs").as_list("a list of dataset configs", non_empty=True)
+    first: DatasetComparison | None = None
     for item in items:
         built = ctx.attempt(_dataset, item, reports, ctx)
-        if built is not None:
-            ctx.comparisons.append(built)
+        if built is None:
+            continue
+        # Its row-level report is the datasets' union by position (keys first): as in
+        # spark-data-test, every dataset of a job needs as many keys (it fails at the
+        # write, NUM_COLUMNS_MISMATCH; here before any scan).
+        if first is not None and len(built.keys) != len(first.keys):
+            ctx.attempt(_refuse_key_count, item, first, built)
+            continue
+        first = first or built
+        ctx.comparisons.append(built)
     return ()
+
+
+def _refuse_key_count(item: Node, first: DatasetComparison, built: DatasetComparison) -> None:
+    raise item.error(
+        f"dataset {built.name} has {len(built.keys)} primary keys and dataset {first.name}"
+        f" {len(first.keys)}: one job's row-level report unions its datasets by position,"
+        " so they need as many keys (put them in separate jobs)"
+    )
 
 
 def _str(node: Node, key: str, what: str, default: str | None = None) -> str:

@@ -152,10 +152,10 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         "missing_in_source": [],
     }
     with_keys = _wants_differing_keys(p)
-    unmatched: set[tuple[Any, ...]] = set()
+    differing: set[tuple[Any, ...]] = set()
     for r in emit.samples(p.pairs, p.plan, mismatched, n, differing_keys=with_keys).collect():
         if r["kind"] == emit.DIFFERING_KEYS:
-            unmatched.add(tuple(r["key"]))
+            differing.add(tuple(r["key"]))
             continue
         row = orjson.loads(r["row"])
         if r["kind"] == "mismatched":
@@ -171,7 +171,7 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         else:
             found[r["kind"]].append(row)
     if with_keys:
-        p.differing_keys = sorted(unmatched, key=repr)
+        p.differing_keys = sorted(differing, key=repr)
     return found
 
 

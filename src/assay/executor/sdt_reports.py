@@ -72,11 +72,11 @@ def job_writes(
     for p in members:
         assert p.pairs is not None
         pairs = p.pairs
-        if p.differing_keys:  # only the differing keys' rows are joined
+        if p.differing_keys is not None:  # known: only the differing keys' rows are joined
             pairs = emit.joined(
                 *emit.restricted(spark, p.source, p.target, p.plan, p.differing_keys), p.plan
             )
-        differing[p.comparison.name] = pairs if p.differing_keys else None
+        differing[p.comparison.name] = pairs if p.differing_keys is not None else None
         for c, found in zip(p.plan.columns, p.columns, strict=True):
             if found["mismatched"]:
                 path = f"{job.base}/unmatched_rows/{p.comparison.name}/{c.name}"
