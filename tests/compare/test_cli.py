@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.test_cli import assay, json_lines
+from tests.cli.test_cli import assay, json_lines, json_lines_plain
 
 pytestmark = pytest.mark.spark
 
@@ -70,7 +70,7 @@ def test_check_counts_comparisons(tmp_path):
     path.write_text("compare:\n  - {source: {table: a}, target: {table: b}, keys: [id]}\n")
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
-    assert json_lines(proc.stdout) == [
+    assert json_lines_plain(proc.stdout) == [
         {"event": "check", "valid": True, "files": [str(path)], "tables": 0, "rules": 0,
          "comparisons": 1}
     ]
