@@ -105,11 +105,10 @@ def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame
     """Every (source row, target row) pair of a key, and the rows of one side alone: a
     full outer join on the keys (null-safe unless spark-data-test's semantics)."""
     s, t = _side(source, plan, "s"), _side(target, plan, "t")
+    # Split parts and spark-data-test's keys are equated; a native key left whole keeps <=>.
     on = [
-        F.col(a) == F.col(b)
-        if plan.sdt or a[2] != "k"
-        else F.col(a).eqNullSafe(F.col(b))
-        for (a, _), (b, _) in zip(_key_parts(plan, "s"), _key_parts(plan, "t"), strict=True)
+        F.col(a).eqNullSafe(F.col(b)) if split is None and not plan.sdt else F.col(a) == F.col(b)
+        for (a, split), (b, _) in zip(_key_parts(plan, "s"), _key_parts(plan, "t"), strict=True)
     ]
     pairs = s.join(t, on=balanced(on, lambda a, b: a & b), how="full_outer")
     keys = [
