@@ -38,10 +38,10 @@ from assay.ir.rules import (
 )
 from assay.planner.measures import (
     AgeMicros,
-    AggEquals,
     ColumnAgg,
     Histogram,
     RowCount,
+    agg_equals,
     colstats_measures,
     count_if,
     group_stats_of,
@@ -281,7 +281,7 @@ def _equals_outcome(rule: Rule, check: EqualsCheck, values: Values) -> Outcome:
     metric = check.metric
     label = f"{metric.fn}({metric.column})"
     measured = values[ColumnAgg(metric.fn, metric.column)]
-    equal = values[AggEquals(metric.fn, metric.column, check.value)]
+    equal = values[agg_equals(check)]
     wanted = _show(check.value)
     # The value found, in the column's type (a string column's max is a string), and the
     # value expected: metric_value carries numbers only.

@@ -184,6 +184,9 @@ FINITE_PATTERNS = [
     "^[ANR]$", "^[ANR]{1,2}$", "^(F|O){1,1}$", "^(AIR|REG AIR)$", "(x|xy|zx)", "^(ab|b)",
     "(ab|b)$", "^a\r$", "a\r$", "^[a-c]?$", "^$", "[-.]x", "^(?:Y|N)$", "^[A-C]{2}$",
     "^a\\\\$", "^(a|)b?$",
+    # top-level alternations: each alternative keeps its own anchors (`^A|B$` is
+    # "starts with A or ends with B", not `^(A|B)$`)
+    "^A|B$", "A|B$", "^A|B", "^AIR|RAIL$|^x", "^abc$|z", "^A$|^N$", "a|", "^F|O|^$",
 ]  # fmt: skip
 TRICKY = [
     "abc", "xabc", "abcx", "abc\n", "abc\r\n", "abc\r", "abc\u0085", "abc\u2028", "abc\u2029",
@@ -191,6 +194,7 @@ TRICKY = [
     "A", "N", "R", "AN", "RR", "X", "A\n", "N\u2028", "F", "O", "FO", "AIR", "REG AIR",
     "REG AIR\r\n", "AIR ", "xy", "zx", "z", "ab", "b", "bab", "a\r", "a\r\n", "a\r\r\n",
     "-x", ".x", "Y", "BC", "a\\", "a\\\n", "\n", "\r\n", "a", "c\r",
+    "ABC", "xB", "zzz", "B\n", "xAB", "RAIL\r\n", "xRAIL", "AIRx",
 ]  # fmt: skip
 
 

@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from assay.errors import AssayError, ChecksFailed, SparkFailure
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
+from assay.report.jsonl import json_line
 
 
 @dataclass(frozen=True)
@@ -123,11 +122,7 @@ class Result:
 
     def to_json_lines(self) -> str:
         """Every event as ``assay run`` prints it: one JSON object per line."""
-        return b"".join(
-            # as the CLI's sink writes them (assay.report.jsonl)
-            orjson.dumps(d, option=orjson.OPT_APPEND_NEWLINE, default=str)
-            for d in self.to_dicts()
-        ).decode()
+        return b"".join(json_line(d) for d in self.to_dicts()).decode()
 
 
 @dataclass

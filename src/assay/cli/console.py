@@ -9,10 +9,10 @@ import traceback
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
-import orjson
 import typer
 
 from assay.errors import AssayError, EnvironmentFailure
+from assay.report.jsonl import json_line
 
 T = TypeVar("T")
 
@@ -23,7 +23,7 @@ def err(line: str) -> None:
 
 
 def out(obj: dict[str, object]) -> None:
-    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE))
+    sys.stdout.buffer.write(json_line(obj))
     sys.stdout.buffer.flush()
 
 

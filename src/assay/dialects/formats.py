@@ -20,6 +20,7 @@ class Format:
     """A named format: what it accepts, and how it is tested."""
 
     pattern: str
+    """The Java regex a valid value matches (empty: the format is its ``extra`` test alone)."""
     description: str
     extra: Callable[[str], str] | None = None
     """SQL text true exactly for valid values, given the backticked column name."""
@@ -178,9 +179,13 @@ FORMATS: dict[str, Format] = {
         _anchored(rf"[+-]?{_NUMBER}"), "optional sign, digits with an optional decimal point"
     ),
     "percentage": Format(_anchored(rf"[+-]?{_NUMBER} ?%"), "a decimal followed by %"),
+    # Spark's own cast is the definition (it trims spaces and control characters, so
+    # ' true ' and 'Y\n' are booleans): no regex, which would be a second reading of it.
     "boolean": Format(
-        _anchored("(?i:true|false|t|f|yes|no|y|n|1|0)"),
-        "what Spark casts to a boolean: true/false, t/f, yes/no, y/n, 1/0, any case",
+        "",
+        "what Spark casts to a boolean: true/false, t/f, yes/no, y/n, 1/0, any case,"
+        " surrounding whitespace ignored",
+        lambda column: f"try_cast({column} AS BOOLEAN) IS NOT NULL",
     ),
     "alphanumeric": Format(_anchored("[A-Za-z0-9]+"), "ASCII letters and digits only"),
     "alpha": Format(_anchored("[A-Za-z]+"), "ASCII letters only"),
@@ -199,7 +204,7 @@ def sql_name(column: str) -> str:
 def format_valid(column: str, name: str) -> Expr:
     """True exactly when a (non-null) value of ``column`` has the format ``name``."""
     fmt = FORMATS[name]
-    matches = Matches(Col(column), fmt.pattern)
-    if fmt.extra is None:
-        return matches
-    return And((matches, Sql(fmt.extra(sql_name(column)))))
+    tests: list[Expr] = [Matches(Col(column), fmt.pattern)] if fmt.pattern else []
+    if fmt.extra is not None:
+        tests.append(Sql(fmt.extra(sql_name(column))))
+    return tests[0] if len(tests) == 1 else And(tuple(tests))

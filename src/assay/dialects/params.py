@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal, InvalidOperation
 
 from assay.config.node import Node, unknown_message
 from assay.grammar import parse_threshold, parse_tolerance
@@ -14,7 +15,7 @@ from assay.ir.expr import Scalar
 from assay.ir.rules import TypeFamily
 from assay.ir.values import ZERO_TOLERANCE, Op, Threshold, Tolerance
 
-Bound = int | float | dt.date | dt.datetime
+Bound = int | float | Decimal | dt.date | dt.datetime
 
 COLUMN = "a column name"
 COLUMNS = "a list of column names"
@@ -72,10 +73,32 @@ def _text(node: Node) -> str:
     return node.text if node.text is not None else str(node.value).strip()
 
 
+def exact_number(node: Node) -> float | Decimal:
+    """A non-integer number as written: the float, or the exact decimal of its text when
+    the nearest double is another number (``0.1000000000000000005`` is not 0.1).
+
+    >>> from assay.ir.origin import Origin
+    >>> exact_number(Node(0.1, Origin("f", ""), "0.1"))
+    0.1
+    >>> exact_number(Node(0.1, Origin("f", ""), "0.1000000000000000005"))
+    Decimal('0.1000000000000000005')
+    """
+    value = node.as_number()
+    if not isinstance(value, float) or node.text is None:
+        return value
+    try:
+        written = Decimal(node.text.strip().replace("_", ""))
+    except InvalidOperation:
+        return value
+    return value if written == Decimal(repr(value)) else written
+
+
 def bound(node: Node) -> Bound:
     """A range bound: a number, a date or a timestamp (YAML dates or ISO-8601 strings)."""
     value = node.value
-    if isinstance(value, (dt.date, int, float)) and not isinstance(value, bool):
+    if isinstance(value, float):
+        return exact_number(node)
+    if isinstance(value, (dt.date, int)) and not isinstance(value, bool):
         return node.as_number() if not isinstance(value, dt.date) else value
     if isinstance(value, str):
         text = value.strip()
@@ -122,7 +145,9 @@ def typed_value(node: Node) -> tuple[Scalar, TypeFamily]:
     value = node.value
     if isinstance(value, bool):
         return value, "boolean"
-    if isinstance(value, (int, float)):
+    if isinstance(value, float):
+        return exact_number(node), "numeric"
+    if isinstance(value, int):
         return node.as_number(), "numeric"
     if isinstance(value, dt.date):
         return value, "temporal"
@@ -190,8 +215,9 @@ def scalar_values(node: Node, what: str) -> tuple[Scalar, ...]:
             )
         if not item.is_scalar():
             raise item.type_error("a string, number, boolean or date")
-        if item.value not in values:
-            values.append(item.value)  # type: ignore[arg-type]
+        value = exact_number(item) if isinstance(item.value, float) else item.value
+        if value not in values:
+            values.append(value)  # type: ignore[arg-type]
     return tuple(values)
 
 

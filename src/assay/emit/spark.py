@@ -99,10 +99,12 @@ def col(name: str) -> Column:
     return F.col(quote(name))
 
 
-def lit(value: Scalar) -> Column:
-    """A literal. A timestamp without a UTC offset is a wall-clock time in the Spark
-    session time zone (as in SQL ``TIMESTAMP '...'``), not in the client's local zone
-    (which is what ``F.lit`` of a naive ``datetime`` would assume)."""
+def lit(value: Scalar, cast: str | None = None) -> Column:
+    """A literal, cast to ``cast`` when given. A timestamp without a UTC offset is a
+    wall-clock time in the Spark session time zone (as in SQL ``TIMESTAMP '...'``), not in
+    the client's local zone (which is what ``F.lit`` of a naive ``datetime`` would assume)."""
+    if cast is not None:
+        return lit(value).cast(cast)
     if isinstance(value, dt.datetime) and value.tzinfo is None:
         return F.lit(value.isoformat(sep=" ")).cast("timestamp")
     return F.lit(value)
@@ -113,7 +115,7 @@ def column(expr: Expr) -> Column:
     if isinstance(expr, Col):
         return col(expr.name)
     if isinstance(expr, Lit):
-        return lit(expr.value)
+        return lit(expr.value, expr.type)
     if isinstance(expr, Compare):
         return _CMP[expr.op](column(expr.left), column(expr.right))
     if isinstance(expr, And):
@@ -133,7 +135,7 @@ def _unary(expr: Expr) -> Column:
     if isinstance(expr, IsNaN):
         return F.isnan(column(expr.item))
     if isinstance(expr, InSet):
-        return column(expr.item).isin(*(lit(v) for v in expr.values))
+        return column(expr.item).isin(*(lit(v, expr.type) for v in expr.values))
     if isinstance(expr, Matches):
         return column(expr.item).rlike(expr.pattern)
     if isinstance(expr, HasText):
@@ -256,7 +258,11 @@ def _(measure: ServerNow, name: str) -> list[Column]:
 
 @_emit_measure.register(AggEquals)
 def _(measure: AggEquals, name: str) -> list[Column]:
-    return [(_AGG[measure.fn](col(measure.column)) == lit(measure.value)).alias(name)]
+    value = _AGG[measure.fn](col(measure.column))
+    if not measure.representable:
+        # the column's type cannot hold the value: no aggregate of it equals it
+        return [F.when(value.isNotNull(), F.lit(False)).alias(name)]
+    return [(value == lit(measure.value, measure.cast)).alias(name)]
 
 
 @_emit_measure.register(AgeMicros)
@@ -363,25 +369,44 @@ def histogram_frame(
 
 
 def sql_text(plan: SqlPlan, validation_df: str) -> str:
-    """One query evaluating every SQL rule: ``WITH _validation_df AS (...) SELECT (q0), ...``.
+    """One query evaluating every SQL rule, as ONE row: ``WITH _validation_df AS (...)
+    SELECT collect_list(...) FROM (branch0 UNION ALL branch1 ...)``.
 
-    A boolean rule yields ``struct(n, v)``: rows returned and the first value, so a
-    query returning several rows is reported rather than failing the whole batch.
+    Each rule is a branch of a union (its query in a FROM clause), never a scalar
+    subquery of one SELECT: Spark runs a query's scalar subqueries on a pool of 16
+    threads (``spark.sql.subquery.maxThreadThreshold``) that 16 or more blocked
+    subqueries exhaust for good, hanging the query and every later one with a subquery.
+    A branch yields its rule's index and, as JSON text (so branches of any value type
+    union), ``{"n": rows returned, "v": the first value}``; a query returning several
+    rows is reported rather than failing the whole batch.
     """
-    items = ", ".join(f"{_sql_item(q.check.query, q.check.mode)} AS {q.name}" for q in plan.queries)
+    branches = [_sql_branch(q.rule_index, q.check.query, q.check.mode) for q in plan.queries]
     if plan.count_rows:
-        items += ", (SELECT count(*) FROM _validation_df) AS _assay_rows"
-    return f"WITH _validation_df AS ({validation_df}\n) SELECT {items}"
+        branches.append(
+            f"SELECT {ROWS_INDEX} AS _assay_i, {_COUNT} AS _assay_r FROM _validation_df"
+        )
+    union = "\nUNION ALL\n".join(branches)
+    return (
+        f"WITH _validation_df AS ({validation_df}\n) "
+        "SELECT collect_list(named_struct('i', _assay_i, 'r', _assay_r)) AS _assay_sql "
+        f"FROM ({union}\n) AS _assay_sql_rules"
+    )
 
 
-def _sql_item(query: str, mode: str) -> str:
+ROWS_INDEX = -1
+"""The SQL plan's branch counting the table's rows (an index no rule has)."""
+
+_COUNT = "to_json(named_struct('n', count(*)))"
+
+
+def _sql_branch(index: int, query: str, mode: str) -> str:
     # the query as written, without its trailing semicolons; the newline ends a trailing
     # ``--`` comment before the parenthesis that closes the subquery
     body = without_final_semicolons(query) + "\n"
     if mode == "failed_rows":
-        return f"(SELECT count(*) FROM ({body}) AS _assay_q)"
-    first = "named_struct('n', count(*), 'v', first(_assay_c))"
-    return f"(SELECT {first} FROM ({body}) AS _assay_q(_assay_c))"
+        return f"SELECT {index} AS _assay_i, {_COUNT} AS _assay_r FROM ({body}) AS _assay_q"
+    first = "to_json(named_struct('n', count(*), 'v', first(_assay_c)))"
+    return f"SELECT {index} AS _assay_i, {first} AS _assay_r FROM ({body}) AS _assay_q(_assay_c)"
 
 
 def analysed(spark: SparkSession, text: str) -> None:
@@ -408,7 +433,7 @@ def schema_stand_in(schema: Sequence[tuple[str, str]]) -> str:
 
 def single_sql_text(query: str, mode: str, validation_df: str) -> str:
     """One SQL rule alone (used to find which rule of a failing batch is at fault)."""
-    return f"WITH _validation_df AS ({validation_df}\n) SELECT {_sql_item(query, mode)} AS q"
+    return f"WITH _validation_df AS ({validation_df}\n) {_sql_branch(0, query, mode)}"
 
 
 # --- the detail pass ----------------------------------------------------------------------

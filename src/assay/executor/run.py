@@ -34,6 +34,7 @@ from assay.ir.rules import UniqueCheck
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
+from assay.planner.literals import typed_table
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
 from assay.planner.render import render_source
 from assay.preflight import check_table, interpolable
@@ -227,6 +228,7 @@ def prepare(
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
+    table = typed_table(table, types)
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range)
     if plan.folded:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-import orjson
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
@@ -21,7 +22,7 @@ from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
 from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
 from assay.preflight import orderable
-from assay.report.events import RuleResult, TableFinished
+from assay.report.events import RuleResult, TableFinished, spark_json
 
 if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and
@@ -142,8 +143,8 @@ def _verdicts(
     plan = prepared.plan
     values, sql_values = _first_pass(spark, prepared, counter)
     values.update(_histogram_values(prepared, values, counter))
-    if RowCount() not in values and -1 in sql_values:
-        values[RowCount()] = sql_values.pop(-1)[1]
+    if RowCount() not in values and emit.ROWS_INDEX in sql_values:
+        values[RowCount()] = sql_values.pop(emit.ROWS_INDEX)[1]
     folded = {f.rule_index: f for f in plan.folded}
     outcomes: list[Outcome] = []
     for index, rule in enumerate(plan.table.rules):
@@ -220,17 +221,20 @@ def _histogram_values(
 
 
 def _sql_values(sql: SqlPlan | None, row: Mapping[str, Any]) -> dict[int, tuple[int, Any]]:
+    """Each SQL rule's (rows returned, first value), by rule index; the table's row count
+    under :data:`emit.ROWS_INDEX` when the plan counts rows."""
     found: dict[int, tuple[int, Any]] = {}
     if sql is None:
         return found
-    if sql.count_rows:
-        found[-1] = (1, row["_assay_rows"])  # the row count, under a rule index no rule has
+    for item in row["_assay_sql"]:
+        # Spark's JSON: decimals keep their digits, NaN and Infinity are bare words
+        value = json.loads(item["r"], parse_float=Decimal)
+        found[int(item["i"])] = (int(value["n"]), value.get("v"))
     for q in sql.queries:
-        value = row[q.name]
         if q.check.mode == "failed_rows":
-            found[q.rule_index] = (1, value)
-        else:
-            found[q.rule_index] = (int(value["n"]), value["v"])
+            found[q.rule_index] = (1, found[q.rule_index][0])
+    if sql.count_rows:
+        found[emit.ROWS_INDEX] = (1, found[emit.ROWS_INDEX][0])
     return found
 
 
@@ -296,7 +300,7 @@ def _detail_rows(
     counter[0] += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:
-        found[int(row["_assay_rule"])].append(orjson.loads(row["_assay_row"]))
+        found[int(row["_assay_rule"])].append(spark_json(row["_assay_row"]))
     return found
 
 

@@ -8,7 +8,9 @@ pairs, so 1,000 predicates stay shallow (Spark Connect fails on deep trees).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
@@ -27,9 +29,11 @@ class Col:
 
 @dataclass(frozen=True, slots=True)
 class Lit:
-    """A literal value."""
+    """A literal value; with ``type``, a value of that Spark type (``CAST(value AS
+    type)``, exact: :mod:`assay.planner.literals` chooses it)."""
 
     value: Scalar
+    type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +82,11 @@ class IsNaN:
 
 @dataclass(frozen=True, slots=True)
 class InSet:
-    """``item IN (values)``."""
+    """``item IN (values)``; with ``type``, each value cast to that Spark type."""
 
     item: Expr
     values: tuple[Scalar, ...]
+    type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +182,41 @@ def is_true(expr: Expr) -> Expr:
     return Coalesce((expr, Lit(False)))
 
 
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a node, in order (none for a leaf).
+
+    >>> children(Compare(Op.GT, Col("a"), Lit(1)))
+    (Col(name='a'), Lit(value=1, type=None))
+    """
+    if isinstance(expr, (And, Or, Coalesce)):
+        return expr.items
+    if isinstance(expr, Compare):
+        return (expr.left, expr.right)
+    if isinstance(expr, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
+        return (expr.item,)
+    if isinstance(expr, (Col, Lit, Sql)):
+        return ()
+    raise TypeError(f"not an expression node: {type(expr).__name__}")
+
+
+def rebuild(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
+    """``expr`` rebuilt bottom-up: every node's children first, then ``fn`` of the node.
+
+    >>> rebuild(Not(Col("a")), lambda e: Col("b") if e == Col("a") else e)
+    Not(item=Col(name='b'))
+    """
+    if isinstance(expr, (And, Or, Coalesce)):
+        node: Expr = type(expr)(tuple(rebuild(i, fn) for i in expr.items))
+    elif isinstance(expr, Compare):
+        node = Compare(expr.op, rebuild(expr.left, fn), rebuild(expr.right, fn))
+    elif isinstance(expr, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
+        node = dataclasses.replace(expr, item=rebuild(expr.item, fn))
+    else:
+        children(expr)  # raises on an unknown node
+        node = expr
+    return fn(node)
+
+
 def columns_of(expr: Expr) -> tuple[str, ...]:
     """Column names an expression reads, in first-use order (``Sql`` snippets are opaque).
 
@@ -190,10 +230,6 @@ def columns_of(expr: Expr) -> tuple[str, ...]:
         if isinstance(node, Col):
             if node.name not in seen:
                 seen.append(node.name)
-        elif isinstance(node, (And, Or, Coalesce)):
-            stack.extend(reversed(node.items))
-        elif isinstance(node, Compare):
-            stack.extend((node.right, node.left))
-        elif isinstance(node, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
-            stack.append(node.item)
+        else:
+            stack.extend(reversed(children(node)))
     return tuple(seen)

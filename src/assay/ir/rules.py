@@ -226,6 +226,10 @@ class EqualsCheck:
 
     metric: ColumnMetric
     value: Scalar
+    cast: str | None = None
+    """The Spark type ``value`` is cast to (the column's: :mod:`assay.planner.literals`)."""
+    representable: bool = True
+    """False when the column's type cannot hold ``value``: no aggregate of it equals it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,11 @@ class AggEquals:
     fn: ColumnFn
     column: str
     value: Scalar
+    cast: str | None = None
+    """The Spark type ``value`` is cast to."""
+    representable: bool = True
+    """False: the column's type cannot hold ``value``, so the answer is false (or null
+    when ``fn`` has no value)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +101,12 @@ class Histogram:
 
     column: str
     bins: int = 10
+
+
+def agg_equals(check: EqualsCheck) -> AggEquals:
+    """The measure of an :class:`EqualsCheck` (the planner asks for it, the judge reads it)."""
+    m = check.metric
+    return AggEquals(m.fn, m.column, check.value, check.cast, check.representable)
 
 
 Measure = RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros
@@ -140,7 +151,8 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
     AggEquals: MeasureKind(
         lambda m: f"{m.fn}_eq",
         lambda m: (
-            f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column))} = {literal(m.value)}"
+            f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column))} = "
+            + (literal(m.value, m.cast) if m.representable else f"{literal(m.value)} (never)")
         ),
         lambda m: (m.column,),
     ),
@@ -196,7 +208,7 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
         metric = check.metric
         return (
             ColumnAgg(metric.fn, metric.column),
-            AggEquals(metric.fn, metric.column, check.value),
+            agg_equals(check),
         )
     if isinstance(check, ColStatsCheck):
         return colstats_measures(check.column)

@@ -23,10 +23,12 @@ characters (any outside Java's metacharacters, or a backslash-escaped non-alphan
 ASCII character), character classes of literal characters and ranges (``[A-Za-z0-9_-]``;
 no negation, intersection, nesting or ``\\d``-style escapes), groups ``(...)`` and
 ``(?:...)`` with ``|``, and the bounded greedy quantifiers ``?``, ``{n}`` and ``{m,n}``.
-``^`` may only open and ``$`` only close the pattern. Anything else (``.``, ``*``, ``+``,
-``{m,}``, lazy or possessive quantifiers, flags, ``\\Q``, back references, lookaround) or
-a language over the size limits keeps ``rlike`` -- which also leaves every invalid
-pattern to Spark, so its error still names the rule.
+``^`` may only open and ``$`` only close a top-level alternative (alternation binds
+loosest: ``^A|B$`` is "starts with A, or ends with B"; the alternatives' tests are
+ORed). Anything else (``.``, ``*``, ``+``, ``{m,}``, lazy or possessive quantifiers,
+flags, ``\\Q``, back references, lookaround) or a language over the size limits keeps
+``rlike`` -- which also leaves every invalid pattern to Spark, so its error still names
+the rule.
 """
 
 from __future__ import annotations
@@ -92,9 +94,12 @@ class _Language:
             out |= self.sequence()
         return self._checked(out)
 
-    def sequence(self) -> frozenset[str]:
+    def sequence(self, top: bool = False) -> frozenset[str]:
+        """One alternative; at the ``top`` level it stops before a ``$`` that ends it."""
         out = frozenset({""})
         while self._peek() not in (None, "|", ")"):
+            if top and self._peek() == "$" and self.text[self.i + 1 : self.i + 2] in ("", "|"):
+                break
             piece = self.repeat(self.atom())
             if len(out) * len(piece) > self.limit:
                 raise _NotFinite
@@ -240,32 +245,69 @@ def _minimal(strings: frozenset[str], covers: str) -> list[str]:
     return kept
 
 
-def _unescaped_last(text: str) -> bool:
-    """Whether the last character of ``text`` is not escaped by a backslash."""
-    head = text[:-1]
-    return (len(head) - len(head.rstrip("\\"))) % 2 == 0
+def _alternatives(pattern: str) -> list[tuple[bool, frozenset[str], bool]] | None:
+    """The top-level alternatives of ``pattern``, each as (anchored at the start, its
+    strings, anchored at the end), or None outside the recognised subset.
+
+    Alternation binds loosest in Java, so ``^A|B$`` is ``(^A)|(B$)``: each alternative
+    carries its own anchors.
+
+    >>> [(s, sorted(t), e) for s, t, e in _alternatives("^A|B$")]
+    [(True, ['A'], False), (False, ['B'], True)]
+    """
+    reader = _Language(pattern, MAX_IN_SET)
+    out = []
+    try:
+        while True:
+            start = reader._peek() == "^"
+            reader.i += start
+            strings = reader.sequence(top=True)
+            end = reader._peek() == "$"
+            reader.i += end
+            out.append((start, strings, end))
+            if reader._peek() != "|":
+                break
+            reader.i += 1
+    except (_NotFinite, IndexError):
+        return None
+    return out if reader.i == len(pattern) else None
 
 
 def finite_form(item: Expr, pattern: str) -> Expr | None:
-    """``item RLIKE pattern`` as an equivalent plain string test, or None."""
-    start = pattern.startswith("^")
-    body = pattern[1:] if start else pattern
-    end = body.endswith("$") and _unescaped_last(body)
-    body = body[:-1] if end else body
-    if start and end:
-        strings = language(body)
-        if strings is None:
-            return None
-        return InSet(item, tuple(v for s in sorted(strings) for v in _with_terminators(s)))
-    strings = language(body, MAX_END_TESTS if end else MAX_TESTS)
-    if strings is None:
+    """``item RLIKE pattern`` as an equivalent plain string test, or None.
+
+    A find of ``a|b`` succeeds exactly when a find of ``a`` or of ``b`` does, so the
+    test is the OR of each alternative's test, alternatives of one anchoring pooled.
+
+    >>> from assay.ir.expr import Col
+    >>> finite_form(Col("s"), "^A|B$") == any_of(HasText(Col("s"), "A", "start"),
+    ...     *(HasText(Col("s"), v, "end") for v in _with_terminators("B")))
+    True
+    """
+    alternatives = _alternatives(pattern)
+    if alternatives is None:
         return None
-    if end:
-        return any_of(*(HasText(item, v, "end") for s in sorted(strings)
-                        for v in _with_terminators(s)))  # fmt: skip
-    if start:
-        return any_of(*(HasText(item, s, "start") for s in _minimal(strings, "start")))
-    return any_of(*(HasText(item, s) for s in _minimal(strings, "anywhere")))
+    pooled: dict[tuple[bool, bool], frozenset[str]] = {}
+    for start, strings, end in alternatives:
+        pooled[start, end] = pooled.get((start, end), frozenset()) | strings
+    tests: list[Expr] = []
+    for (start, end), strings in pooled.items():
+        limit = MAX_IN_SET if start and end else MAX_END_TESTS if end else MAX_TESTS
+        if len(strings) > limit:
+            return None
+        if start and end:
+            values = tuple(v for s in sorted(strings) for v in _with_terminators(s))
+            tests.append(InSet(item, values))
+        elif end:
+            ends = (HasText(item, v, "end") for s in sorted(strings) for v in _with_terminators(s))
+            tests.extend(ends)
+        elif start:
+            tests.extend(HasText(item, s, "start") for s in _minimal(strings, "start"))
+        else:
+            tests.extend(HasText(item, s) for s in _minimal(strings, "anywhere"))
+    if sum(isinstance(t, HasText) for t in tests) > MAX_TESTS * len(_TERMINATORS):
+        return None
+    return any_of(*tests)
 
 
 def cheaper(expr: Expr) -> Expr:

@@ -38,14 +38,16 @@ def quote(name: str) -> str:
     return name if _SIMPLE.fullmatch(name) else "`" + name.replace("`", "``") + "`"
 
 
-def literal(value: Scalar) -> str:
-    """A literal as SQL text.
+def literal(value: Scalar, cast: str | None = None) -> str:
+    """A literal as SQL text (``CAST(... AS cast)`` with a type).
 
     >>> literal("it's"), literal(True), literal(dt.date(2024, 1, 2))
     ("'it\\\\'s'", 'TRUE', "DATE '2024-01-02'")
     >>> print(literal("a" + chr(13) + chr(10) + chr(0x2028)))  # unprintable: SQL escapes
     'a\\r\\n\\u2028'
     """
+    if cast is not None:
+        return f"CAST({literal(value)} AS {cast.upper()})"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, (int, float, Decimal)):
@@ -73,7 +75,7 @@ def render_expr(expr: Expr) -> str:
     if isinstance(expr, Col):
         return quote(expr.name)
     if isinstance(expr, Lit):
-        return literal(expr.value)
+        return literal(expr.value, expr.type)
     if isinstance(expr, Compare):
         return f"{render_expr(expr.left)} {expr.op.value} {render_expr(expr.right)}"
     if isinstance(expr, (And, Or)):
@@ -92,7 +94,8 @@ def _render_unary(expr: Expr) -> str:
     if isinstance(expr, IsNaN):
         return f"isnan({render_expr(expr.item)})"
     if isinstance(expr, InSet):
-        return f"{render_expr(expr.item)} IN ({', '.join(literal(v) for v in expr.values)})"
+        values = ", ".join(literal(v, expr.type) for v in expr.values)
+        return f"{render_expr(expr.item)} IN ({values})"
     if isinstance(expr, Matches):
         return f"{render_expr(expr.item)} RLIKE {literal(expr.pattern)}"
     if isinstance(expr, HasText):

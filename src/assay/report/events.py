@@ -1,11 +1,14 @@
 """The events ``assay run`` streams: one JSON object per line, documented in docs/events.md.
 
 Renaming or removing a field is a breaking change (bump ``SCHEMA_VERSION``); adding one
-is not. Numbers are JSON numbers; non-finite floats become ``null``.
+is not. Numbers are JSON numbers; non-finite floats become ``null``; a number a JSON
+reader would not read back exactly (a decimal no double holds, an integer beyond 64 bits)
+is a JSON string of its exact digits (:func:`json_number`).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,16 +24,61 @@ def location(origin: Origin) -> dict[str, Any]:
     return {"file": origin.file, "path": origin.path, "line": origin.line}
 
 
-def json_number(value: object) -> int | float | None:
-    """A measured number as a JSON-safe number (Decimal -> int/float, NaN/inf -> None)."""
+_INT64 = 2**63
+
+
+def json_number(value: object) -> int | float | str | None:
+    """A measured number as JSON: a number when a JSON reader reads it back exactly (an
+    integer of 64 bits, a double), else the exact decimal digits as a string; None for
+    NaN and the infinities (JSON has none).
+
+    >>> json_number(Decimal("2.50")), json_number(Decimal("0.100000000000000001"))
+    (2.5, '0.100000000000000001')
+    >>> json_number(Decimal("1E+20")), json_number(2**64), json_number(float("nan"))
+    ('100000000000000000000', '18446744073709551616', None)
+    """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
+        if not value.is_finite():
+            return None
+        if value == value.to_integral_value():
+            whole = int(value)
+            return whole if -_INT64 <= whole < _INT64 else str(whole)
+        nearest = float(value)
+        return nearest if Decimal(repr(nearest)) == value else _digits(value)
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, int) and not -_INT64 <= value < _INT64:
+        return str(value)
     assert isinstance(value, (int, float))
     return value
+
+
+def _digits(value: Decimal) -> str:
+    """A decimal's digits in plain notation (no exponent)."""
+    return f"{value:f}"
+
+
+def spark_json(text: str | bytes) -> Any:
+    """A JSON text written by Spark (a sample row), read without rounding: a decimal no
+    double holds, or an integer beyond 64 bits, becomes a ``Decimal`` (a string in the
+    JSON lines, by :func:`json_safe`); Spark's bare ``NaN``/``Infinity`` become floats.
+
+    >>> spark_json('{"d":0.100000000000000001,"e":1.5,"n":12345678901234567890123}')
+    {'d': Decimal('0.100000000000000001'), 'e': 1.5, 'n': Decimal('12345678901234567890123')}
+    """
+    return json.loads(text, parse_float=_json_float, parse_int=_json_int)
+
+
+def _json_float(text: str) -> float | Decimal:
+    nearest = float(text)
+    return nearest if Decimal(repr(nearest)) == Decimal(text) else Decimal(text)
+
+
+def _json_int(text: str) -> int | Decimal:
+    whole = int(text)
+    return whole if -_INT64 <= whole < _INT64 else Decimal(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +132,7 @@ class RuleResult:
             "metric_value": json_number(self.metric_value),
             "threshold": self.threshold,
             "message": self.message,
-            "samples": list(self.samples) if self.samples is not None else None,
+            "samples": json_safe(list(self.samples)) if self.samples is not None else None,
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
             "details": json_safe(self.details),

@@ -399,6 +399,8 @@ def trend_value(event: Event, unit: str = "%") -> float | None:
     if unit == "rows":
         return None if failed is None else float(failed)
     value = event.get("metric_value")
+    if isinstance(value, str):  # exact digits no double holds (docs/events.md)
+        return float(value)
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
