@@ -160,7 +160,8 @@ def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
     per_rule = plan_detail(plan, set(failed), ("id",), failed_rows=failed, options=options)
     assert scan is not None and mixed is not None and per_rule is not None
     assert scan.own_branch == ()
-    assert mixed.own_branch == (0, 2)  # the two heaviest of those over 50 rows
+    # no key range to bound them: every rule over 50 rows has a branch of its own
+    assert mixed.own_branch == (0, 1, 2)
     assert per_rule.own_branch == (0, 1, 2, 3)
     assert dataclasses.replace(per_rule, own_branch=()) == scan
 
@@ -332,3 +333,68 @@ def test_key_bounded_detail_branches_sample_as_unbounded(spark, tmp_path):
     [table] = [e for e in bounded.events if e["event"] == "table"]
     [plain] = [e for e in unbounded.events if e["event"] == "table"]
     assert (table["spark_plans"], plain["spark_plans"]) == (3, 2)
+
+
+def test_every_heavy_rule_is_bounded_or_in_a_branch_of_its_own(spark, tmp_path):
+    """The shared detail scan never sorts all the failing rows of a heavy rule: under a
+    key bound it keeps about margin x N of them, and without a usable key range every
+    heavy rule gets a branch of its own. Each form gives the samples of the plain one
+    (everything in the shared scan, no bound), on rules failing evenly, only at the top
+    of the key range, only at its bottom, and on a hash of the key."""
+    from assay.planner.cost import PlannerOptions
+
+    rows = [
+        (None if i in (7, 1500) else i, i % 2, i, (i * 7919) % 13, f"s{i % 3}")
+        for i in range(1, 3001)
+    ]
+    schema = "id bigint, a int, b int, h int, s string"
+    path = write_parquet(spark, tmp_path / "heavy.parquet", rows, schema)
+    rules = [
+        "{type: range, column: a, max: 0}",
+        "{type: range, column: b, max: 2500}",
+        "{type: range, column: b, min: 400}",
+        "{type: range, column: h, max: 3}",
+        "{type: accepted_values, column: s, values: [s0]}",
+        "{type: range, column: a, min: 1}",
+        "{type: not_null, column: id}",
+    ]
+    suite = load_suite([write_config(tmp_path, config(path, rules))])
+    forms = {
+        "plain": PlannerOptions(detail_sort_rows=10**9),
+        "bounded in the shared scan": PlannerOptions(detail_sort_rows=100, detail_rule_branches=0),
+        "bounded, two own branches": PlannerOptions(detail_sort_rows=100, detail_rule_branches=2),
+        "no bound: a branch each": PlannerOptions(
+            detail_sort_rows=100, detail_rule_branches=0, detail_bound_margin=10**9
+        ),
+    }
+    samples = {}
+    for name, options in forms.items():
+        sink = Collect()
+        run_suite(suite, spark, sink, options=options)
+        samples[name] = [r["samples"] for r in sink.results]
+    for name in forms:
+        assert samples[name] == samples["plain"], name
+    assert samples["plain"][1] == [{"id": i, "b": i} for i in range(2501, 2506)]
+    assert samples["plain"][2][0] == {"id": None, "b": 7}
+
+
+def test_detail_plan_gives_every_unbounded_heavy_rule_its_own_branch():
+    from assay.ir.expr import Col, IsNull
+    from assay.planner.cost import PlannerOptions
+    from assay.planner.lower import plan_detail
+    from assay.planner.plan import DetailEntry, DetailPlan, TablePlan
+
+    entries = tuple(DetailEntry(i, ("x",), predicate=IsNull(Col("x"))) for i in range(40))
+    plan = TablePlan(None, None, None, DetailPlan(entries, (), 5), ())  # type: ignore[arg-type]
+    failed = {i: 60_000 for i in range(40)}
+    detail = plan_detail(plan, set(failed), (), failed_rows=failed, options=PlannerOptions())
+    assert detail is not None and detail.own_branch == tuple(range(40))
+    keyed = plan_detail(
+        plan,
+        set(failed),
+        ("x",),
+        failed_rows=failed,
+        options=PlannerOptions(),
+        key_range=(0, 10**7),
+    )
+    assert keyed is not None and len(keyed.bounds) == 40 and len(keyed.own_branch) == 8

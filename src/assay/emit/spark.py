@@ -460,7 +460,8 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
 def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
     """One scan keeps rows failing any of the rules, tags them with the rules they fail,
     and keeps the first N per rule (Spark pushes the ``row_number() <= N`` limit below
-    the shuffle, after sorting every failing row)."""
+    the shuffle, after sorting every failing row: so a heavy rule comes here only under
+    a key bound, which keeps about ``detail_bound_margin`` x N of its rows)."""
     windows = {
         n: F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         for n, e in enumerate(plan.entries)
@@ -469,7 +470,11 @@ def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
     base = (
         df.select("*", *(w.alias(f"_assay_dup{n}") for n, w in windows.items())) if windows else df
     )
-    tests = [_entry_test(n, e) for n, e in enumerate(plan.entries)]
+    bounds = dict(plan.bounds)
+    tests = [
+        _bounded(plan, bounds.get(e.rule_index), _entry_test(n, e))
+        for n, e in enumerate(plan.entries)
+    ]
     names = list(dict.fromkeys((*plan.order, *(c for e in plan.entries for c in e.columns))))
     hits = F.array(
         *(F.when(t, F.lit(e.rule_index)) for t, e in zip(tests, plan.entries, strict=True))
@@ -499,12 +504,7 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
         dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         rows = df.select("*", dup.alias(f"_assay_dup{n}"))
     order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
-    test = _entry_test(n, e)
-    bound = dict(plan.bounds).get(e.rule_index)
-    if bound is not None:
-        # the key test first: the rule's own test (a regex, say) only runs under the bound
-        key = col(plan.keys[0])
-        test = (key.isNull() | (key <= F.lit(bound))) & test
+    test = _bounded(plan, dict(plan.bounds).get(e.rule_index), _entry_test(n, e))
     top = (
         rows.where(test)
         .select(*(col(c) for c in e.columns))
@@ -513,6 +513,15 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
     )
     rule = F.lit(e.rule_index).alias("_assay_rule")
     return top.select(rule, _row_json(e.columns).alias("_assay_row"))
+
+
+def _bounded(plan: DetailPlan, bound: Scalar | None, test: Column) -> Column:
+    """A rule's failing-row test under its key bound (``plan.bounds``), if it has one:
+    the key test first, so the rule's own test (a regex, say) only runs under the bound."""
+    if bound is None:
+        return test
+    key = col(plan.keys[0])
+    return (key.isNull() | (key <= F.lit(bound))) & test
 
 
 def _entry_test(n: int, entry) -> Column:

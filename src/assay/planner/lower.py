@@ -20,6 +20,7 @@ from assay.planner.cost import (
     DEFAULT_OPTIONS,
     PlannerOptions,
     group_partitions,
+    heavy,
     key_bound,
     own_branches,
     scan_branches,
@@ -151,15 +152,22 @@ def plan_detail(
     order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
     sampled_rules = {e.rule_index for e in entries}
     counts = {i: n for i, n in (failed_rows or {}).items() if i in sampled_rules}
-    own = own_branches(counts, options)
     size = plan.detail.sample_size
     bounds: list[tuple[int, Scalar]] = []
     if key_range is not None and keys:
+        # Every heavy rule reads only the low end of the first key's range, in its own
+        # branch or in the shared scan: the shared scan then sorts about
+        # ``detail_bound_margin`` x N rows per rule, not every failing row.
         low, high = key_range
-        for index in own:
+        for index in sorted(i for i, n in counts.items() if n >= options.detail_sort_rows):
             bound = key_bound(low, high, counts[index], size, options)
             if bound is not None:
                 bounds.append((index, bound))  # type: ignore[arg-type]
+    bounded = {i for i, _ in bounds}
+    # A heavy rule with no bound would make the shared scan sort all its failing rows:
+    # it gets a branch of its own (a bounded heap of N rows per task), however many.
+    unbounded = {i: n for i, n in counts.items() if i not in bounded}
+    own = tuple(sorted({*own_branches(counts, options), *heavy(unbounded, options)}))
     return DetailPlan(entries, keys, size, order, own, tuple(bounds))
 
 
