@@ -210,3 +210,29 @@ def test_numbers_no_double_holds_are_reported_exactly(spark, tmp_path, numbers):
 
     for event in sink.events:
         validate_event(event)
+
+
+def test_a_plan_past_its_timeout_is_interrupted_and_errors_its_table_alone(spark, tmp_path, strings):
+    """A plan that runs past ``plan_timeout`` is interrupted on the server; its table is an
+    error naming the plan and the bound, the other table is judged, the server answers."""
+    from assay.config import load_suite
+    from assay.executor.run import run_suite
+    from tests.helpers import Collect
+
+    slow = '{type: sql, query: "SELECT count_if(id % 7 = 3) > 0 FROM range(200000000000L)"}'
+    text = config(strings, [slow]) + f"""
+  - name: fine
+    source: {{path: {strings}, format: parquet}}
+    rules:
+      - {{type: not_null, column: id}}
+"""
+    sink = Collect()
+    suite = load_suite([write_config(tmp_path, text)])
+    # one table at a time: the slow plan must not hold back the other past its bound
+    summary = run_suite(suite, spark, sink, plan_timeout=8, concurrency=1)
+    tables = sink.tables()
+    assert "did not finish within 8s and was interrupted" in tables["t"]["error"]
+    assert "aggregate plan" in tables["t"]["error"]
+    assert tables["fine"]["error"] is None and sink.result("fine", 0)["passed"]
+    assert summary.exit_code == 3
+    assert spark.sql("SELECT 1 AS x").collect()[0]["x"] == 1

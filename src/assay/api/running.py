@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from assay.api.result import Result, ResultStream
 from assay.api.suites import Config, load, over_dataframe, rules_suite
 from assay.executor.connect import connect_frame, connect_session
+from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
 
 if TYPE_CHECKING:
@@ -74,6 +75,7 @@ def run(
     html_report: str | None = None,
     on_event: EventSink | None = None,
     progress: Callable[[str], None] | None = None,
+    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
 ) -> Result:
     """Run ``config`` as ``assay run`` does; the options are its command-line options.
 
@@ -111,6 +113,7 @@ def run(
         reports=Reports(json_report, html_report, email_on_pass),
         on_event=on_event,
         progress=progress,
+        plan_timeout=plan_timeout,
     )
 
 
@@ -126,6 +129,7 @@ def validate(
     vars: Mapping[str, str] | None = None,  # noqa: A002
     concurrency: int = 4,
     on_event: EventSink | None = None,
+    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
 ) -> Result:
     """Check ``df`` with ``rules`` on the DataFrame's own session; the same plans as
     ``assay run`` of the same rules over the same data.
@@ -133,7 +137,9 @@ def validate(
     ``rules`` are native rule dicts (``{"type": "not_null", "column": "id"}``), or a
     config file (or loaded suite) whose one table, or the table ``name``, gives them.
     ``keys``, ``sample_size``, ``filter`` and ``on_failure`` are the table's keys of the
-    native format; ``name`` (default ``dataframe``) names the table in results.
+    native format; ``name`` (default ``dataframe``) names the table in results;
+    ``plan_timeout`` bounds each Spark plan in seconds (None: no bound), past which the
+    table is an error.
 
     Raises:
         ConfigErrors: a rule is wrong or does not fit the DataFrame's schema.
@@ -151,6 +157,7 @@ def validate(
         concurrency=concurrency,
         on_event=on_event,
         frames={binding: frame},
+        plan_timeout=plan_timeout,
     )
 
 
@@ -225,6 +232,7 @@ def execute(
     on_event: EventSink | None = None,
     progress: Callable[[str], None] | None = None,
     frames: Mapping[str, DataFrame] | None = None,
+    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
 ) -> Result:
     """Load, open the session, resolve deferred variables, run, write the reports.
 
@@ -262,6 +270,7 @@ def execute(
             server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
             server_url=url,
             frames=frames,
+            plan_timeout=plan_timeout,
         )
     code, problems = summary.exit_code, []
     if suite.reports or reports.json_report or reports.html_report:

@@ -20,7 +20,7 @@ from assay.cli.compare import compare as compare_command
 from assay.cli.console import err, guarded, stdout_closed
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
-from assay.cli.options import parse_assignments
+from assay.cli.options import parse_assignments, parse_duration
 from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
@@ -107,6 +107,7 @@ def run(
     vars_: opt.Vars = None,
     sample_size: opt.SampleSize = None,
     concurrency: opt.Concurrency = 4,
+    plan_timeout: opt.PlanTimeout = "2h",
     conf: opt.ServerConf = None,
     progress: opt.Progress = None,
     dialect: opt.Dialect = None,
@@ -145,6 +146,7 @@ def run(
             "vars": _variables(var, vars_),
             "inputs": parse_assignments(input_ or [], "--input"),
             "server_conf": parse_assignments(conf or [], "--conf"),
+            "plan_timeout": parse_duration(plan_timeout, "--plan-timeout"),
         }
         quiet_pyspark_logging()
         show = sys.stderr.isatty() if progress is None else progress

@@ -54,6 +54,14 @@ SampleSize = Annotated[
 Concurrency = Annotated[
     int, typer.Option("--concurrency", min=1, max=64, help="Tables run at the same time.")
 ]
+PlanTimeout = Annotated[
+    str,
+    typer.Option(
+        "--plan-timeout",
+        help="Longest one Spark plan may run (30s, 45m, 2h; 0: no bound); past it the plan "
+        "is interrupted and its table is an error (exit 3).",
+    ),
+]
 ServerConf = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
@@ -176,3 +184,24 @@ def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
             raise ConfigError(f"{what} {item!r} must look like NAME=VALUE")
         found[name.strip()] = value
     return found
+
+
+def parse_duration(text: str, what: str) -> float | None:
+    """``"90s"``, ``"45m"``, ``"2h"``, ``"1.5"`` (seconds) -> seconds; ``"0"`` -> None (no
+    bound); anything else is a usage error.
+
+    >>> parse_duration("2h", "--plan-timeout"), parse_duration("0", "--plan-timeout")
+    (7200.0, None)
+    """
+    from assay.grammar.transformers import SECONDS_PER_UNIT
+
+    body = text.strip().lower()
+    unit = SECONDS_PER_UNIT.get(body[-1:], None) if body else None
+    number = body[:-1] if unit is not None else body
+    try:
+        seconds = float(number) * (unit or 1)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise ConfigError(f"{what} {text!r} must be a duration such as 30s, 45m or 2h")
+    return seconds or None

@@ -26,6 +26,7 @@ from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor import validators
 from assay.executor.compare import prepare_all, run_comparisons, with_comparisons
+from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
@@ -74,13 +75,15 @@ def run_suite(
     server: str = "the Spark Connect server",
     server_url: str | None = None,
     frames: Mapping[str, DataFrame] | None = None,
+    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
     ``server`` names the server in errors ("the Spark Connect server at sc://..."),
     ``server_url`` (redacted) goes into the summary;
     ``frames`` are the DataFrames of the suite's :class:`~assay.ir.suite.DataFrameSource`
-    tables, by name (see :mod:`assay.executor.frames`).
+    tables, by name (see :mod:`assay.executor.frames`); ``plan_timeout`` bounds each
+    Spark plan of a table in seconds (None: no bound; :mod:`assay.executor.deadline`).
 
     Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
     """
@@ -105,6 +108,8 @@ def run_suite(
             raise ConfigErrors(problems)
         if failures:
             raise failures[0]
+        for p in prepared:
+            p.timeout = plan_timeout  # type: ignore[union-attr]
         branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
         policy = suite.policy
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assay.errors import AssayError, ConfigError, SparkFailure
+from assay.executor.deadline import PlanTimeout
 from assay.ir.origin import Origin
 
 # Analysis errors caused by the data not being there: the environment, not the config.
@@ -68,6 +69,8 @@ def lost_server(exc: BaseException) -> bool:
 def failure_sentence(exc: BaseException, *, server: str, table: str, step: str) -> str:
     """What went wrong while running a table, as a sentence a user can act on: the
     server that stopped answering and when, or Spark's own message (short, redacted)."""
+    if isinstance(exc, PlanTimeout):
+        return f"table {table}'s {step} {exc}"
     if lost_server(exc):
         return (
             f"{server} stopped answering during table {table}'s {step}; check that the "

@@ -14,6 +14,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
+from assay.executor.deadline import deadline
 from assay.executor.spark_errors import failure_sentence, spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
@@ -44,6 +45,13 @@ class Prepared:
     options: PlannerOptions = DEFAULT_OPTIONS
     step: str = "aggregate plan"
     """The Spark plan being run (named in an error when the run fails)."""
+    timeout: float | None = None
+    """Seconds one of its plans may run (:mod:`assay.executor.deadline`)."""
+
+    def collect(self, frame: DataFrame) -> list[Any]:
+        """``frame``'s rows, under the plan timeout."""
+        with deadline(frame.sparkSession, self.timeout):  # type: ignore[arg-type]
+            return frame.collect()
 
 
 @dataclass
@@ -181,7 +189,7 @@ def _first_pass(
     prepared.step = "aggregate plan"
     prepared.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
     frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
-    row = frame.collect()[0].asDict()
+    row = prepared.collect(frame)[0].asDict()
     counter[0] += 1
     return _aggregate_values(aggregate, row), _sql_values(sql, row)
 
@@ -215,7 +223,8 @@ def _histogram_values(
     if not bounds:
         return {}
     prepared.step = "histogram plan"
-    row = emit.histogram_frame(prepared.df, histogram, bounds).collect()[0].asDict()
+    frame = emit.histogram_frame(prepared.df, histogram, bounds)
+    row = prepared.collect(frame)[0].asDict()
     counter[0] += 1
     return {h.measure: row[h.name] for h in histogram.columns if h.name in bounds}
 
@@ -296,7 +305,7 @@ def _detail_rows(
     prepared: Prepared, detail: DetailPlan, counter: list[int]
 ) -> dict[int, list[dict[str, Any]]]:
     prepared.step = "detail plan"
-    rows = emit.detail_frame(prepared.df, detail).collect()
+    rows = prepared.collect(emit.detail_frame(prepared.df, detail))
     counter[0] += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:
