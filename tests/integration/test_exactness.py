@@ -212,7 +212,9 @@ def test_numbers_no_double_holds_are_reported_exactly(spark, tmp_path, numbers):
         validate_event(event)
 
 
-def test_a_plan_past_its_timeout_is_interrupted_and_errors_its_table_alone(spark, tmp_path, strings):
+def test_a_plan_past_its_timeout_is_interrupted_and_errors_its_table_alone(
+    spark, tmp_path, strings
+):
     """A plan that runs past ``plan_timeout`` is interrupted on the server; its table is an
     error naming the plan and the bound, the other table is judged, the server answers."""
     from assay.config import load_suite
@@ -220,12 +222,15 @@ def test_a_plan_past_its_timeout_is_interrupted_and_errors_its_table_alone(spark
     from tests.helpers import Collect
 
     slow = '{type: sql, query: "SELECT count_if(id % 7 = 3) > 0 FROM range(200000000000L)"}'
-    text = config(strings, [slow]) + f"""
+    text = (
+        config(strings, [slow])
+        + f"""
   - name: fine
     source: {{path: {strings}, format: parquet}}
     rules:
       - {{type: not_null, column: id}}
 """
+    )
     sink = Collect()
     suite = load_suite([write_config(tmp_path, text)])
     # one table at a time: the slow plan must not hold back the other past its bound
@@ -236,3 +241,60 @@ def test_a_plan_past_its_timeout_is_interrupted_and_errors_its_table_alone(spark
     assert tables["fine"]["error"] is None and sink.result("fine", 0)["passed"]
     assert summary.exit_code == 3
     assert spark.sql("SELECT 1 AS x").collect()[0]["x"] == 1
+
+
+def test_an_unreadable_source_errors_its_table_alone(spark, tmp_path, strings):
+    """One table's missing path costs that table: the other two are judged, the missing
+    one is a table error with a result per rule, the summary is written, exit 3."""
+    from assay.config import load_suite
+    from assay.executor.run import run_suite
+    from tests.helpers import Collect, validate_event
+
+    def table(name: str, path: str) -> str:
+        return f"""
+  - name: {name}
+    source: {{path: {path}, format: parquet}}
+    rules:
+      - {{type: not_null, column: id}}
+      - {{type: row_count, must_be: "> 0"}}
+"""
+
+    text = (
+        "tables:"
+        + table("a", strings)
+        + table("gone", str(tmp_path / "missing"))
+        + table("b", strings)
+    )
+    sink = Collect()
+    summary = run_suite(load_suite([write_config(tmp_path, text)]), spark, sink)
+    tables = sink.tables()
+    assert tables["a"]["error"] is None and tables["b"]["error"] is None
+    assert "cannot read its source" in tables["gone"]["error"]
+    assert tables["gone"]["location"]["path"] == "tables[1]"
+    assert [r["severity"] for r in sink.results if r["table"] == "gone"] == ["error", "error"]
+    assert all(r["passed"] for r in sink.results if r["table"] != "gone")
+    assert sink.events[-1]["event"] == "summary" and summary.exit_code == 3
+    for event in sink.events:
+        validate_event(event)
+
+
+def test_config_errors_and_unreadable_sources_are_listed_together(spark, tmp_path, strings):
+    from assay.config import load_suite
+    from assay.errors import ConfigErrors
+    from assay.executor.run import run_suite
+    from tests.helpers import Collect
+
+    text = f"""
+tables:
+  - name: gone
+    source: {{path: {tmp_path / "missing"}, format: parquet}}
+    rules: [{{type: not_null, column: id}}]
+  - name: bad
+    source: {{path: {strings}, format: parquet}}
+    rules: [{{type: not_null, column: nope}}]
+"""
+    with pytest.raises(ConfigErrors) as caught:
+        run_suite(load_suite([write_config(tmp_path, text)]), spark, Collect())
+    messages = [str(e) for e in caught.value.errors]
+    assert any("nope" in m and "tables[1].rules[0]" in m for m in messages), messages
+    assert any("cannot read its source" in m and "tables[0]" in m for m in messages), messages

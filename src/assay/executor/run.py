@@ -30,7 +30,7 @@ from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
 from assay.executor.spark_errors import to_assay_error
-from assay.executor.table import Prepared, TableOutcome, run_table
+from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
 from assay.ir.rules import UniqueCheck
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
@@ -101,25 +101,36 @@ def run_suite(
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
         problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
-        failures = [
-            p for p in prepared if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)
-        ]
+        failures = {
+            n: p
+            for n, p in enumerate(prepared)
+            if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)
+        }
         if problems:
-            raise ConfigErrors(problems)
-        if failures:
-            raise failures[0]
-        for p in prepared:
-            p.timeout = plan_timeout  # type: ignore[union-attr]
-        branched = any(_scan_branches(p.plan) > 1 for p in prepared)  # type: ignore[union-attr]
+            # nothing runs, and every problem found is listed: unreadable sources too
+            raise ConfigErrors(problems + [_listed(f) for f in failures.values()])
+        ready = [p for p in prepared if isinstance(p, Prepared)]
+        for p in ready:
+            p.timeout = plan_timeout
+        branched = any(_scan_branches(p.plan) > 1 for p in ready)
         policy = suite.policy
+
+        def run(n: int) -> TableOutcome:
+            p, table = prepared[n], suite.tables[n]
+            if isinstance(p, Prepared):
+                return _run_one(spark, p, table, run_id, sink, progress, policy, server)
+            # a source that cannot be read costs its table, never the run
+            outcome = unreadable_table(run_id, table, failures[n].message, policy)
+            outcome = TableOutcome(outcome.events, dataclasses.replace(
+                outcome.finished, source=render_source(table.source)))  # fmt: skip
+            for event in outcome.events:
+                sink(event)
+            sink(outcome.finished)
+            progress.note(f"assay: {table.name}: error ({failures[n].message})")
+            return outcome
+
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
-            outcomes = list(
-                pool.map(
-                    lambda p, t: _run_one(spark, p, t, run_id, sink, progress, policy, server),  # type: ignore[arg-type]
-                    prepared,
-                    suite.tables,
-                )
-            )
+            outcomes = list(pool.map(run, range(len(prepared))))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = dataclasses.replace(
         with_comparisons(_summary(run_id, outcomes, start), results),
@@ -336,6 +347,11 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
                 else ConfigError(err.message, origin=rule.origin)
             )
     return errors or [ConfigError("the SQL rules of this table fail together", origin=table.origin)]
+
+
+def _listed(failure: AssayError) -> ConfigError:
+    """A source failure listed with the config errors of the same run (exit 2)."""
+    return ConfigError(failure.message, origin=failure.origin, hint=failure.hint)
 
 
 def _run_one(

@@ -89,6 +89,32 @@ def run_table(
         why = f"not evaluated: table {table.name}'s {prepared.step} failed (see its table line)"
         outcomes = [Outcome("error", None, None, why) for _ in table.rules]
         row_count, samples = None, {}
+    return _outcome(run_id, table, outcomes, row_count, samples, policy, start, counter[0],
+                    error, detail)  # fmt: skip
+
+
+def unreadable_table(
+    run_id: str, table: Table, error: str, policy: RunPolicy = DEFAULT_POLICY
+) -> TableOutcome:
+    """The outcome of a table whose source could not be read (or analysed): every rule
+    ``error``, the table's error the reason; the other tables still run."""
+    why = f"not evaluated: table {table.name}'s source could not be read (see its table line)"
+    outcomes = [Outcome("error", None, None, why) for _ in table.rules]
+    return _outcome(run_id, table, outcomes, None, {}, policy, time.monotonic(), 0, error, None)
+
+
+def _outcome(
+    run_id: str,
+    table: Table,
+    outcomes: list[Outcome],
+    row_count: int | None,
+    samples: Mapping[int, list[dict[str, Any]]],
+    policy: RunPolicy,
+    start: float,
+    plans: int,
+    error: str | None,
+    detail: str | None,
+) -> TableOutcome:
     elapsed = int((time.monotonic() - start) * 1000)
     events = [
         _result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
@@ -96,7 +122,7 @@ def run_table(
     ]
     events = [_judged_by(policy, table.rules[e.rule_index], e) for e in events]
     finished = table_totals(
-        run_id, table, events, row_count, spark_plans=counter[0], elapsed_ms=elapsed, error=error
+        run_id, table, events, row_count, spark_plans=plans, elapsed_ms=elapsed, error=error
     )
     return TableOutcome(events, dataclasses.replace(finished, detail=detail))
 

@@ -155,11 +155,11 @@ def plan_detail(
     size = plan.detail.sample_size
     bounds: list[tuple[int, Scalar]] = []
     if key_range is not None and keys:
-        # Every heavy rule reads only the low end of the first key's range, in its own
-        # branch or in the shared scan: the shared scan then sorts about
-        # ``detail_bound_margin`` x N rows per rule, not every failing row.
+        # Every rule with many failing rows reads only the low end of the first key's
+        # range, in its own branch or in the shared scan: the shared scan then sorts
+        # about ``detail_bound_margin`` x N rows per rule, not every failing row.
         low, high = key_range
-        for index in sorted(i for i, n in counts.items() if n >= options.detail_sort_rows):
+        for index in sorted(counts):
             bound = key_bound(low, high, counts[index], size, options)
             if bound is not None:
                 bounds.append((index, bound))  # type: ignore[arg-type]
