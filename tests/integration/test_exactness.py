@@ -298,3 +298,21 @@ tables:
     messages = [str(e) for e in caught.value.errors]
     assert any("nope" in m and "tables[1].rules[0]" in m for m in messages), messages
     assert any("cannot read its source" in m and "tables[0]" in m for m in messages), messages
+
+
+def test_a_regex_java_cannot_compile_is_a_config_error_at_its_rule(spark, tmp_path, strings):
+    """Found before any scan (the optimizer folds the pattern against a literal), named
+    at the rule; the valid regexes of the same table are not reported."""
+    from assay.errors import ConfigErrors
+
+    rules = [
+        "{type: not_null, column: id}",
+        "{type: regex, column: s, pattern: '([a-z'}",
+        "{type: regex, column: s, pattern: '^[a-z]+$'}",
+        "{type: invalid_count, column: s, valid_regex: 'a{2,1}', must_be: 0}",
+    ]
+    with pytest.raises(ConfigErrors) as caught:
+        run_config(spark, write_config(tmp_path, config(strings, rules)))
+    found = sorted((e.origin.path, e.message) for e in caught.value.errors)
+    assert [path for path, _ in found] == ["tables[0].rules[1]", "tables[0].rules[3]"]
+    assert "'([a-z'" in found[0][1] and "JVM" not in found[0][1]

@@ -409,6 +409,34 @@ def _sql_branch(index: int, query: str, mode: str) -> str:
     return f"SELECT {index} AS _assay_i, {first} AS _assay_r FROM ({body}) AS _assay_q(_assay_c)"
 
 
+def uncompilable_patterns(spark: SparkSession, patterns: Sequence[str]) -> dict[str, Exception]:
+    """The patterns Java's regex engine refuses, with Spark's error: every pattern is
+    matched against a literal in one query that Spark's optimizer folds (an analysis RPC
+    with ``explain``, no scan, no execution); only when that fails is each tried alone."""
+
+    def folded(items: Sequence[str]) -> None:
+        frame = spark.range(1).select(
+            *(F.lit("").rlike(p).alias(f"p{n}") for n, p in enumerate(items))
+        )
+        explain: Callable[..., str] = getattr(frame, "_explain_string")  # noqa: B009
+        explain(extended=False)
+
+    if not patterns:
+        return {}
+    try:
+        folded(patterns)
+        return {}
+    except Exception:  # noqa: BLE001 - found per pattern below
+        pass
+    bad: dict[str, Exception] = {}
+    for pattern in patterns:
+        try:
+            folded([pattern])
+        except Exception as exc:  # noqa: BLE001 - the caller reports it at the rule
+            bad[pattern] = exc
+    return bad
+
+
 def analysed(spark: SparkSession, text: str) -> None:
     """Have Spark parse and analyse a query (one analysis RPC, no scan, no command).
     Raises what Spark raises for it."""

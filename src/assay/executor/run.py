@@ -29,9 +29,10 @@ from assay.executor.compare import prepare_all, run_comparisons, with_comparison
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
-from assay.executor.spark_errors import to_assay_error
+from assay.executor.spark_errors import spark_message, to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
-from assay.ir.rules import UniqueCheck
+from assay.ir.expr import patterns_of
+from assay.ir.rules import UniqueCheck, expressions_of
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
@@ -260,6 +261,7 @@ def prepare(
         if rejected:
             plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
     problems: list[ConfigError] = list(check_table(whole, schema, keys))
+    problems += _pattern_problems(spark, table)
     if table.outputs and not problems:
         unwritable = check_sinks(spark, table)
         config = [e for e in unwritable if isinstance(e, ConfigError)]
@@ -271,6 +273,27 @@ def prepare(
     if plan.sql is not None and not problems:
         problems += _prepare_sql(spark, prepared)
     return ConfigErrors(problems) if problems else prepared
+
+
+def _pattern_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
+    """Every regex of the table's rules that Java cannot compile, at its rule (before any
+    scan: one analysis RPC for all of them)."""
+    users: dict[str, list[int]] = {}
+    for index, rule in enumerate(table.rules):
+        for expr in expressions_of(rule.check):
+            for pattern in patterns_of(expr):
+                users.setdefault(pattern, []).append(index)
+    bad = emit.uncompilable_patterns(spark, list(users))
+    return [
+        ConfigError(
+            f"{table.rules[i].kind}: the regular expression {pattern!r} is not one Java can"
+            f" compile: {spark_message(exc)}",
+            origin=table.rules[i].origin,
+            hint="patterns are Java regular expressions (java.util.regex.Pattern)",
+        )
+        for pattern, exc in bad.items()
+        for i in dict.fromkeys(users[pattern])
+    ]
 
 
 def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:

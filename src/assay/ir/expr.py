@@ -217,6 +217,22 @@ def rebuild(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
     return fn(node)
 
 
+def patterns_of(expr: Expr) -> tuple[str, ...]:
+    """The regular expressions an expression matches with, in first-use order.
+
+    >>> patterns_of(And((Matches(Col("a"), "^x"), Not(Matches(Col("b"), "y+")))))
+    ('^x', 'y+')
+    """
+    seen: list[str] = []
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Matches) and node.pattern not in seen:
+            seen.append(node.pattern)
+        stack.extend(reversed(children(node)))
+    return tuple(seen)
+
+
 def columns_of(expr: Expr) -> tuple[str, ...]:
     """Column names an expression reads, in first-use order (``Sql`` snippets are opaque).
 

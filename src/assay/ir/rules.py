@@ -331,3 +331,13 @@ class Rule:
         if isinstance(self.check, (RowCheck, UniqueCheck)):
             return True
         return isinstance(self.check, MetricCheck) and isinstance(self.check.metric, CountMetric)
+
+
+def expressions_of(check: Check) -> tuple[Expr, ...]:
+    """The row expressions a check evaluates (what a pass over the IR's expressions
+    visits: literal typing, regex checks)."""
+    if isinstance(check, RowCheck):
+        return (check.failing, *check.summed)
+    if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
+        return (check.metric.counted,)
+    return ()
