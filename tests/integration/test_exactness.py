@@ -316,3 +316,46 @@ def test_a_regex_java_cannot_compile_is_a_config_error_at_its_rule(spark, tmp_pa
     found = sorted((e.origin.path, e.message) for e in caught.value.errors)
     assert [path for path, _ in found] == ["tables[0].rules[1]", "tables[0].rules[3]"]
     assert "'([a-z'" in found[0][1] and "JVM" not in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        (
+            '{type: sql, query: "SELEC count(*) = 0 FROM _validation_df"}',
+            # Spark reads `SELEC count` as far as the `(`: the position is its own
+            ["(line 1, pos 11)", "    SELEC count(*) = 0 FROM _validation_df", "               ^"],
+        ),
+        (
+            '{type: sql, query: "SELECT count(*) = 0\\nFROM _validation_df\\nWHERE nope > 1"}',
+            ["nope", "line 3 pos 6", "    WHERE nope > 1", "          ^"],
+        ),
+    ],
+)
+def test_a_sql_rule_error_quotes_the_users_text(spark, tmp_path, strings, rule, expected):
+    """Positions in the rule's own query, its line under a caret; never assay's wrapper
+    query or Spark's analysed plan."""
+    from assay.errors import ConfigErrors
+
+    with pytest.raises(ConfigErrors) as caught:
+        run_config(spark, write_config(tmp_path, config(strings, [rule])))
+    [error] = caught.value.errors
+    text = str(error)
+    assert error.origin.path == "tables[0].rules[0]"
+    for part in expected:
+        assert part in text.split("\n") or part in text, text
+    for leak in ("_assay", "WITH _validation_df", "== SQL ==", "'Project", "JVM"):
+        assert leak not in text, text
+
+
+def test_a_bad_table_filter_is_reported_at_the_filter(spark, tmp_path, strings):
+    from assay.errors import ConfigErrors
+
+    text = config(strings, ["{type: not_null, column: id}"]).replace(
+        "    rules:", '    filter: "nope > 1"\n    rules:'
+    )
+    with pytest.raises(ConfigErrors) as caught:
+        run_config(spark, write_config(tmp_path, text))
+    [error] = caught.value.errors
+    assert error.origin.path == "tables[0].filter"
+    assert "nope" in error.message and "'Project" not in error.message

@@ -402,7 +402,8 @@ _COUNT = "to_json(named_struct('n', count(*)))"
 def _sql_branch(index: int, query: str, mode: str) -> str:
     # the query as written, without its trailing semicolons; the newline ends a trailing
     # ``--`` comment before the parenthesis that closes the subquery
-    body = without_final_semicolons(query) + "\n"
+    # on lines of its own, so Spark's (line, pos) of an error in it maps back to the rule
+    body = "\n" + without_final_semicolons(query) + "\n"
     if mode == "failed_rows":
         return f"SELECT {index} AS _assay_i, {_COUNT} AS _assay_r FROM ({body}) AS _assay_q"
     first = "to_json(named_struct('n', count(*), 'v', first(_assay_c)))"
@@ -459,9 +460,12 @@ def schema_stand_in(schema: Sequence[tuple[str, str]]) -> str:
     return f"SELECT {columns} WHERE false"
 
 
-def single_sql_text(query: str, mode: str, validation_df: str) -> str:
-    """One SQL rule alone (used to find which rule of a failing batch is at fault)."""
-    return f"WITH _validation_df AS ({validation_df}\n) {_sql_branch(0, query, mode)}"
+def single_sql_text(query: str, mode: str, validation_df: str) -> tuple[str, int]:
+    """One SQL rule alone (used to find which rule of a failing batch is at fault), and
+    the line of that text where the rule's query starts (Spark counts lines from 1)."""
+    head = f"WITH _validation_df AS ({validation_df}\n) "
+    branch = _sql_branch(0, query, mode)
+    return head + branch, head.count("\n") + branch.split("\n", 1)[0].count("\n") + 2
 
 
 # --- the detail pass ----------------------------------------------------------------------

@@ -29,7 +29,7 @@ from assay.executor.compare import prepare_all, run_comparisons, with_comparison
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.outputs import check_sinks, write_outputs
 from assay.executor.setup import create_views
-from assay.executor.spark_errors import spark_message, to_assay_error
+from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
@@ -102,10 +102,13 @@ def run_suite(
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
         problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
+        problems += [
+            p for p in prepared if type(p) is not ConfigErrors and isinstance(p, ConfigError)
+        ]
         failures = {
             n: p
             for n, p in enumerate(prepared)
-            if isinstance(p, AssayError) and not isinstance(p, ConfigErrors)
+            if isinstance(p, AssayError) and not isinstance(p, (ConfigErrors, ConfigError))
         }
         if problems:
             # nothing runs, and every problem found is listed: unreadable sources too
@@ -236,10 +239,20 @@ def prepare(
     except ConfigError as error:
         return ConfigErrors([error])
     try:
-        df = bound.source_frame(spark, table.source, table.filter)
+        df = bound.source_frame(spark, table.source, None)
         struct = df.schema
     except Exception as exc:  # noqa: BLE001 - classified below
         return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
+    if table.filter:
+        try:
+            df = bound.source_frame(spark, table.source, table.filter)
+            struct = df.schema
+        except Exception as exc:  # noqa: BLE001 - the filter is the user's text
+            where = table.origin.child("filter")
+            reason = in_users_text(exc, table.filter, 1)
+            return to_assay_error(
+                exc, f"table {table.name}: the filter does not run", where, reason
+            )
     unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
     size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
     schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
@@ -361,9 +374,11 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
     for query in prepared.plan.sql.queries:
         rule = table.rules[query.rule_index]
         try:
-            _ = spark.sql(emit.single_sql_text(query.check.query, query.check.mode, text)).schema
+            alone, line = emit.single_sql_text(query.check.query, query.check.mode, text)
+            _ = spark.sql(alone).schema
         except Exception as exc:  # noqa: BLE001
-            err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin)
+            reason = in_users_text(exc, query.check.query, line)
+            err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin, reason)
             errors.append(
                 err
                 if isinstance(err, ConfigError)

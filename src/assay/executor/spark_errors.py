@@ -79,14 +79,33 @@ def failure_sentence(exc: BaseException, *, server: str, table: str, step: str) 
     return f"Spark failed during table {table}'s {step}: {spark_message(exc)}"
 
 
+_SQLSTATE = re.compile(r"SQLSTATE: ([0-9A-Z]{5})")
+
+
 def is_analysis_error(exc: BaseException) -> bool:
-    """Whether Spark rejected the query itself (bad SQL, unknown column), not the run."""
+    """Whether Spark rejected the query itself (bad SQL, unknown column), not the run:
+    an analysis or parse exception, or SQLSTATE class 42 (syntax error or access rule
+    violation), which also comes as a generic gRPC error when the server's exception
+    class is one the client does not map (``ExtendedAnalysisException``)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
-    return bool(names & {"AnalysisException", "ParseException"})
+    if names & {"AnalysisException", "ParseException"}:
+        return True
+    get = getattr(exc, "getSqlState", None)
+    try:
+        state = get() if callable(get) else None
+    except Exception:  # noqa: BLE001 - a broken error object must not hide the real error
+        state = None
+    if state is None:
+        found = _SQLSTATE.search(str(exc).split("JVM stacktrace:")[0])
+        state = found[1] if found else None
+    return bool(state and state.startswith("42"))
 
 
-def to_assay_error(exc: BaseException, what: str, origin: Origin | None) -> AssayError:
-    """Classify a Spark exception raised while doing ``what``.
+def to_assay_error(
+    exc: BaseException, what: str, origin: Origin | None, reason: str | None = None
+) -> AssayError:
+    """Classify a Spark exception raised while doing ``what`` (``reason``: Spark's words
+    for it when not its own message, e.g. :func:`in_users_text`).
 
     Analysis errors in config text (bad SQL, unknown columns) are config errors (exit 2);
     missing data and everything that failed while running are Spark failures (exit 3).
@@ -94,10 +113,44 @@ def to_assay_error(exc: BaseException, what: str, origin: Origin | None) -> Assa
     if isinstance(exc, AssayError):
         return exc
     condition = condition_of(exc)
-    message = f"{what}: {spark_message(exc)}"
+    message = f"{what}: {reason if reason is not None else spark_message(exc)}"
     if is_analysis_error(exc) and not (condition and condition.startswith(_MISSING_DATA)):
         return ConfigError(message, origin=origin)
     hint = None
     if condition and condition.startswith(_MISSING_DATA):
         hint = "check that the table or path exists and is readable by the Spark server"
     return SparkFailure(message, origin=origin, hint=hint)
+
+
+_PARSE_AT = re.compile(r"\(line (\d+), pos (\d+)\)")
+_ANALYSIS_AT = re.compile(r";? ?line (\d+) pos (\d+)")
+
+
+def in_users_text(exc: BaseException, query: str, first_line: int) -> str:
+    """Spark's message for ``exc`` (raised for a text whose line ``first_line`` is where
+    ``query`` starts) about ``query`` alone: the first line of Spark's message, with its
+    position counted in ``query`` and the query's line with a caret under it; never the
+    text assay wrapped the query in, nor an analysed plan.
+
+    >>> class E(Exception): pass
+    >>> print(in_users_text(E("[PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'."
+    ...     " SQLSTATE: 42601 (line 3, pos 0)\\n\\n== SQL ==\\nWITH ..."), "SELEC 1", 3))
+    [PARSE_SYNTAX_ERROR] Syntax error at or near 'SELEC'. SQLSTATE: 42601 (line 1, pos 0)
+        SELEC 1
+        ^
+    """
+    text = spark_message(exc)
+    first = text.split("\n", 1)[0]
+    for pattern in (_PARSE_AT, _ANALYSIS_AT):
+        found = pattern.search(first)
+        if found is None:
+            continue
+        line, pos = int(found[1]) - first_line + 1, int(found[2])
+        lines = query.split("\n")
+        if not 1 <= line <= len(lines):
+            break
+        at = "(line {}, pos {})" if pattern is _PARSE_AT else "line {} pos {}"
+        head = first[: found.start()].rstrip(" ;") + " " + at.format(line, pos)
+        return f"{head}\n    {lines[line - 1]}\n    {' ' * pos}^"
+    # only the sentence: what follows is the wrapper or an analysed plan
+    return first.rstrip(" ;")
