@@ -442,3 +442,18 @@ def test_explain_shows_the_validators_plans(validator, tmp_path):
     assert text.rstrip().endswith(
         "1 tables, 2 Spark plans when every rule passes (+1 per table whose row-level rules fail)"
     )
+
+
+def test_the_api_without_traps(spark):
+    """One rule dict is a list of one, a string key is one column, a Result is truthy
+    exactly when the run exits 0, an unknown table names the tables there are."""
+    import assay
+
+    df = spark.createDataFrame([(1, "a"), (2, None)], "order_id int, s string")
+    result = assay.validate(df, {"type": "not_null", "column": "s"}, keys="order_id")
+    assert len(result) == 1 and result.results[0].failed_count == 1
+    assert result.results[0].samples == ({"order_id": 2, "s": None},)
+    assert not result and result.exit_code == 1
+    assert assay.validate(df, [{"type": "not_null", "column": "order_id"}])
+    with pytest.raises(KeyError, match="no table 'nope' in this run .its tables: 'dataframe'"):
+        result.table("nope")

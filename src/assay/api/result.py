@@ -75,12 +75,23 @@ class Result:
     def __len__(self) -> int:
         return len(self.results)
 
+    def __bool__(self) -> bool:
+        """True when the run passed as the CLI exits 0 (``exit_code == 0``: warnings and
+        waived failures allowed), so ``if not result:`` is "the run failed" -- not "no
+        results", which the length alone would say."""
+        return self.exit_code == 0
+
     def table(self, name: str) -> TableFinished:
-        """The line of the table ``name`` (KeyError when the run has none)."""
+        """The line of the table ``name``.
+
+        Raises:
+            KeyError: the run has no such table (the message lists the tables it has).
+        """
         for t in self.tables:
             if t.table == name:
                 return t
-        raise KeyError(name)
+        names = ", ".join(repr(t.table) for t in self.tables) or "none"
+        raise KeyError(f"no table {name!r} in this run (its tables: {names})")
 
     def failures(self) -> tuple[RuleResult, ...]:
         """Results of severity ``fail`` (failed rules whose failure is an error)."""

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from assay.report.events import Event
 
-Rules = Sequence[Mapping[str, Any]] | Config
+Rules = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Config
 """What :func:`validate` checks a DataFrame with: native rule dicts, or a config file (or
 loaded suite) whose one table (or the table ``name``) gives the rules."""
 
@@ -134,8 +134,9 @@ def validate(
     """Check ``df`` with ``rules`` on the DataFrame's own session; the same plans as
     ``assay run`` of the same rules over the same data.
 
-    ``rules`` are native rule dicts (``{"type": "not_null", "column": "id"}``), or a
-    config file (or loaded suite) whose one table, or the table ``name``, gives them.
+    ``rules`` are native rule dicts (``{"type": "not_null", "column": "id"}``; one dict
+    is a list of one), or a config file (or loaded suite) whose one table, or the table
+    ``name``, gives them. ``keys`` is a list of columns (a string is one column).
     ``keys``, ``sample_size``, ``filter`` and ``on_failure`` are the table's keys of the
     native format; ``name`` (default ``dataframe``) names the table in results;
     ``plan_timeout`` bounds each Spark plan in seconds (None: no bound), past which the
@@ -147,6 +148,10 @@ def validate(
         UnsupportedSession: ``df`` is not a Spark Connect DataFrame (e.g. a classic one).
     """
     frame = connect_frame(df)
+    if isinstance(rules, Mapping):
+        rules = [rules]  # one rule is a list of one
+    if isinstance(keys, str):
+        keys = (keys,)  # one key column, not its letters
     suite = _rules_suite(rules, keys, name, sample_size, filter, on_failure, vars)
     binding = uuid.uuid4().hex[:12]
     bound = over_dataframe(suite, name if _is_config(rules) else None, binding)
