@@ -109,7 +109,7 @@ def run(
     concurrency: opt.Concurrency = 4,
     plan_timeout: opt.PlanTimeout = "2h",
     conf: opt.ServerConf = None,
-    progress: opt.Progress = None,
+    progress: opt.Progress = True,
     dialect: opt.Dialect = None,
     allow_shell: opt.AllowShell = False,
     input_: opt.Input = None,
@@ -149,7 +149,6 @@ def run(
             "plan_timeout": parse_duration(plan_timeout, "--plan-timeout"),
         }
         quiet_pyspark_logging()
-        show = sys.stderr.isatty() if progress is None else progress
         result = api.run(
             configs,
             remote=remote,
@@ -163,7 +162,7 @@ def run(
             json_report=str(json_report) if json_report is not None else None,
             html_report=str(html_report) if html_report is not None else None,
             on_event=on_event,
-            progress=err if show else None,
+            progress=err if progress else None,
             **options,  # type: ignore[arg-type]
         )
         # Every reason of a non-zero exit goes to stderr, terminal or not (CI logs).

@@ -71,11 +71,12 @@ ServerConf = Annotated[
     ),
 ]
 Progress = Annotated[
-    Optional[bool],  # noqa: UP045
+    bool,
     typer.Option(
-        "--progress/--no-progress",
-        help="Progress lines on stderr. Default: on when stderr is a terminal.",
-        show_default=False,
+        "--progress/--quiet",
+        "-q",
+        help="Progress lines on stderr (a table started, each plan submitted, its results "
+        "and time), terminal or not, so a CI log shows where a run is; --quiet: none.",
     ),
 ]
 Format = Annotated[

@@ -66,10 +66,16 @@ def report(
     """Render saved JSON lines as one self-contained HTML page and a Markdown summary."""
 
     def action() -> None:
-        from assay.report.files import atomic_write
+        from assay.report.files import atomic_write, writable
         from assay.report.history import earlier_than, load_runs
         from assay.report.render import render_html, render_markdown
 
+        # before any reading: an output that cannot be written is the user's mistake
+        for path, what in ((html, "--html"), (markdown, "--markdown")):
+            if path is not None and str(path) != "-":
+                why = writable(str(path), append=False)
+                if why is not None:
+                    raise ConfigError(f"{what} {path}: cannot write it: {why}")
         try:
             found = load_runs(runs)
         except (OSError, ValueError) as e:
