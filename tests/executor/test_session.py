@@ -84,9 +84,16 @@ def test_embedded_session_runs_queries_and_leaves_nothing_behind(
             handle.log_path is not None
             and "Spark Connect server started" in Path(handle.log_path).read_text()
         )
+        # its log and warehouse in a directory of its own, not in the working directory
+        assert handle.state_dir is not None and Path(handle.log_path).parent == Path(
+            handle.state_dir
+        )
+        warehouse = handle.spark.conf.get("spark.sql.warehouse.dir")
+        assert handle.state_dir in warehouse
     finally:
         handle.close()
     assert not _alive(pid)
+    assert not Path(handle.state_dir).exists()  # removed: the run ended well
     handle.close()  # idempotent
     assert capfd.readouterr().out == ""
 

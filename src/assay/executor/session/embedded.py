@@ -5,7 +5,6 @@ stdout), started until ready or failed with the log's error lines."""
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import re
 import secrets
@@ -62,9 +61,6 @@ logger.utils.level = info
 """
 
 
-_LOG_NUMBERS = itertools.count(1)
-
-
 def open_embedded(
     connect_timeout: float, server_conf: dict[str, str], log_path: str | None
 ) -> SparkHandle:
@@ -78,7 +74,12 @@ def open_embedded(
         memory = default_driver_memory()
         if memory:
             server_conf = {**server_conf, "spark.driver.memory": memory}
-    log = log_path or _default_log_path()
+    # One private directory per server for its log and warehouse: nothing is left in the
+    # user's working directory, and the handle removes it when the run ends well.
+    state = tempfile.mkdtemp(prefix="assay-server-")
+    log = log_path or os.path.join(state, "server.log")
+    if "spark.sql.warehouse.dir" not in server_conf:
+        server_conf = {**server_conf, "spark.sql.warehouse.dir": os.path.join(state, "warehouse")}
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
     proc, grpc_port, ui_port = _start_ready_server(env, server_conf, log)
@@ -96,6 +97,7 @@ def open_embedded(
         embedded=True,
         log_path=log,
         connect_url=url,
+        state_dir=state,
         _proc=proc,
     )
 
@@ -263,13 +265,6 @@ def _free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
-
-
-def _default_log_path() -> str:
-    """``<tmp>/assay-<pid>-server.log``; later servers of this process get ``-server-N.log``."""
-    number = next(_LOG_NUMBERS)
-    suffix = "" if number == 1 else f"-{number}"
-    return os.path.join(tempfile.gettempdir(), f"assay-{os.getpid()}-server{suffix}.log")
 
 
 def _log4j_config() -> str:

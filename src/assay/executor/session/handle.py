@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -29,6 +30,9 @@ class SparkHandle:
     log_path: str | None = None
     connect_url: str = field(default="", repr=False)
     """The unredacted URL (may hold a token): for child processes, never for printing."""
+    state_dir: str | None = None
+    """The embedded server's own directory (its log and warehouse): removed by ``close``
+    unless the server died or the block it served raised (then the log is kept)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -37,8 +41,9 @@ class SparkHandle:
         """Process id of the embedded server (``None`` for a remote server)."""
         return self._proc.pid if self._proc is not None else None
 
-    def close(self) -> None:
-        """Stop the session and, for the embedded server, the JVM. Never raises."""
+    def close(self, keep_log: bool = False) -> None:
+        """Stop the session and, for the embedded server, the JVM, then remove its
+        directory (kept with ``keep_log``, or when the server had died). Never raises."""
         if self._closed:
             return
         self._closed = True
@@ -49,9 +54,11 @@ class SparkHandle:
             if self._proc is not None:
                 terminate(self._proc)
                 forget(self._proc)
+            if self.state_dir is not None and server_alive and not keep_log:
+                shutil.rmtree(self.state_dir, ignore_errors=True)
 
     def __enter__(self) -> SparkHandle:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.close(keep_log=kind is not None)
