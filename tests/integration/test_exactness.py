@@ -359,3 +359,43 @@ def test_a_bad_table_filter_is_reported_at_the_filter(spark, tmp_path, strings):
     [error] = caught.value.errors
     assert error.origin.path == "tables[0].filter"
     assert "nope" in error.message and "'Project" not in error.message
+
+
+def test_a_rule_spark_fails_on_while_running_errors_alone(spark, tmp_path, numbers):
+    """sum(big) overflows bigint (ANSI): that rule alone is an error with Spark's reason;
+    the eleven others are judged, from plans rerun without it."""
+    good = [
+        "{type: not_null, column: id}",
+        "{type: range, column: dec, max: 0.1}",
+        "{type: max, column: id, must_be: '= 3'}",
+        "{type: row_count, must_be: '= 3'}",
+        "{type: unique, column: id}",
+        "{type: accepted_values, column: s, values: [x, '1']}",
+        "{type: min, column: big, must_be: '= 5'}",
+        "{type: avg, column: id, must_be: '= 2'}",
+        "{type: missing_count, column: s, must_be: '= 1'}",
+        "{type: distinct_count, column: s, must_be: '= 2'}",
+        '{type: sql, query: "SELECT max(id) = 3 FROM _validation_df"}',
+    ]
+    rules = good[:5] + ["{type: sum, column: big, must_be: '> 0'}"] + good[5:]
+    sink = run_config(spark, write_config(tmp_path, config(numbers, rules)))
+    results = sorted(sink.results, key=lambda r: r["rule_index"])
+    bad = results.pop(5)
+    assert bad["severity"] == "error" and "ARITHMETIC_OVERFLOW" in bad["message"], bad["message"]
+    assert "JVM" not in bad["message"] and "\n" not in bad["message"]
+    assert [r["severity"] for r in results] == ["pass", "fail", *["pass"] * 9]
+    [table] = sink.tables().values()
+    assert table["errors"] == 1 and table["error"] is None
+    assert sink.summary["exit_code"] == 3
+
+
+def test_a_sql_rule_spark_fails_on_while_running_errors_alone(spark, tmp_path, numbers):
+    rules = [
+        '{type: sql, query: "SELECT max(id) = 3 FROM _validation_df"}',
+        '{type: sql, query: "SELECT sum(big) > 0 FROM _validation_df"}',
+        '{type: sql, query: "SELECT count(*) = 3 FROM _validation_df WHERE id > 0"}',
+        '{type: sql, query: "SELECT min(id) = 1 FROM (SELECT id FROM _validation_df LIMIT 5)"}',
+    ]
+    sink = run_config(spark, write_config(tmp_path, config(numbers, rules)))
+    severities = [r["severity"] for r in sorted(sink.results, key=lambda r: r["rule_index"])]
+    assert severities == ["pass", "error", "pass", "pass"]

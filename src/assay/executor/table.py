@@ -8,20 +8,27 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
-from assay.executor.deadline import deadline
-from assay.executor.spark_errors import failure_sentence, spark_message
+from assay.executor.deadline import PlanTimeout, deadline
+from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
-from assay.planner.plan import AggregatePlan, DetailPlan, SqlPlan, TablePlan
+from assay.planner.plan import (
+    AggregatePlan,
+    DetailPlan,
+    SqlPlan,
+    TablePlan,
+    aggregate_subset,
+    sql_subset,
+)
 from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished, spark_json
 
@@ -175,14 +182,17 @@ def _verdicts(
     spark: SparkSession, prepared: Prepared, counter: list[int]
 ) -> tuple[list[Outcome], int | None, Mapping[Measure, object]]:
     plan = prepared.plan
-    values, sql_values = _first_pass(spark, prepared, counter)
+    contained = _first_pass(spark, prepared, counter)
+    values, sql_values = contained.values, contained.sql_values
     values.update(_histogram_values(prepared, values, counter))
     if RowCount() not in values and emit.ROWS_INDEX in sql_values:
         values[RowCount()] = sql_values.pop(emit.ROWS_INDEX)[1]
     folded = {f.rule_index: f for f in plan.folded}
     outcomes: list[Outcome] = []
     for index, rule in enumerate(plan.table.rules):
-        if isinstance(rule.check, SchemaCheck):
+        if index in contained.failed:
+            outcomes.append(Outcome("error", None, None, contained.failed[index]))
+        elif isinstance(rule.check, SchemaCheck):
             outcomes.append(judge_schema(rule, prepared.schema))
         elif index in folded:
             count = int(values[folded[index].measure] or 0)  # type: ignore[call-overload]
@@ -197,11 +207,108 @@ def _verdicts(
     return outcomes, rows, values
 
 
-def _first_pass(
-    spark: SparkSession, prepared: Prepared, counter: list[int]
-) -> tuple[dict[Measure, object], dict[int, tuple[int, Any]]]:
-    """The aggregate and the SQL rules, cross-joined into ONE Spark plan (one row)."""
+T = TypeVar("T")
+
+MAX_CONTAINMENT_PLANS = 24
+"""Extra Spark plans a table may spend finding the measures Spark fails on (one bad
+measure among n costs about 2 log2(n) + 2); past it the whole table is the error."""
+
+
+@dataclass
+class _Contained:
+    """What the first pass measured, and the rules Spark could not compute (with why)."""
+
+    values: dict[Measure, object]
+    sql_values: dict[int, tuple[int, Any]]
+    failed: dict[int, str] = field(default_factory=dict)
+
+
+def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> _Contained:
+    """The aggregate and the SQL rules in ONE Spark plan; when Spark fails on it, the
+    measures (and SQL rules) it failed on are found by halving and rerunning, so each
+    costs its own rules, never the table (at most :data:`MAX_CONTAINMENT_PLANS` more)."""
     aggregate, sql = prepared.plan.aggregate, prepared.plan.sql
+    try:
+        values, sql_values = _one_pass(spark, prepared, counter, aggregate, sql)
+        return _Contained(values, sql_values)
+    except Exception as exc:  # noqa: BLE001 - contained below, or raised as it is
+        if not _containable(exc) or (aggregate is None and sql is None):
+            raise
+        first = exc
+    budget = [MAX_CONTAINMENT_PLANS]
+    found = _Contained({}, {})
+    if aggregate is not None:
+        base = frozenset(s.name for s in aggregate.slots if s.measure == RowCount())
+        units = [s.name for s in aggregate.slots if s.name not in base]
+
+        def run_aggregate(part: Sequence[str]) -> None:
+            subset = aggregate_subset(aggregate, base | frozenset(part))
+            found.values.update(_one_pass(spark, prepared, counter, subset, None)[0])
+
+        for name, why in _bisect(units, run_aggregate, budget, first):
+            for index in next(s.rules for s in aggregate.slots if s.name == name):
+                found.failed.setdefault(index, why)
+        if not units:
+            run_aggregate(())
+    if sql is not None:
+
+        def run_sql(part: Sequence[int]) -> None:
+            subset = sql_subset(sql, frozenset(part))
+            found.sql_values.update(_one_pass(spark, prepared, counter, None, subset)[1])
+
+        queries = [q.rule_index for q in sql.queries]
+        for index, why in _bisect(queries, run_sql, budget, first):
+            found.failed.setdefault(index, why)
+    prepared.note(f"{len(found.failed)} rules Spark could not compute, the others judged")
+    return found
+
+
+def _containable(exc: BaseException) -> bool:
+    """A failure of the query itself (an overflow, a bad cast, a division by zero), not
+    of the server or of the clock: those end the table."""
+    return not isinstance(exc, PlanTimeout) and not lost_server(exc)
+
+
+def _bisect(
+    units: Sequence[T],
+    run: Callable[[Sequence[T]], None],
+    budget: list[int],
+    first: BaseException,
+) -> list[tuple[T, str]]:
+    """The units ``run`` fails on alone, with Spark's reason, by running halves; runs
+    what succeeds for its values. Raises ``first`` when the budget of plans runs out."""
+    bad: list[tuple[T, str]] = []
+
+    def go(part: Sequence[T]) -> None:
+        if not part:
+            return
+        if budget[0] <= 0:
+            raise first
+        budget[0] -= 1
+        try:
+            run(part)
+        except Exception as exc:  # noqa: BLE001 - narrowed down, or raised
+            if not _containable(exc):
+                raise
+            if len(part) == 1:
+                bad.append((part[0], f"Spark could not compute this rule: {spark_message(exc, 1)}"))
+                return
+            middle = len(part) // 2
+            go(part[:middle])
+            go(part[middle:])
+
+    go(list(units))
+    return bad
+
+
+def _one_pass(
+    spark: SparkSession,
+    prepared: Prepared,
+    counter: list[int],
+    aggregate: AggregatePlan | None,
+    sql: SqlPlan | None,
+) -> tuple[dict[Measure, object], dict[int, tuple[int, Any]]]:
+    """``aggregate`` and ``sql`` cross-joined into ONE Spark plan (one row)."""
     frames = []
     if aggregate is not None:
         frames.append(emit.aggregate_frame(prepared.df, aggregate))
@@ -215,8 +322,8 @@ def _first_pass(
     prepared.step = "aggregate plan"
     prepared.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
     frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
-    row = prepared.collect(frame)[0].asDict()
     counter[0] += 1
+    row = prepared.collect(frame)[0].asDict()
     return _aggregate_values(aggregate, row), _sql_values(sql, row)
 
 

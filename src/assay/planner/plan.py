@@ -9,6 +9,7 @@ max), at most one :class:`SqlPlan` (every SQL rule of the table as one query), a
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from assay.ir.expr import Expr, Scalar
@@ -181,3 +182,30 @@ class TablePlan:
             if slot.measure == measure:
                 return slot
         raise KeyError(measure)
+
+
+def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePlan:
+    """The plan computing only the slots named in ``names`` (each branch keeps its own
+    shape; empty branches dropped): what the executor reruns to find the measure Spark
+    fails on.
+
+    >>> from assay.planner.measures import RowCount
+    >>> s = lambda n: Slot(n, RowCount(), ())
+    >>> plan = AggregatePlan((ScanAggregate((s("a"), s("b"))),), ())
+    >>> [slot.name for slot in aggregate_subset(plan, frozenset("b")).slots]
+    ['b']
+    """
+    scans = tuple(
+        dataclasses.replace(scan, slots=kept)
+        for scan in plan.scans
+        if (kept := tuple(s for s in scan.slots if s.name in names))
+    )
+    return AggregatePlan(scans, tuple(g for g in plan.groups if g.slot.name in names))
+
+
+def sql_subset(plan: SqlPlan, rule_indices: frozenset[int]) -> SqlPlan:
+    """The SQL plan of the queries of ``rule_indices`` only (still counting rows when the
+    whole plan did)."""
+    return dataclasses.replace(
+        plan, queries=tuple(q for q in plan.queries if q.rule_index in rule_indices)
+    )
