@@ -36,3 +36,14 @@ def test_run_says_which_flavour_to_install():
     assert done.returncode == 3 and done.stdout == ""
     assert "spark-assay[embedded]" in done.stderr and "spark-assay[remote]" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_check_refuses_what_run_refuses_before_spark():
+    """A sparquet file without --source: run refuses it (exit 2) before Spark starts, so
+    check does too; with --source both accept it; explain shows it over a placeholder."""
+    example = "examples/sparquet/orders_validations.json"
+    missing = assay_without_pyspark("check", example)
+    assert missing.returncode == 2 and "--source" in missing.stderr
+    given = assay_without_pyspark("check", example, "--source", "examples/data/orders.parquet")
+    assert given.returncode == 0, given.stderr
+    assert assay_without_pyspark("explain", example).returncode == 0

@@ -53,8 +53,11 @@ def _load(
     source: str | None,
     pipeline: str | None,
     plugin: list[str] | None,
+    for_run: bool,
 ) -> Suite:
-    """The suite as ``assay check`` and ``assay explain`` load it."""
+    """The suite as ``assay check`` (``for_run``: every refusal ``run`` would make before
+    Spark starts, so both give the same exit code) and ``assay explain`` (a sparquet
+    file without ``--source`` is explained over a placeholder) load it."""
     from assay import api
 
     return api.load(
@@ -66,7 +69,7 @@ def _load(
         source=source,
         pipeline=pipeline,
         plugins=plugin or [],
-        for_run=False,
+        for_run=for_run,
     )
 
 
@@ -205,7 +208,9 @@ def check(
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
 
     def action() -> None:
-        suite = _load(configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin)
+        suite = _load(
+            configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin, True
+        )
         event = {
             "event": "check",
             "valid": True,
@@ -246,7 +251,9 @@ def explain(
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
 
     def action() -> None:
-        suite = _load(configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin)
+        suite = _load(
+            configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin, False
+        )
         if suite.deferred:
             err(
                 "note: variables resolved at run time ("

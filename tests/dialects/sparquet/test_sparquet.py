@@ -97,7 +97,7 @@ def test_the_reference_examples_parse():
 
 def test_a_source_is_needed_to_run():
     assert "--source" in errors(REFERENCE, for_run=True)
-    assert load(REFERENCE).tables[0].source == CatalogSource("<--source>")  # check/explain
+    assert load(REFERENCE).tables[0].source == CatalogSource("<--source>")  # explain
 
 
 @pytest.mark.spark
