@@ -8,6 +8,7 @@ name never clashes with another or needs quoting past this point.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 # Annotated with the parent classes pyspark's Connect functions are typed with, as
@@ -23,7 +24,18 @@ from pyspark.sql.types import (
 )
 
 from assay.emit.spark import balanced, col
-from assay.planner.compare import ColumnPlan, ComparePlan
+from assay.planner.compare import (
+    LIMB,
+    LIMB_DIGITS,
+    ColumnPlan,
+    ComparePlan,
+    DecimalBound,
+    FloatingBound,
+    LimbBound,
+    LinearForm,
+    ToleranceBound,
+    exact_difference,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -95,7 +107,9 @@ def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
     if computed:
         side = side.select("*", *computed)
     order = [F.col(name) for name, _ in parts]
-    side = side.withColumn(f"{p}_rn", F.row_number().over(Window.partitionBy(*order).orderBy(*order)))
+    side = side.withColumn(
+        f"{p}_rn", F.row_number().over(Window.partitionBy(*order).orderBy(*order))
+    )
     if plan.sdt:  # rows of the key on this side (matched keys are counted with it)
         side = side.withColumn(f"{p}_cnt", F.count(F.lit(1)).over(Window.partitionBy(*order)))
     return side
@@ -150,22 +164,135 @@ def _normalized(value: Column, plan: ComparePlan) -> Column:
 
 def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
     """Whether a pair's values of ``c`` match (never null): null-safe equality (Spark's
-    NaN equals NaN); numbers within ``absolute + relative * |target|``; strings after
-    trimming / lower-casing when asked."""
+    NaN equals NaN, ``-0.0`` equals ``0.0``); numbers within ``absolute + relative *
+    |target|`` (:func:`within`); strings after trimming / lower-casing when asked."""
     s, t = _values(c)
     if c.kind == "string":
         return _normalized(s, plan).eqNullSafe(_normalized(t, plan))
     equal = s.eqNullSafe(t)
-    if c.kind != "numeric" or c.tolerance.exact:
+    if c.bound is None:
         return equal
-    tol = c.tolerance
-    if c.source_type.startswith("decimal") and c.target_type.startswith("decimal"):
-        # Decimals stay exact: 30.00 vs 30.01 is within 0.01 (as doubles it is not).
-        bound = F.lit(tol.absolute) + F.lit(tol.relative) * F.abs(t)
-        return equal | F.coalesce(F.abs(s - t) <= bound, F.lit(False))
+    return equal | F.coalesce(within(s, t, c.bound), F.lit(False))
+
+
+def within(s: Column, t: Column, bound: ToleranceBound) -> Column:
+    """``|s - t| <= absolute + relative * |t|`` as ``bound`` formulates it for the two
+    types: exact for integers and decimals (no difference that can overflow, no rounded
+    result type), IEEE doubles between finite floats or doubles. Null when a side is."""
+    if isinstance(bound, FloatingBound):
+        return _within_floating(s, t, bound)
+    if isinstance(bound, DecimalBound):
+        return _within_decimal(s, t, bound)
+    return _within_limbs(s, t, bound)
+
+
+def _within_floating(s: Column, t: Column, bound: FloatingBound) -> Column:
     ds, dt_ = s.cast("double"), t.cast("double")
-    bound = F.lit(float(tol.absolute)) + F.lit(float(tol.relative)) * F.abs(dt_)
-    return equal | F.coalesce(F.abs(ds - dt_) <= bound, F.lit(False))
+    infinity = F.lit("Infinity").cast("double")
+    # Spark orders NaN above every number, so only finite values are below infinity.
+    finite = (F.abs(ds) < infinity) & (F.abs(dt_) < infinity)
+
+    def tolerance(value: Decimal) -> Column:  # the float or double nearest the decimal
+        return F.lit(format(value, "f")).cast(bound.literal_type).cast("double")
+
+    terms = []
+    if bound.absolute:
+        terms.append(tolerance(bound.absolute))
+    if bound.relative:
+        terms.append(tolerance(bound.relative) * F.abs(dt_))
+    limit = terms[0] + terms[1] if len(terms) == 2 else terms[0]
+    return finite & (F.abs(ds - dt_) <= limit)
+
+
+def _decimal_type(precision: int, scale: int) -> str:
+    return f"decimal({precision},{scale})"
+
+
+def _decimal_lit(value: Decimal | int, spark_type: str) -> Column:
+    return F.lit(format(Decimal(value), "f")).cast(spark_type)
+
+
+def _within_decimal(s: Column, t: Column, bound: DecimalBound) -> Column:
+    """Both differences, ``s - t`` and ``t - s``, against the bound: Spark's ``abs`` and
+    unary minus of a decimal round it to 34 significant digits (``abs(-1234...567BD)``
+    with 37 digits ends in ``000``), its binary subtraction is exact."""
+    common = _decimal_type(bound.precision, bound.scale)
+    wider = _decimal_type(bound.precision + 1, bound.scale)
+    sc, tc = s.cast(common), t.cast(common)
+    terms = []
+    if bound.absolute:
+        terms.append(_decimal_lit(bound.absolute, common))
+    if bound.relative:
+        relative = _decimal_lit(bound.relative, _decimal_type(*bound.relative_type))
+        terms.append((relative * _magnitude(t, bound.target)).cast(common))
+    if not terms:
+        limit = _decimal_lit(0, wider)
+    else:
+        limit = (terms[0] + terms[1] if len(terms) == 2 else terms[0]).cast(wider)
+    return ((sc - tc).cast(wider) <= limit) & ((tc - sc).cast(wider) <= limit)
+
+
+def _magnitude(value: Column, shape: tuple[int, int]) -> Column:
+    """``|value|`` in ``decimal(shape)`` (at most 37 digits: ``0 - value`` is exact)."""
+    spark_type = _decimal_type(*shape)
+    typed = value.cast(spark_type)
+    negated = (_decimal_lit(0, spark_type) - typed).cast(spark_type)
+    return F.when(typed < _decimal_lit(0, spark_type), negated).otherwise(typed)
+
+
+_LIMB_TYPE = _decimal_type(LIMB_DIGITS, 0)
+_WIDE = _decimal_type(38, 0)
+
+
+def _value_limbs(value: Column, shape: tuple[int, int], n: int) -> list[Column]:
+    """The limbs (least significant first) of ``|value| * 10^scale``, from its exact text:
+    Spark writes a decimal with all its fractional digits and no exponent, so without its
+    sign and point it is the unscaled integer, left-padded to ``n`` limbs. (Not ``abs``:
+    Spark rounds a negative decimal's magnitude to 34 digits.)"""
+    text = value.cast(_decimal_type(*shape)).cast("string")
+    digits = F.lpad(F.translate(text, "-.", ""), n * LIMB_DIGITS, "0")
+    return [
+        F.substring(digits, (n - 1 - i) * LIMB_DIGITS + 1, LIMB_DIGITS).cast(_LIMB_TYPE)
+        for i in range(n)
+    ]
+
+
+def _nonnegative(form: LinearForm, values: Mapping[str, list[Column]]) -> Column:
+    if not form.limbs:
+        return F.lit(True)
+    clamp = _decimal_lit(form.clamp, _WIDE)
+    floor = _decimal_lit(-form.clamp, _WIDE)
+    base = _decimal_lit(LIMB, _decimal_type(LIMB_DIGITS + 1, 0))
+
+    def limb(terms: Sequence[tuple[int, str, int]], constant: int) -> Column:
+        parts = [_decimal_lit(c, _LIMB_TYPE) * values[v][i] for c, v, i in terms]
+        if constant or not parts:
+            parts.append(_decimal_lit(constant, _LIMB_TYPE))
+        return balanced(parts, lambda a, b: a + b).cast(_WIDE)
+
+    head: Column | None = None
+    for terms, constant in reversed(form.limbs):
+        value = limb(terms, constant) if head is None else (head * base + limb(terms, constant))
+        head = F.greatest(F.least(value.cast(_WIDE), clamp), floor)
+    assert head is not None
+    return head >= _decimal_lit(0, _WIDE)
+
+
+def _within_limbs(s: Column, t: Column, bound: LimbBound) -> Column:
+    nx, ny = bound.value_limbs
+    values = {"x": _value_limbs(s, bound.source, nx), "y": _value_limbs(t, bound.target, ny)}
+    signs = []
+    for value, shape in ((s, bound.source), (t, bound.target)):
+        spark_type = _decimal_type(*shape)
+        signs.append((value.cast(spark_type), _decimal_lit(0, spark_type)))
+    (st, s0), (tt, t0) = signs
+    same_sign = ((st >= s0) & (tt >= t0)) | ((st <= s0) & (tt <= t0))
+    same = balanced([_nonnegative(f, values) for f in bound.same_sign], lambda a, b: a & b)
+    opposite = balanced([_nonnegative(f, values) for f in bound.opposite_sign], lambda a, b: a & b)
+    # greatest() and least() skip nulls: a null side must not reach the limbs
+    return F.when(s.isNull() | t.isNull(), F.lit(None).cast("boolean")).otherwise(
+        F.when(same_sign, same).otherwise(opposite)
+    )
 
 
 def _sdt_matched(c: ColumnPlan, plan: ComparePlan) -> Column:
@@ -213,6 +340,22 @@ def _count_if(condition: Column) -> Column:
     return F.count(F.when(condition, F.lit(1)))
 
 
+def _difference(c: ColumnPlan) -> Column:
+    """``|s - t|`` of a numeric column (null when a side is): exact for integers and
+    decimals whose difference fits in 38 digits (the larger of ``s - t`` and ``t - s``:
+    Spark's ``abs`` rounds decimals of more than 34 digits), else in doubles, where equal
+    values differ by 0 (NaN and NaN, an infinity and itself) and a NaN or an infinite
+    difference makes the maximum one (reported as no value)."""
+    s, t = _values(c)
+    shape = exact_difference(c.source_type, c.target_type)
+    if shape is not None:
+        common = _decimal_type(*shape)
+        sc, tc = s.cast(common), t.cast(common)
+        return F.greatest(sc - tc, tc - sc)
+    diff = F.abs(s.cast("double") - t.cast("double"))
+    return F.when(s == t, F.lit(0.0)).otherwise(diff)
+
+
 def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
     """The one aggregate: every count of the comparison, named as
     :meth:`ComparePlan.outputs`."""
@@ -248,8 +391,7 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         outputs[f"{c.slot}_mismatched"] = _count_if(column_mismatch(c, plan))
         outputs[f"{c.slot}_nulls"] = _count_if(both & (s.isNull() != t.isNull()))
         if c.kind == "numeric":
-            diff = F.abs(s.cast("double") - t.cast("double"))
-            outputs[f"{c.slot}_max_diff"] = F.max(F.when(both, diff))
+            outputs[f"{c.slot}_max_diff"] = F.max(F.when(both, _difference(c)))
     return pairs.agg(*(value.alias(name) for name, value in outputs.items()))
 
 
@@ -366,9 +508,11 @@ def sdt_row_level(
     (:func:`restricted`), where the tolerated pairs are looked for instead of the whole
     join."""
     keys = list(plan.keys)
-    tolerated = (pairs if differing is None else differing).where(
-        _both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
-    ).select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
+    tolerated = (
+        (pairs if differing is None else differing)
+        .where(_both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(True)))
+        .select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
+    )
     if differing is not None:
         tolerated = F.broadcast(tolerated)
     on = balanced([col(k) == F.col(f"r_k{i}") for i, k in enumerate(keys)], lambda a, b: a & b)

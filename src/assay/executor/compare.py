@@ -77,6 +77,9 @@ def prepare_comparison(
     missing key or column) is a :class:`ConfigError`."""
     frames = frames or {}
     c = comparison
+    wrong = tolerance_errors(c)
+    if wrong:
+        return ConfigError(f"comparison {c.name}: " + "; ".join(wrong), origin=c.origin)
     try:
         source = _frame(spark, c.source, c.source_filter, frames)
         target = _frame(spark, c.target, c.target_filter, frames)
@@ -98,6 +101,20 @@ def prepare_comparison(
             f"comparison {c.name}: {names}: not a compared column", origin=unknown[0].origin
         )
     return PreparedComparison(c, plan, source, target)
+
+
+def tolerance_errors(comparison: DatasetComparison) -> list[str]:
+    """What is wrong with the comparison's tolerances: each must be a finite number, at
+    least 0 (a config's own are checked where they are written; the Python and command
+    line arguments, and spark-data-test's ``difference_tolerance``, here)."""
+    found = []
+    given = [("tolerance", comparison.tolerance)]
+    given += [(f"tolerance of column '{n}'", tol) for n, tol in comparison.column_tolerances]
+    for what, tol in given:
+        for part, value in (("absolute", tol.absolute), ("relative", tol.relative)):
+            if not value.is_finite() or value < 0:
+                found.append(f"the {part} {what} must be a finite number >= 0, got {value}")
+    return found
 
 
 def prepare_all(
