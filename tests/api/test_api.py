@@ -320,8 +320,11 @@ def test_a_source_spark_cannot_read_is_a_spark_failure(spark, tmp_path):
     missing = str(tmp_path / "missing.parquet")
     table = {"source": {"path": missing}, "rules": [{"type": "row_count", "min": 1}]}
     path.write_text(json.dumps({"tables": [table]}))
+    result = assay.run(path, spark=spark)  # the table is an error; the run is reported
+    assert (result.status, result.exit_code) == ("ERROR", 3)
+    assert "missing.parquet" in result.tables[0].error
     with pytest.raises(SparkFailure) as raised:
-        assay.run(path, spark=spark)
+        result.raise_for_failures()
     assert "missing.parquet" in str(raised.value)
 
 

@@ -126,7 +126,13 @@ def test_missing_source_exits_3(server, tmp_path):
         "--remote",
         server.url,
     )
-    assert_clean_error(proc, 3, "tables[0]", "cannot read its source")
+    # the table is an error, with a result per rule, a table line and the summary
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and "cannot read its source" in proc.stderr
+    events = json_lines(proc.stdout)
+    assert [e["event"] for e in events] == ["result", "table", "summary"]
+    assert events[0]["severity"] == "error" and "cannot read its source" in events[1]["error"]
+    assert events[1]["location"]["path"] == "tables[0]" and events[2]["exit_code"] == 3
 
 
 def test_unreachable_server_exits_3_quickly(tmp_path, data):
@@ -157,8 +163,14 @@ def test_check_and_explain_need_no_spark(tmp_path, data):
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
     assert json_lines_plain(proc.stdout) == [
-        {"event": "check", "valid": True, "files": [str(path)], "tables": 1, "rules": 2,
-         "comparisons": 0}
+        {
+            "event": "check",
+            "valid": True,
+            "files": [str(path)],
+            "tables": 1,
+            "rules": 2,
+            "comparisons": 0,
+        }
     ]
     proc = assay("explain", str(path))
     assert proc.returncode == 0, proc.stderr

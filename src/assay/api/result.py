@@ -121,6 +121,12 @@ class Result:
         """
         if self.exit_code == 3:
             errors = [f"table {t.table}: {t.error}" for t in self.tables if t.error]
+            failed = {t.table for t in self.tables if t.error}
+            errors += [
+                f"table {r.table}: {r.rule_type} ({r.origin.path}): {r.message}"
+                for r in self.errors()
+                if r.table not in failed
+            ]
             errors += [f"report: {p}" for p in self.report_problems]
             raise SparkFailure("\n".join([self.exit_reason, *errors]))
         if self.exit_code != 0:

@@ -85,7 +85,8 @@ def run(
 
     Raises:
         ConfigErrors: the config is wrong, or a rule does not fit its table (nothing ran).
-        SparkFailure: the server cannot be reached or started, or a source cannot be read.
+        SparkFailure: the server cannot be reached or started (a source that cannot be
+            read is its table's error in the result, exit code 3).
         UnsupportedSession: ``spark`` is not a Spark Connect session.
     """
     options = {

@@ -124,13 +124,18 @@ def run_suite(
             if isinstance(p, Prepared):
                 return _run_one(spark, p, table, run_id, sink, progress, policy, server)
             # a source that cannot be read costs its table, never the run
-            outcome = unreadable_table(run_id, table, failures[n].message, policy)
+            failure = failures[n]
+            where = failure.origin
+            said = failure.message
+            if where is not None and where.path != table.origin.path:
+                said = f"{where.path}: {said}"  # an output of the table, say
+            outcome = unreadable_table(run_id, table, said, policy)
             outcome = TableOutcome(outcome.events, dataclasses.replace(
                 outcome.finished, source=render_source(table.source)))  # fmt: skip
             for event in outcome.events:
                 sink(event)
             sink(outcome.finished)
-            progress.note(f"assay: {table.name}: error ({failures[n].message})")
+            progress.note(f"assay: {table.name}: error ({said})")
             return outcome
 
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):

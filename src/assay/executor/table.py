@@ -103,9 +103,10 @@ def run_table(
 def unreadable_table(
     run_id: str, table: Table, error: str, policy: RunPolicy = DEFAULT_POLICY
 ) -> TableOutcome:
-    """The outcome of a table whose source could not be read (or analysed): every rule
-    ``error``, the table's error the reason; the other tables still run."""
-    why = f"not evaluated: table {table.name}'s source could not be read (see its table line)"
+    """The outcome of a table that could not be prepared (its source unreadable, an
+    output's format missing on the server): every rule ``error``, the table's error the
+    reason; the other tables still run."""
+    why = f"not evaluated: table {table.name} could not be prepared (see its table line)"
     outcomes = [Outcome("error", None, None, why) for _ in table.rules]
     return _outcome(run_id, table, outcomes, None, {}, policy, time.monotonic(), 0, error, None)
 
@@ -245,11 +246,12 @@ def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
             subset = aggregate_subset(aggregate, base | frozenset(part))
             found.values.update(_one_pass(spark, prepared, counter, subset, None)[0])
 
-        for name, why in _bisect(units, run_aggregate, budget, first):
+        bad = _bisect(units, run_aggregate, budget, first)
+        if len(bad) == len(units):
+            raise first  # every measure fails (or the only one): the table is at fault
+        for name, why in bad:
             for index in next(s.rules for s in aggregate.slots if s.name == name):
                 found.failed.setdefault(index, why)
-        if not units:
-            run_aggregate(())
     if sql is not None:
 
         def run_sql(part: Sequence[int]) -> None:
@@ -257,7 +259,10 @@ def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
             found.sql_values.update(_one_pass(spark, prepared, counter, None, subset)[1])
 
         queries = [q.rule_index for q in sql.queries]
-        for index, why in _bisect(queries, run_sql, budget, first):
+        failed_sql = _bisect(queries, run_sql, budget, first)
+        if len(failed_sql) == len(queries) and (aggregate is None or not found.values):
+            raise first
+        for index, why in failed_sql:
             found.failed.setdefault(index, why)
     prepared.note(f"{len(found.failed)} rules Spark could not compute, the others judged")
     return found

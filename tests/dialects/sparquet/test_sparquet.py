@@ -144,8 +144,12 @@ def test_the_reference_example_runs(spark, tmp_path, orders):
 def test_delta_is_refused_clearly_before_any_scan(server, orders):
     before = server.sql_executions()
     proc = assay("run", str(QUARANTINE), "--source", str(orders), "--remote", server.url)
-    assert proc.returncode == 3 and proc.stdout == ""
+    # the table is an error before any scan (nothing written); the run still reports it
+    assert proc.returncode == 3
     assert "no 'delta' data source" in proc.stderr and "outputs.valid" in proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [e["event"] for e in events][-2:] == ["table", "summary"]
+    assert all(e["severity"] == "error" for e in events if e["event"] == "result")
     assert server.sql_executions() - before <= 2  # analysis only: schema and probe
 
 
