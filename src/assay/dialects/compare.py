@@ -162,7 +162,9 @@ def _tolerance(node: Node) -> NumericTolerance:
         return NumericTolerance(absolute=_decimal(node, "an absolute tolerance"))
     node.check_keys(TOLERANCE_KEYS)
     found = {
-        k: _decimal(node.require(k), f"a {k} tolerance") if node.get(k) is not None else Decimal(0)
+        k: _decimal(node.require(k), f"an {k} tolerance" if k[0] in "aeiou" else f"a {k} tolerance")
+        if node.get(k) is not None
+        else Decimal(0)
         for k in TOLERANCE_KEYS
     }
     return NumericTolerance(absolute=found["absolute"], relative=found["relative"])
