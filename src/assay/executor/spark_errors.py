@@ -27,13 +27,31 @@ def condition_of(exc: BaseException) -> str | None:
         return None
 
 
+# The analysed plan Spark appends to an analysis error (``;\n'Project [...]``, ``+- ...``):
+# not the user's words (a parse error's ``== SQL ==`` block quotes the query, kept).
+_PLAN_LINE = re.compile(r"^\s*(?:'[A-Z]\w*|:?\+- |:- |\w+ \[.*#\d+)")
+
+
 def spark_message(exc: BaseException, max_lines: int = 12) -> str:
-    """The useful part of a Spark error: no JVM stack trace, no gRPC debug string, tokens
-    redacted, at most ``max_lines`` lines."""
+    """The useful part of a Spark error: no JVM stack trace, no gRPC debug string, no
+    analysed plan, tokens redacted, at most ``max_lines`` lines.
+
+    >>> class E(Exception): pass
+    >>> print(spark_message(E("[TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found."
+    ...     " SQLSTATE: 42P01; line 1 pos 14;\\n'Project [*]\\n+- 'UnresolvedRelation [x]")))
+    [TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found. SQLSTATE: 42P01; line 1 pos 14
+    """
     text = str(exc)
     for marker in ("\n\nJVM stacktrace:", "\nJVM stacktrace:", "\n\tdebug_error_string"):
         text = text.split(marker)[0]
-    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    lines = []
+    for line in text.strip().splitlines():
+        if _PLAN_LINE.match(line):
+            break  # the plan or the quoted query: everything after it is too
+        if line.strip():
+            lines.append(line.rstrip())
+    if lines:
+        lines[-1] = lines[-1].rstrip(";")
     text = "\n".join(lines[:max_lines])
     return _TOKEN.sub(r"\1***", text)
 
