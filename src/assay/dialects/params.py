@@ -216,7 +216,8 @@ def scalar_values(node: Node, what: str) -> tuple[Scalar, ...]:
         if not item.is_scalar():
             raise item.type_error("a string, number, boolean or date")
         value = exact_number(item) if isinstance(item.value, float) else item.value
-        if value not in values:
+        # by type too: in Python True == 1 and 1 == 1.0, which are other values in Spark
+        if not any(type(v) is type(value) and v == value for v in values):
             values.append(value)  # type: ignore[arg-type]
     return tuple(values)
 
