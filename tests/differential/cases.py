@@ -747,6 +747,14 @@ EDGE_RULES: list[dict[str, Any]] = [
     {"type": "is_contained_in", "column": "s", "allowed_values": [1, "AB"]},
     {"type": "accepted_values", "column": "s", "values": [True, 1]},
     {"type": "missing_count", "column": "s", "missing_values": [1], "must_be": "= 2"},
+    # a date in a string column's list is its ISO text (no cast of the column to DATE)
+    {"type": "accepted_values", "column": "s", "values": ["AB", dt.date(2024, 1, 1)]},
+    {
+        "type": "missing_count",
+        "column": "s",
+        "missing_values": [dt.date(2024, 1, 1)],
+        "must_be": "= 1",
+    },
     {"type": "invalid_count", "column": "s", "valid_values": [1, "AB"], "must_be": "= 3"},
     # bounds past bigint's range
     {"type": "range", "column": "b", "max": 9223372036854775808},

@@ -423,7 +423,14 @@ def _show(value: Any) -> str:
 
 
 def _rule_text(rule: dict[str, Any]) -> str:
-    return json.dumps(rule, default=str, ensure_ascii=True)
+    """A rule as JSON, dates and timestamps marked as such (not strings)."""
+
+    def typed(value: Any) -> str:
+        if hasattr(value, "isoformat"):
+            return f"<{type(value).__name__} {value.isoformat()}>"
+        return str(value)
+
+    return json.dumps(rule, default=typed, ensure_ascii=True)
 
 
 def check(p: Prepared, variation: str, got: dict[int, dict[str, Any]], notes: list[str],
