@@ -28,6 +28,7 @@ null for null) or ``x != x`` (false, null for null).
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import math
 import re
 from collections.abc import Mapping
@@ -171,7 +172,7 @@ def _compare(op: Op, item: Expr, value: Scalar, kind: str) -> Expr:
         if kind == "float" and abs(number) > _FLOAT_MAX:
             return Compare(op, item, Lit(float(number), "double"))
         return Compare(op, item, Lit(float(number), kind))
-    if _is_string(kind) and isinstance(value, (bool, int, float, Decimal)):
+    if _is_string(kind) and not isinstance(value, str):
         return Compare(op, item, Lit(_text(value)))
     return Compare(op, item, Lit(value))
 
@@ -204,7 +205,7 @@ def _in_type(values: tuple[Scalar, ...], kind: str) -> tuple[Scalar, ...] | None
         for v in values:
             number = exact(v)
             if number is None:
-                if isinstance(v, str):
+                if isinstance(v, (str, bool)):
                     continue  # no number: no value of the column equals it
                 return None
             smallest = -fixed.largest - (1 if fixed.scale == 0 else 0)
@@ -217,7 +218,7 @@ def _in_type(values: tuple[Scalar, ...], kind: str) -> tuple[Scalar, ...] | None
         for v in values:
             number = exact(v)
             if number is None:
-                if isinstance(v, str):
+                if isinstance(v, (str, bool)):
                     continue
                 return None
             if kind == "float" and abs(number) > _FLOAT_MAX:
@@ -225,11 +226,7 @@ def _in_type(values: tuple[Scalar, ...], kind: str) -> tuple[Scalar, ...] | None
             out.append(float(number))
         return tuple(dict.fromkeys(out))
     if _is_string(kind):
-        return tuple(
-            dict.fromkeys(
-                _text(v) if isinstance(v, (bool, int, float, Decimal)) else v for v in values
-            )
-        )
+        return tuple(dict.fromkeys(_text(v) if not isinstance(v, str) else v for v in values))
     return None
 
 
@@ -261,12 +258,18 @@ def _is_string(kind: str) -> bool:
     return kind == "string" or kind.startswith(("varchar(", "char("))
 
 
-def _text(value: bool | int | float | Decimal) -> str:
-    """A number or boolean as Spark casts it to a string.
+def _text(value: Scalar) -> str:
+    """A number, boolean, date or timestamp as Spark casts it to a string.
 
-    >>> _text(True), _text(1), _text(0.5)
-    ('true', '1', '0.5')
+    >>> _text(True), _text(1), _text(0.5), _text(dt.date(2024, 1, 31))
+    ('true', '1', '0.5', '2024-01-31')
+    >>> _text(dt.datetime(2024, 1, 31, 12, 30))
+    '2024-01-31 12:30:00'
     """
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
     return repr(value) if isinstance(value, float) else str(value)
