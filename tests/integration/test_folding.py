@@ -387,8 +387,13 @@ def test_detail_plan_gives_every_unbounded_heavy_rule_its_own_branch():
     entries = tuple(DetailEntry(i, ("x",), predicate=IsNull(Col("x"))) for i in range(40))
     plan = TablePlan(None, None, None, DetailPlan(entries, (), 5), ())  # type: ignore[arg-type]
     failed = {i: 60_000 for i in range(40)}
+    # no keys: every heavy rule bounded by a row hash, all in the shared scan
     detail = plan_detail(plan, set(failed), (), failed_rows=failed, options=PlannerOptions())
-    assert detail is not None and detail.own_branch == tuple(range(40))
+    assert detail is not None and detail.hashed and len(detail.bounds) == 40
+    assert detail.own_branch == ()  # one scan hashes each row once for all of them
+    # sampled again without bounds: a branch each, however many
+    again = plan_detail(plan, set(failed), (), failed_rows=failed, hash_bounds=False)
+    assert again is not None and again.own_branch == tuple(range(40)) and not again.bounds
     keyed = plan_detail(
         plan,
         set(failed),
@@ -398,3 +403,32 @@ def test_detail_plan_gives_every_unbounded_heavy_rule_its_own_branch():
         key_range=(0, 10**7),
     )
     assert keyed is not None and len(keyed.bounds) == 40 and len(keyed.own_branch) == 8
+
+
+def test_without_keys_heavy_rules_sample_a_hash_slice_of_their_failing_rows(spark, tmp_path):
+    """No keys: a heavy rule's samples are failing rows of the low end of a row hash's
+    range (the same on every run); one that finds too few there is sampled again whole.
+    Every sample is a failing row, N of them, and the light rule samples as before."""
+    from assay.planner.cost import PlannerOptions
+
+    rows = [(i, i % 3, f"v{i % 5}") for i in range(3000)]
+    path = write_parquet(spark, tmp_path / "keyless.parquet", rows, "id int, a int, s string")
+    rules = [
+        "{type: range, column: a, max: 0}",  # 2,000 failing rows
+        "{type: accepted_values, column: s, values: [v0, v1, v2, v3]}",  # 600
+        "{type: range, column: id, max: 2994}",  # 5 failing: light
+    ]
+    suite = load_suite(
+        [write_config(tmp_path, config(path, rules).replace("    keys: [id]\n", ""))]
+    )
+    runs = []
+    for _ in range(2):
+        sink = Collect()
+        run_suite(suite, spark, sink, options=PlannerOptions(detail_sort_rows=100))
+        runs.append(sink)
+    first, second = ([r["samples"] for r in s.results] for s in runs)
+    assert first == second  # deterministic
+    heavy_a, heavy_s, light = first
+    assert len(heavy_a) == len(heavy_s) == 5 == len({str(r) for r in heavy_a})
+    assert all(r["a"] > 0 for r in heavy_a) and all(r["s"] == "v4" for r in heavy_s)
+    assert sorted(r["id"] for r in light) == [2995, 2996, 2997, 2998, 2999]

@@ -499,15 +499,12 @@ def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
         for n, e in enumerate(plan.entries)
         if e.group is not None
     }
-    base = (
-        df.select("*", *(w.alias(f"_assay_dup{n}") for n, w in windows.items())) if windows else df
-    )
-    bounds = dict(plan.bounds)
-    tests = [
-        _bounded(plan, bounds.get(e.rule_index), _entry_test(n, e))
-        for n, e in enumerate(plan.entries)
-    ]
     names = list(dict.fromkeys((*plan.order, *(c for e in plan.entries for c in e.columns))))
+    extra = [w.alias(f"_assay_dup{n}") for n, w in windows.items()]
+    if plan.hashed:
+        extra.append(_row_hash(names))  # once per row, for every rule's bound
+    base = df.select("*", *extra) if extra else df
+    tests = [_bounded(plan, e, _entry_test(n, e)) for n, e in enumerate(plan.entries)]
     hits = F.array(
         *(F.when(t, F.lit(e.rule_index)) for t, e in zip(tests, plan.entries, strict=True))
     )
@@ -535,8 +532,10 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
     if e.group is not None:
         dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
         rows = df.select("*", dup.alias(f"_assay_dup{n}"))
+    if plan.hashed and e.rule_index in dict(plan.bounds):
+        rows = rows.select("*", _row_hash(e.columns))
     order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
-    test = _bounded(plan, dict(plan.bounds).get(e.rule_index), _entry_test(n, e))
+    test = _bounded(plan, e, _entry_test(n, e))
     top = (
         rows.where(test)
         .select(*(col(c) for c in e.columns))
@@ -547,11 +546,20 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
     return top.select(rule, _row_json(e.columns).alias("_assay_row"))
 
 
-def _bounded(plan: DetailPlan, bound: Scalar | None, test: Column) -> Column:
-    """A rule's failing-row test under its key bound (``plan.bounds``), if it has one:
-    the key test first, so the rule's own test (a regex, say) only runs under the bound."""
+def _row_hash(columns: Sequence[str]) -> Column:
+    """``_assay_h``: the 64-bit hash of a row's sampled columns (a keyless plan's bounds)."""
+    return F.xxhash64(*(col(c) for c in columns)).alias("_assay_h")
+
+
+def _bounded(plan: DetailPlan, entry: DetailEntry, test: Column) -> Column:
+    """A rule's failing-row test under its bound (``plan.bounds``), if it has one: of the
+    first key, or (``plan.hashed``) of the row's hash ``_assay_h``; the bound
+    test first, so the rule's own test (a regex, say) only runs under it."""
+    bound = dict(plan.bounds).get(entry.rule_index)
     if bound is None:
         return test
+    if plan.hashed:
+        return (F.col("_assay_h") <= F.lit(bound)) & test
     key = col(plan.keys[0])
     return (key.isNull() | (key <= F.lit(bound))) & test
 

@@ -432,6 +432,7 @@ def _samples(
             failed_rows,
             prepared.options,
             row=row,
+            hash_bounds=False,
         )
         assert again is not None
         prepared.note(f"detail plan again without key bounds ({len(short)} rules)")

@@ -127,6 +127,7 @@ def plan_detail(
     options: PlannerOptions = DEFAULT_OPTIONS,
     key_range: tuple[object, object] | None = None,
     row: tuple[str, ...] = (),
+    hash_bounds: bool = True,
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
 
@@ -138,7 +139,8 @@ def plan_detail(
     that can are tie-breakers after the keys. ``failed_rows`` (each rule's failing rows,
     from the aggregate plan) shapes the plan by cost; with ``key_range`` (the first key's
     min and max) a rule's own branch may read only the low end of the
-    key's range (:func:`assay.planner.cost.key_bound`)."""
+    key's range (:func:`assay.planner.cost.key_bound`); without keys (and with
+    ``hash_bounds``) a heavy rule's branch reads the low end of a row hash's range."""
     if plan.detail is None:
         return None
     entries = tuple(
@@ -163,12 +165,25 @@ def plan_detail(
             bound = key_bound(low, high, counts[index], size, options)
             if bound is not None:
                 bounds.append((index, bound))  # type: ignore[arg-type]
+    elif not keys and hash_bounds:
+        # No keys: a heavy rule's samples come from the failing rows whose hash (of the
+        # columns they show, uniform over 64 bits) is in the low end of its range, the
+        # first by value among those: the same rows on every run, at the cost of a few.
+        for index in heavy(counts, options):
+            bound = key_bound(-(2**63), 2**63 - 1, counts[index], size, options)
+            if bound is not None:
+                bounds.append((index, bound))  # type: ignore[arg-type]
+        bounds.sort()
     bounded = {i for i, _ in bounds}
     # A heavy rule with no bound would make the shared scan sort all its failing rows:
     # it gets a branch of its own (a bounded heap of N rows per task), however many.
     unbounded = {i: n for i, n in counts.items() if i not in bounded}
-    own = tuple(sorted({*own_branches(counts, options), *heavy(unbounded, options)}))
-    return DetailPlan(entries, keys, size, order, own, tuple(bounds))
+    hashed = bool(bounds) and not keys
+    # hash-bounded rules share the one scan (it hashes each row once); key-bounded ones
+    # may still read fewer row groups in a branch of their own
+    heaviest = own_branches(counts, options) if not hashed else ()
+    own = tuple(sorted({*heaviest, *heavy(unbounded, options)}))
+    return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
 
 
 def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:

@@ -149,6 +149,9 @@ class DetailPlan:
     bounds: tuple[tuple[int, Scalar], ...] = ()
     """(rule index, upper bound of ``keys[0]``): the branch of that rule reads only rows
     whose first key is null or at most the bound (:func:`assay.planner.cost.key_bound`)."""
+    hashed: bool = False
+    """The bounds are of ``xxhash64`` of each rule's sampled columns, not of a key (a
+    table without keys)."""
 
 
 @dataclass(frozen=True, slots=True)
