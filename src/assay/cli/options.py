@@ -74,7 +74,8 @@ Progress = Annotated[
     bool,
     typer.Option(
         "--progress/--quiet",
-        "-q",
+        " /--no-progress",
+        " /-q",
         help="Progress lines on stderr (a table started, each plan submitted, its results "
         "and time), terminal or not, so a CI log shows where a run is; --quiet: none.",
     ),
