@@ -59,6 +59,19 @@ class _Fixed:
     scale: int
     largest: Decimal
 
+    @property
+    def smallest(self) -> Decimal:
+        """The most negative value (integers reach one further than their largest)."""
+        return -self.largest - (1 if self.scale == 0 else 0)
+
+    def floor(self, number: Decimal) -> Decimal:
+        """``number`` rounded down to this type's scale."""
+        return number.quantize(Decimal(1).scaleb(-self.scale), rounding="ROUND_FLOOR")
+
+    def holds(self, number: Decimal) -> bool:
+        """Whether ``number`` is a value of this type, exactly."""
+        return self.floor(number) == number and self.smallest <= number <= self.largest
+
 
 def _fixed(spark_type: str) -> _Fixed | None:
     """
@@ -179,8 +192,7 @@ def _compare(op: Op, item: Expr, value: Scalar, kind: str) -> Expr:
 
 def _fixed_compare(op: Op, item: Expr, number: Decimal, fixed: _Fixed) -> Expr:
     always, never = Compare(Op.EQ, item, item), Compare(Op.NE, item, item)
-    step = Decimal(1).scaleb(-fixed.scale)
-    floor = number.quantize(step, rounding="ROUND_FLOOR")
+    floor = fixed.floor(number)
     if floor != number:
         # between two values of the type: x >= L is x > floor, x <= L is x <= floor
         if op in (Op.EQ, Op.NE):
@@ -189,7 +201,7 @@ def _fixed_compare(op: Op, item: Expr, number: Decimal, fixed: _Fixed) -> Expr:
         number = floor
     if number > fixed.largest:
         return always if op in (Op.LT, Op.LE, Op.NE) else never
-    if number < -fixed.largest - (1 if fixed.scale == 0 else 0):
+    if number < fixed.smallest:
         return always if op in (Op.GT, Op.GE, Op.NE) else never
     value: Scalar = int(number) if fixed.scale == 0 else number
     return Compare(op, item, Lit(value, fixed.name))
@@ -201,18 +213,14 @@ def _in_type(values: tuple[Scalar, ...], kind: str) -> tuple[Scalar, ...] | None
     fixed = _fixed(kind)
     out: list[Scalar] = []
     if fixed is not None:
-        step = Decimal(1).scaleb(-fixed.scale)
         for v in values:
             number = exact(v)
             if number is None:
                 if isinstance(v, (str, bool)):
                     continue  # no number: no value of the column equals it
                 return None
-            smallest = -fixed.largest - (1 if fixed.scale == 0 else 0)
-            if number.quantize(step, rounding="ROUND_FLOOR") == number and (
-                smallest <= number <= fixed.largest
-            ):
-                out.append(int(number) if fixed.scale == 0 else number.quantize(step))
+            if fixed.holds(number):
+                out.append(int(number) if fixed.scale == 0 else fixed.floor(number))
         return tuple(dict.fromkeys(out))
     if kind in ("float", "double"):
         for v in values:
@@ -238,10 +246,7 @@ def _typed_equals(check: EqualsCheck, kind: str | None) -> EqualsCheck:
     number = exact(check.value)
     fixed = _fixed(kind)
     if fixed is not None and number is not None and not isinstance(check.value, str):
-        step = Decimal(1).scaleb(-fixed.scale)
-        smallest = -fixed.largest - (1 if fixed.scale == 0 else 0)
-        fits = number.quantize(step, rounding="ROUND_FLOOR") == number
-        if not fits or not smallest <= number <= fixed.largest:
+        if not fixed.holds(number):
             return dataclasses.replace(check, cast=kind, representable=False)
         value: Scalar = int(number) if fixed.scale == 0 else number
         return dataclasses.replace(check, value=value, cast=kind)
