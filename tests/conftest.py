@@ -24,13 +24,17 @@ class SparkServer:
         self._app_id: str | None = None
 
     def sql_executions(self) -> int:
-        """SQL executions the server has run so far (Spark UI REST API)."""
+        """SQL executions the server has run so far (Spark UI REST API).
+
+        Counted as the highest execution id + 1: ids are dense and increasing, so the
+        count stays right even when the UI has dropped old executions (it keeps
+        spark.sql.ui.retainedExecutions of them, 1000 by default)."""
         if self._app_id is None:
             with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=10) as r:
                 self._app_id = json.load(r)[0]["id"]
         url = f"{self.ui_url}/api/v1/applications/{self._app_id}/sql?length=1000000&details=false"
         with urllib.request.urlopen(url, timeout=10) as r:
-            return len(json.load(r))
+            return max((int(e["id"]) + 1 for e in json.load(r)), default=0)
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +44,10 @@ def server() -> Iterator[SparkServer]:
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
     handle = open_session(
-        server_conf={"spark.sql.shuffle.partitions": "4", "spark.ui.retainedExecutions": "100000"}
+        server_conf={
+            "spark.sql.shuffle.partitions": "4",
+            "spark.sql.ui.retainedExecutions": "100000",
+        }
     )
     try:
         yield SparkServer(handle)

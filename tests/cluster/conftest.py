@@ -66,7 +66,7 @@ class Cluster:
         with urllib.request.urlopen(
             f"{ui}/api/v1/applications/{app}/sql?length=100000", timeout=10
         ) as r:
-            return len(json.load(r))
+            return max((int(e["id"]) + 1 for e in json.load(r)), default=0)
 
 
 def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:
@@ -135,7 +135,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 "spark.executor.cores": "1",
                 "spark.cores.max": "2",
                 "spark.sql.shuffle.partitions": "4",
-                "spark.ui.retainedExecutions": "100000",
+                "spark.sql.ui.retainedExecutions": "100000",
                 "spark.task.maxFailures": "4",
             },
             connect_timeout=120,
