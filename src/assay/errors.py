@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from assay.ir.origin import Origin
 
 if TYPE_CHECKING:
+    from assay.ir.suite import Table
     from assay.report.events import RuleResult
 
 
@@ -63,8 +64,11 @@ class ConfigErrors(ConfigError):
 
     code = "CONFIG_INVALID"
 
-    def __init__(self, errors: list[ConfigError]):
+    def __init__(self, errors: list[ConfigError], valid: tuple[Table, ...] = ()):
         self.errors = errors
+        self.valid = valid
+        """The tables loaded without an error, when loading found errors in others
+        (their sources can still be checked: :func:`assay.api.running.execute`)."""
         super().__init__("\n".join(str(e) for e in errors))
 
     def __str__(self) -> str:

@@ -78,7 +78,7 @@ def check_table(table: Table, schema: Schema, keys: Sequence[str]) -> list[Prefl
     """Every mismatch between the table's rules (and keys) and its schema."""
     types = {name.lower(): (name, kind) for name, kind in schema}
     problems = [
-        _missing(key, types, table.origin.child("keys"), "key column")
+        _missing(key, types, table.place("keys"), "key column")
         for key in keys
         if key.lower() not in types
     ]

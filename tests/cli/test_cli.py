@@ -264,7 +264,9 @@ def test_a_table_failing_at_run_time_says_why_on_stderr_without_a_terminal(serve
         for e in events
         if e["event"] == "result"
     )
-    assert f"error: table boom: {table['error']}" in proc.stderr  # stderr is not a terminal
+    # stderr is not a terminal; the table's place leads the line
+    where = f"{table['location']['file']}:{table['location']['line']} {table['location']['path']}"
+    assert f"error: {where}: table boom: {table['error']}" in proc.stderr
     assert "assay: exit 3: 2 rules could not be evaluated (tables boom)" in proc.stderr
     assert "Traceback" not in proc.stderr and "JVM stacktrace" not in proc.stderr
 

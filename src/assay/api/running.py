@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.api.result import Result, ResultStream
 from assay.api.suites import Config, load, over_dataframe, rules_suite
+from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
@@ -195,8 +196,6 @@ def _rules_suite(
         )
     suite = load(rules, vars=vars, sample_size=sample_size, for_run=False)  # type: ignore[arg-type]
     if suite.deferred:
-        from assay.errors import ConfigError, ConfigErrors
-
         names = ", ".join(v.name for v in suite.deferred)
         raise ConfigErrors(
             [ConfigError(f"variables resolved at run time ({names}) need assay.run(config)")]
@@ -249,7 +248,10 @@ def execute(
     from assay.executor.run import Progress, run_suite
     from assay.report.files import preflight, write_reports
 
-    suite = loader({})
+    try:
+        suite = loader({})
+    except ConfigErrors as errors:
+        raise _with_sources(errors, target, reporter=progress) from None
     if not suite.deferred:
         preflight(suite.reports, reports.json_report, reports.html_report)
     reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
@@ -291,6 +293,31 @@ def execute(
         if problems:
             code = max(code, 3)
     return Result(summary, tuple(events), code, tuple(problems))
+
+
+def _with_sources(
+    errors: ConfigErrors, target: Target, reporter: Callable[[str], None] | None
+) -> ConfigErrors:
+    """The config errors found while loading, and the problems of the tables that loaded
+    (unreadable sources, rules that do not fit the schema) when a session is at hand
+    (the caller's, or ``--remote``): every problem listed in one go. An embedded server
+    is not started for a config that cannot run: its sources are checked once it loads."""
+    import os
+
+    at_hand = target.spark is not None or target.remote or os.environ.get("SPARK_REMOTE")
+    if not errors.valid or not at_hand:
+        return errors
+    from assay.executor.run import Progress, error_place, table_problems
+
+    quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
+    try:
+        with _session(target, quiet) as (spark, _):
+            found = table_problems(spark, errors.valid)
+    except AssayError:
+        return errors  # the server is unreachable: the config errors are the news
+    if not found:
+        return errors
+    return ConfigErrors(sorted([*errors.errors, *found], key=error_place), errors.valid)
 
 
 @contextlib.contextmanager

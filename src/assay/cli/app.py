@@ -8,6 +8,7 @@ goes to stderr.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TypeVar
@@ -17,12 +18,12 @@ import typer
 from assay import __version__
 from assay.cli import options as opt
 from assay.cli.compare import compare as compare_command
-from assay.cli.console import err, guarded, stdout_closed
+from assay.cli.console import err, guarded, said_error, stdout_closed
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
 from assay.cli.options import parse_assignments, parse_duration
 from assay.cli.report import report as report_command
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.ir.suite import Suite
 
 app = typer.Typer(
@@ -37,10 +38,30 @@ app = typer.Typer(
 T = TypeVar("T")
 
 
+VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+"""A name ``$name`` and ``${name}`` can refer to: a letter, then letters, digits or ``_``."""
+
+
 def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
-    found = parse_assignments([p for p in (vars_ or "").split(",") if p], "--vars item")
-    found.update(parse_assignments(var or [], "--var"))
-    return found
+    """``--vars k1=v1,k2=v2`` and ``--var NAME=VALUE`` (winning), each name one a
+    reference can use (every other named)."""
+    items = [p for p in (vars_ or "").split(",") if p]
+    given = (
+        ("--vars item", parse_assignments(items, "--vars item")),
+        ("--var", parse_assignments(var or [], "--var")),
+    )
+    wrong = [
+        ConfigError(
+            f"{what} {name!r} is not a variable name: no $reference can use it",
+            hint="a variable name is a letter, then letters, digits or _",
+        )
+        for what, found in given
+        for name in found
+        if not VARIABLE_NAME.fullmatch(name)
+    ]
+    if wrong:
+        raise wrong[0] if len(wrong) == 1 else ConfigErrors(wrong)
+    return {**given[0][1], **given[1][1]}
 
 
 def _load(
@@ -131,17 +152,13 @@ def run(
     def action() -> int:
         from assay import api
         from assay.executor.session import quiet_pyspark_logging
-        from assay.report.events import TableFinished
         from assay.report.jsonl import JsonLinesSink
 
         stdout = JsonLinesSink()
 
         def on_event(event) -> None:  # type: ignore[no-untyped-def]
             stdout(event)
-            if isinstance(event, TableFinished) and event.error is not None:
-                err(f"error: table {event.table}: {event.error}")
-                if debug and event.detail:
-                    err(event.detail)
+            said_error(event, debug)
 
         options = {
             "exit_error_on_fail": _bool_option(exit_error_on_fail, "--exitErrorOnFail", True),

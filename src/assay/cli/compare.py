@@ -1,23 +1,26 @@
 """``assay compare SOURCE TARGET --keys id``: a one-off comparison from a shell.
 
 SOURCE and TARGET are catalog tables (``db.orders``) or paths (``data/a.parquet``,
-format from the extension or ``--source-format`` / ``--target-format``). One
-``comparison`` line and one ``summary`` line on stdout; exit codes as ``assay run``.
+format from the extension or ``--source-format`` / ``--target-format``, reader options
+from ``--source-option`` / ``--target-option``). One ``comparison`` line and one
+``summary`` line on stdout; exit codes as ``assay run``. A mistake is placed at the option
+it was given in (``<command line> --keys``).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from assay.cli import options as opt
-from assay.cli.console import err, guarded
+from assay.cli.console import err, guarded, said_error
 from assay.cli.options import parse_assignments
-from assay.errors import ConfigError
-from assay.ir.compare import CompareCheck, DatasetComparison, NumericTolerance
+from assay.errors import ConfigError, ConfigErrors
+from assay.ir.compare import CompareCheck, ComparisonSetting, DatasetComparison, NumericTolerance
 from assay.ir.origin import Origin
 from assay.ir.suite import CatalogSource, PathSource, Suite
 
@@ -49,16 +52,43 @@ SourceFormat = Annotated[
 TargetFormat = Annotated[
     str | None, typer.Option("--target-format", help="Spark format of a TARGET path")
 ]
+SourceOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--source-option",
+        help="Spark reader option KEY=VALUE of a SOURCE path, repeatable: header=true",
+    ),
+]
+TargetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--target-option",
+        help="Spark reader option KEY=VALUE of a TARGET path, repeatable: header=true",
+    ),
+]
+
+COMMAND_LINE = "<command line>"
+"""The file name of the places on the command line (``<command line> --keys``)."""
 
 
-def side(text: str, fmt: str | None, what: str) -> CatalogSource | PathSource:
+def side(
+    text: str, fmt: str | None, what: str, options: list[str] | None = None
+) -> CatalogSource | PathSource:
     """A table name, or a path when it has a separator, an extension Spark reads, a
-    URI scheme, a ``--*-format``, or exists."""
+    URI scheme, a ``--*-format``, or exists; ``options`` (``--*-option KEY=VALUE``) are
+    the path's reader options."""
     from assay.dialects.sources import FORMATS, extension
 
     looks_like_path = "/" in text or "://" in text or Path(text).exists()
     ext = extension(text)
+    reader = tuple(parse_assignments(options or [], f"--{what}-option").items())
     if fmt is None and not looks_like_path and ext not in FORMATS:
+        if reader:
+            raise ConfigError(
+                f"--{what}-option: {what} {text!r} is a table name, and reader options apply "
+                "only to a path",
+                hint="a path has a '/' (./orders.csv) or an extension Spark reads",
+            )
         return CatalogSource(text)
     if fmt is None:
         fmt = FORMATS.get(ext)
@@ -68,7 +98,37 @@ def side(text: str, fmt: str | None, what: str) -> CatalogSource | PathSource:
                 hint=f"give --{what}-format parquet|csv|json|orc|delta...",
             )
     path = text if "://" in text else str(Path(text).resolve())
-    return PathSource(fmt, (path,))
+    return PathSource(fmt, (path,), reader)
+
+
+def tolerances(tolerance: float, relative: float) -> NumericTolerance:
+    """``--tolerance`` and ``--relative-tolerance``: each a finite number >= 0 (every
+    wrong one named)."""
+    wrong = [
+        ConfigError(f"{option} must be a finite number >= 0, got {value}")
+        for option, value in (("--tolerance", tolerance), ("--relative-tolerance", relative))
+        if not math.isfinite(value) or value < 0
+    ]
+    if wrong:
+        raise wrong[0] if len(wrong) == 1 else ConfigErrors(wrong)
+    return NumericTolerance(Decimal(str(tolerance)), Decimal(str(relative)))
+
+
+def command_line_places(
+    source_format: str | None, target_format: str | None, columns: str | None
+) -> tuple[tuple[ComparisonSetting, Origin], ...]:
+    """Where the comparison's settings were given: ``--keys``, ``--columns``, and each
+    side's format (``--source-format``, else the SOURCE whose extension tells it)."""
+    found: list[tuple[ComparisonSetting, Origin]] = [("keys", Origin(COMMAND_LINE, "--keys"))]
+    if columns is not None:
+        found.append(("columns", Origin(COMMAND_LINE, "--columns")))
+    found.append(
+        ("source.format", Origin(COMMAND_LINE, "--source-format" if source_format else "SOURCE"))
+    )
+    found.append(
+        ("target.format", Origin(COMMAND_LINE, "--target-format" if target_format else "TARGET"))
+    )
+    return tuple(found)
 
 
 def comparison_of(
@@ -82,39 +142,43 @@ def comparison_of(
     ignore_whitespace: bool,
     checks: list[str],
     sample_size: int | None,
+    places: tuple[tuple[ComparisonSetting, Origin], ...] = (),
 ) -> DatasetComparison:
-    """The comparison the command line describes."""
-    from assay.config.node import Node
-    from assay.dialects.compare import compare_checks
-
-    origin = Origin("<command line>", "compare")
+    """The comparison the command line describes (``places``: where its settings were
+    given, :func:`command_line_places`)."""
     key_list = tuple(k.strip() for k in keys.split(",") if k.strip())
     if not key_list:
         raise ConfigError("--keys needs at least one column")
-    found: tuple[CompareCheck, ...] = ()
-    if checks:
-        mapping = parse_assignments(checks, "--check")
-        node = Node(
-            {k: Node(v, origin.child(k)) for k, v in mapping.items()}, origin.child("checks")
-        )
-        found = compare_checks(node)
-    try:
-        tol = NumericTolerance(Decimal(str(tolerance)), Decimal(str(relative)))
-    except InvalidOperation:
-        raise ConfigError("--tolerance must be a number") from None
     return DatasetComparison(
         name="compare",
         source=source,
         target=target,
         keys=key_list,
-        origin=origin,
+        origin=Origin(COMMAND_LINE, "compare"),
         columns=tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else None,
-        tolerance=tol,
+        tolerance=tolerances(tolerance, relative),
         ignore_case=ignore_case,
         ignore_whitespace=ignore_whitespace,
-        checks=found,
+        checks=compare_checks_of(checks),
         sample_size=5 if sample_size is None else sample_size,
+        places=places,
     )
+
+
+def compare_checks_of(items: list[str]) -> tuple[CompareCheck, ...]:
+    """The ``--check METRIC=THRESHOLD`` items, each placed at its option
+    (``<command line> --check mismatch_percent(price)``)."""
+    from assay.config.node import Node
+    from assay.dialects.compare import compare_checks
+
+    if not items:
+        return ()
+    mapping = parse_assignments(items, "--check")
+    node = Node(
+        {k: Node(v, Origin(COMMAND_LINE, f"--check {k}")) for k, v in mapping.items()},
+        Origin(COMMAND_LINE, "--check"),
+    )
+    return compare_checks(node)
 
 
 def compare(
@@ -130,6 +194,8 @@ def compare(
     check: Check = None,
     source_format: SourceFormat = None,
     target_format: TargetFormat = None,
+    source_option: SourceOption = None,
+    target_option: TargetOption = None,
     sample_size: opt.SampleSize = None,
     remote: opt.Remote = None,
     conf: opt.ServerConf = None,
@@ -139,8 +205,8 @@ def compare(
 
     def action() -> int:
         comparison = comparison_of(
-            side(source, source_format, "source"),
-            side(target, target_format, "target"),
+            side(source, source_format, "source", source_option),
+            side(target, target_format, "target", target_option),
             keys,
             columns,
             tolerance,
@@ -149,6 +215,7 @@ def compare(
             ignore_whitespace,
             check or [],
             sample_size,
+            command_line_places(source_format, target_format, columns),
         )
         return _run(Suite(tables=(), comparisons=(comparison,)), remote, conf or [], debug)
 
@@ -165,11 +232,7 @@ def _run(suite: Suite, remote: str | None, conf: list[str], debug: bool) -> int:
 
     def tee(event) -> None:
         sink(event)
-        error = getattr(event, "error", None)
-        if error is not None and hasattr(event, "comparison"):
-            err(f"error: comparison {event.comparison}: {error}")
-            if debug and event.detail:
-                err(event.detail)
+        said_error(event, debug)
 
     server_conf = parse_assignments(conf, "--conf")
     with open_session(remote, server_conf=server_conf) as handle:

@@ -4,6 +4,7 @@ every failure becomes its documented exit code without a traceback."""
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -25,6 +26,33 @@ def err(line: str) -> None:
 def out(obj: dict[str, object]) -> None:
     sys.stdout.buffer.write(json_line(obj))
     sys.stdout.buffer.flush()
+
+
+_PLACED = re.compile(r"(<command line>|\S+:\d+) \S+: ")
+"""An error that starts with its place: ``checks.yaml:8 tables[1].source: ...``."""
+
+
+def said_error(event: object, debug: bool) -> None:
+    """The error of a table or comparison event on stderr, where a person reads it (with
+    Spark's own words under ``--debug``); other events say nothing here."""
+    from assay.report.comparison import ComparisonResult
+    from assay.report.events import TableFinished
+
+    if isinstance(event, TableFinished):
+        what = f"table {event.table}"
+    elif isinstance(event, ComparisonResult):
+        what = f"comparison {event.comparison}"
+    else:
+        return
+    if event.error is None:
+        return
+    if _PLACED.match(event.error):  # the error names its own place (the table's source)
+        err(f"error: {event.error}")
+    else:
+        said = event.error if event.error.startswith(f"{what}:") else f"{what}: {event.error}"
+        err(f"error: {event.origin}: {said}")
+    if debug and event.detail:
+        err(event.detail)
 
 
 def fail(error: AssayError) -> NoReturn:

@@ -71,6 +71,7 @@ def report(
         from assay.report.render import render_html, render_markdown
 
         # before any reading: an output that cannot be written is the user's mistake
+        fmt = history_format_of(history_format)
         for path, what in ((html, "--html"), (markdown, "--markdown")):
             if path is not None and str(path) != "-":
                 why = writable(str(path), append=False)
@@ -82,7 +83,7 @@ def report(
             raise ConfigError(f"cannot read the runs: {e}") from None
         *earlier, current = found
         if history:
-            earlier = _read_history(history, history_format, remote) + earlier
+            earlier = _read_history(history, fmt, remote) + earlier
         earlier = earlier_than(earlier, current)
         if html is not None:
             atomic_write(str(html), render_html(current, earlier).encode())
@@ -99,6 +100,31 @@ def report(
     guarded(debug, action)
 
 
+def history_format_of(text: str) -> str:
+    """``--history-format``: one of :data:`~assay.report.history.HISTORY_FORMATS`."""
+    from assay.config.node import unknown_message
+    from assay.report.history import HISTORY_FORMATS
+
+    fmt = text.strip().lower()
+    if fmt not in HISTORY_FORMATS:
+        raise ConfigError(
+            f"--history-format: {unknown_message('format', text, HISTORY_FORMATS)}",
+            hint="a report table is read as parquet, csv, json, orc or delta, or as a "
+            "catalog table's name with table",
+        )
+    return fmt
+
+
+def history_location(path: str, fmt: str) -> str:
+    """Where Spark reads a ``--history`` table: a catalog table's name and a URI as
+    given, a path absolute (a relative one is the current directory's, not the server's)."""
+    from assay.dialects.sources import is_uri
+
+    if fmt == "table" or is_uri(path):
+        return path
+    return str(Path(path).resolve())
+
+
 def _read_history(paths: list[str], fmt: str, remote: str | None) -> list[list[dict]]:
     from assay.executor.session import open_session, quiet_pyspark_logging
     from assay.executor.spark_errors import to_assay_error
@@ -109,9 +135,9 @@ def _read_history(paths: list[str], fmt: str, remote: str | None) -> list[list[d
     with open_session(remote) as handle:
         for path in paths:
             try:
-                found += read_history(handle.spark, path, fmt)
+                found += read_history(handle.spark, history_location(path, fmt), fmt)
             except ValueError as e:
-                raise ConfigError(f"--history {e}") from None
+                raise ConfigError(f"--history {path}: {e}") from None
             except Exception as exc:  # noqa: BLE001 - classified: missing path, bad format
                 raise to_assay_error(exc, f"--history {path}: cannot read it", None) from None
     return found

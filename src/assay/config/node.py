@@ -107,6 +107,16 @@ class Node:
         """The child at ``key``, or ``None`` when the mapping does not have it."""
         return self.as_mapping().get(key)
 
+    def places(self, **keys: str | None) -> tuple[tuple[str, Origin], ...]:
+        """``(name, origin)`` of each key of this mapping given as ``name=key`` that is
+        present: where each setting was written (``keys="keyColumns"``)."""
+        mapping = self.as_mapping()
+        return tuple(
+            (name, mapping[key].origin)
+            for name, key in keys.items()
+            if key is not None and key in mapping
+        )
+
     def require(self, key: str) -> Node:
         """The child at ``key``; ``missing required key`` (located here) when absent."""
         node = self.get(key)

@@ -61,7 +61,11 @@ def load_suite(
         errors[first_error:] = sorted(errors[first_error:], key=_line)
     _check_unique_names(tables, errors)
     if errors:
-        raise ConfigErrors(errors)
+        plain = not any(c.views or c.deferred or c.comparisons for c in contexts)
+        # a table is kept when no error is inside it (a dialect drops most such tables)
+        bad = [e.origin for e in errors if e.origin is not None]
+        valid = tuple(t for t in tables if plain and not any(o.within(t.origin) for o in bad))
+        raise ConfigErrors(errors, valid=valid)
     return Suite(
         tables=tuple(tables),
         files=tuple(os.fspath(p) for p in paths),

@@ -120,7 +120,12 @@ def _tolerance(params: Node) -> NumericTolerance:
         )
     if not given:
         return NumericTolerance()
-    return NumericTolerance(absolute=Decimal(str(test.require(given[0]).as_number("a tolerance"))))
+    node = test.require(given[0])
+    value = Decimal(str(node.as_number("a tolerance")))
+    if not value.is_finite() or value < 0:
+        # spark-data-test compares |source - target| <= tolerance: below 0 nothing matches
+        raise node.error(f"a tolerance must be a finite number >= 0, got {value}")
+    return NumericTolerance(absolute=value)
 
 
 def _dataset(node: Node, reports: SdtReports | None, ctx: Context) -> DatasetComparison:

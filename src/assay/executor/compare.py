@@ -17,8 +17,8 @@ from pyspark.sql.connect.session import SparkSession
 from assay.emit import compare as emit
 from assay.emit.spark import source_frame
 from assay.errors import AssayError, ConfigError, ConfigErrors
-from assay.executor.spark_errors import spark_message, to_assay_error
-from assay.ir.compare import DatasetComparison, FrameRef, SdtReports
+from assay.executor.spark_errors import condition_of, spark_message, to_assay_error
+from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports, Side
 from assay.ir.suite import RunPolicy
 from assay.planner import compare as compare_plan
 from assay.planner.compare import (
@@ -80,19 +80,30 @@ def prepare_comparison(
     wrong = tolerance_errors(c)
     if wrong:
         return ConfigError(f"comparison {c.name}: " + "; ".join(wrong), origin=c.origin)
-    try:
-        source = _frame(spark, c.source, c.source_filter, frames)
-        target = _frame(spark, c.target, c.target_filter, frames)
-        source = emit.narrowed(source, c.select_cols, c.drop_cols)
-        target = emit.narrowed(target, c.select_cols, c.drop_cols)
-        s_schema = [(f.name, f.dataType.simpleString()) for f in source.schema.fields]
-        t_schema = [(f.name, f.dataType.simpleString()) for f in target.schema.fields]
-    except Exception as exc:  # noqa: BLE001 - classified below
-        return to_assay_error(exc, f"comparison {c.name}: cannot read its sides", c.origin)
+    read: list[tuple[DataFrame, list[tuple[str, str]]]] = []
+    sides: tuple[tuple[ComparisonSetting, Side, str | None], ...] = (
+        ("source.format", c.source, c.source_filter),
+        ("target.format", c.target, c.target_filter),
+    )
+    for fmt, side, row_filter in sides:
+        try:
+            frame = emit.narrowed(
+                _frame(spark, side, row_filter, frames), c.select_cols, c.drop_cols
+            )
+            read.append((frame, [(f.name, f.dataType.simpleString()) for f in frame.schema.fields]))
+        except Exception as exc:  # noqa: BLE001 - classified below
+            origin = c.place(fmt) if _unknown_format(exc) else c.origin
+            return to_assay_error(exc, f"comparison {c.name}: cannot read its sides", origin)
+    (source, s_schema), (target, t_schema) = read
     try:
         plan = plan_comparison(c, s_schema, t_schema)
     except UnboundComparison as error:
-        return ConfigError(str(error), origin=c.origin)
+        return ConfigErrors(
+            [
+                ConfigError(u.message, c.place(u.setting) if u.setting else c.origin, u.hint)
+                for u in error.problems
+            ]
+        )
     compared = {col.name.lower() for col in plan.columns}
     unknown = [ch for ch in c.checks if ch.column is not None and ch.column.lower() not in compared]
     if unknown:
@@ -101,6 +112,16 @@ def prepare_comparison(
             f"comparison {c.name}: {names}: not a compared column", origin=unknown[0].origin
         )
     return PreparedComparison(c, plan, source, target)
+
+
+_UNKNOWN_FORMAT = "DATA_SOURCE_NOT_FOUND"
+
+
+def _unknown_format(exc: BaseException) -> bool:
+    """Whether Spark has no data source of the format a side names (misspelled, or a
+    package the server lacks): the error is then placed where the format was given."""
+    condition = condition_of(exc) or ""
+    return condition.startswith(_UNKNOWN_FORMAT) or f"[{_UNKNOWN_FORMAT}]" in str(exc)
 
 
 def tolerance_errors(comparison: DatasetComparison) -> list[str]:
@@ -117,6 +138,36 @@ def tolerance_errors(comparison: DatasetComparison) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class UnreadComparison:
+    """A comparison whose sides could not be read (Spark or the environment failed): it
+    is reported as an error, and the run's other checks go on."""
+
+    comparison: DatasetComparison
+    error: AssayError
+
+
+def prepare_each(
+    spark: SparkSession,
+    comparisons: Sequence[DatasetComparison],
+    frames: Mapping[str, DataFrame] | None = None,
+) -> tuple[list[PreparedComparison | UnreadComparison], list[ConfigError]]:
+    """Every comparison prepared, or unread; and every config error found (all listed)."""
+    prepared: list[PreparedComparison | UnreadComparison] = []
+    problems: list[ConfigError] = []
+    for c in comparisons:
+        found = prepare_comparison(spark, c, frames)
+        if isinstance(found, ConfigErrors):
+            problems += found.errors
+        elif isinstance(found, ConfigError):
+            problems.append(found)
+        elif isinstance(found, AssayError):
+            prepared.append(UnreadComparison(c, found))
+        else:
+            prepared.append(found)
+    return prepared, problems
+
+
 def prepare_all(
     spark: SparkSession,
     comparisons: Sequence[DatasetComparison],
@@ -124,15 +175,13 @@ def prepare_all(
 ) -> list[PreparedComparison]:
     """Every comparison prepared, or the errors: every config error together (exit 2),
     else the first other failure."""
-    found = [prepare_comparison(spark, c, frames) for c in comparisons]
-    problems = [e for e in found if isinstance(e, ConfigError)]
+    prepared, problems = prepare_each(spark, comparisons, frames)
     if problems:
-        flat = [x for e in problems for x in (e.errors if isinstance(e, ConfigErrors) else [e])]
-        raise ConfigErrors(flat)
-    failures = [e for e in found if isinstance(e, AssayError)]
-    if failures:
-        raise failures[0]
-    return found  # type: ignore[return-value]
+        raise ConfigErrors(problems)
+    for p in prepared:
+        if isinstance(p, UnreadComparison):
+            raise p.error
+    return prepared  # type: ignore[return-value]
 
 
 def _measure(p: PreparedComparison) -> int:
@@ -192,21 +241,38 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
     return found
 
 
+def _described(c: DatasetComparison, run_id: str, keys: Sequence[str]) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "comparison": c.name,
+        "semantics": c.semantics,
+        "source": describe_source(c.source),
+        "target": describe_source(c.target),
+        "keys": tuple(keys),
+        "origin": c.origin,
+    }
+
+
+def unread_result(u: UnreadComparison, run_id: str) -> ComparisonResult:
+    """The error result of a comparison whose sides could not be read."""
+    return ComparisonResult(
+        **_described(u.comparison, run_id, u.comparison.keys),
+        passed=False,
+        severity="error",
+        message=u.error.message,
+        spark_plans=0,
+        elapsed_ms=0,
+        error=u.error.message,
+    )
+
+
 def run_comparison(
     p: PreparedComparison, run_id: str, policy: RunPolicy
 ) -> tuple[ComparisonResult, int]:
     """Measure and judge one comparison; its event and the Spark plans it submitted."""
     c = p.comparison
     start = time.monotonic()
-    base: dict[str, Any] = {
-        "run_id": run_id,
-        "comparison": c.name,
-        "semantics": c.semantics,
-        "source": describe_source(c.source),
-        "target": describe_source(c.target),
-        "keys": p.plan.keys,
-        "origin": c.origin,
-    }
+    base = _described(c, run_id, p.plan.keys)
     plans = 0
     try:
         plans += _measure(p)
@@ -257,24 +323,30 @@ def run_comparison(
 
 def run_comparisons(
     spark: SparkSession,
-    prepared: Sequence[PreparedComparison],
+    prepared: Sequence[PreparedComparison | UnreadComparison],
     run_id: str,
     sink: Sink,
     policy: RunPolicy,
     note: Callable[[str], None] = lambda line: None,
 ) -> list[ComparisonResult]:
     """Run every comparison in order, write each spark-data-test job's reports after its
-    datasets, and stream the events (a job's after its writes)."""
+    datasets, and stream the events (a job's after its writes); an unread comparison is
+    an error result (and its job writes no report)."""
     jobs: dict[SdtReports | None, list[int]] = {}
     for i, p in enumerate(prepared):
         jobs.setdefault(p.comparison.reports, []).append(i)
     done: dict[int, ComparisonResult] = {}
     for job, members in jobs.items():
         for i in members:
-            note(f"assay: comparing {prepared[i].comparison.name}")
-            done[i], _ = run_comparison(prepared[i], run_id, policy)
+            p = prepared[i]
+            if isinstance(p, UnreadComparison):
+                done[i] = unread_result(p, run_id)
+                note(f"assay: {p.comparison.name}: error ({p.error.message})")
+                continue
+            note(f"assay: comparing {p.comparison.name}")
+            done[i], _ = run_comparison(p, run_id, policy)
         if job is not None:
-            _write_job(spark, job, [prepared[i] for i in members], members, done, note)
+            _write_job(spark, job, [prepared[i] for i in members], members, done, note)  # type: ignore[misc]
         for i in members:
             sink(done[i])
     return [done[i] for i in range(len(prepared))]
@@ -336,7 +408,17 @@ def with_comparisons(summary: RunSummary, results: Sequence[ComparisonResult]) -
     exit_code = 3 if total_errors else (1 if total_blocking else 0)
     reason = summary.exit_reason
     if errors:
-        said = f"{_plural(len(errors), 'comparison')} could not be evaluated ({_names(errors)})"
+        # evaluated, then a report write failed: its counts are out, its reports are not
+        unwritten = [r for r in errors if r.counts is not None]
+        unevaluated = [r for r in errors if r.counts is None]
+        parts = []
+        if unevaluated:
+            n = _plural(len(unevaluated), "comparison")
+            parts.append(f"{n} could not be evaluated ({_names(unevaluated)})")
+        if unwritten:
+            n = _plural(len(unwritten), "comparison")
+            parts.append(f"the reports of {n} could not be written ({_names(unwritten)})")
+        said = "; ".join(parts)
         reason = f"{reason}; and {said}" if summary.exit_code == 3 else f"exit 3: {said}"
     elif blocking:
         verb = "fails" if len(blocking) == 1 else "fail"

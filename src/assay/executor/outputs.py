@@ -7,6 +7,7 @@ when a rule listed in ``Table.hold_outputs`` failed (sparquet ``on_failure: fail
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from assay.emit import spark as emit_spark
 from assay.emit.outputs import HISTORY_SCHEMA
 from assay.errors import AssayError, ConfigError, SparkFailure
 from assay.executor.spark_errors import spark_message
+from assay.executor.staging import Staging
 from assay.ir.outputs import FailedRows, Output, RowSplit, RuleReport, Sink, SqlRows, sinks_of
 from assay.ir.rules import Rule
 from assay.ir.suite import CatalogSource, PathSource, Table
@@ -126,6 +128,9 @@ def write_outputs(
     """Write the table's outputs; return what was (or was not) written, and the number of
     Spark plans submitted.
 
+    All of them are written or none is where the client can move them into place
+    (:mod:`assay.executor.staging`).
+
     Raises:
         SparkFailure: a write failed (the message names the output's config place).
     """
@@ -133,29 +138,38 @@ def write_outputs(
     written: list[dict[str, Any]] = []
     plans = 0
     at = dt.datetime.now(dt.timezone.utc)
-    for output in table.outputs:
-        for kind, rule_index, sink, frame in _frames(
-            spark, table, df, columns, validation_sql, results, output, at, held
-        ):
-            entry = {
-                "kind": kind,
-                "rule_index": rule_index,
-                "target": sink.target,
-                "written": False,
-            }
-            if frame is not None:
-                note(f"writing {kind} to {sink.target}")
-                try:
-                    emit.write(frame, sink)
-                except Exception as exc:  # noqa: BLE001 - reported with the output's place
-                    raise SparkFailure(
-                        f"table {table.name}: cannot write {kind} to {sink.target}: "
-                        f"{spark_message(exc)}",
-                        origin=sink.origin,
-                    ) from None
-                plans += 1
-                entry["written"] = True
-            written.append(entry)
+    with Staging(spark) as staging:
+        for output in table.outputs:
+            for kind, rule_index, sink, frame in _frames(
+                spark, table, df, columns, validation_sql, results, output, at, held
+            ):
+                entry = {
+                    "kind": kind,
+                    "rule_index": rule_index,
+                    "target": sink.target,
+                    "written": False,
+                }
+                if frame is not None:
+                    note(f"writing {kind} to {sink.target}")
+                    place = staging.place(sink.target, sink.format, sink.mode, sink.is_table)
+                    staged = dataclasses.replace(sink, target=place, mode=None)
+                    try:
+                        emit.write(frame, staged if staging.staged(place) else sink)
+                    except Exception as exc:  # noqa: BLE001 - reported with the output's place
+                        raise SparkFailure(
+                            f"table {table.name}: cannot write {kind} to {sink.target}: "
+                            f"{spark_message(exc)}",
+                            origin=sink.origin,
+                        ) from None
+                    plans += 1
+                    entry["written"] = True
+                written.append(entry)
+        try:
+            staging.commit()
+        except SparkFailure as error:
+            raise SparkFailure(
+                f"table {table.name}: {error.message}", origin=table.origin, hint=error.hint
+            ) from None
     return written, plans
 
 

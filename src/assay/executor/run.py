@@ -25,15 +25,20 @@ from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor import validators
-from assay.executor.compare import prepare_all, run_comparisons, with_comparisons
+from assay.executor.compare import (
+    UnreadComparison,
+    prepare_each,
+    run_comparisons,
+    with_comparisons,
+)
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.outputs import check_sinks, write_outputs
-from assay.executor.setup import create_views
+from assay.executor.setup import blocked_by, create_views
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
-from assay.ir.suite import DataFrameSource, RunPolicy, Suite, Table
+from assay.ir.suite import DataFrameSource, RunPolicy, SqlSource, Suite, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
 from assay.planner.literals import typed_table
@@ -93,26 +98,42 @@ def run_suite(
     start = time.monotonic()
     spark = bound.bind(spark, frames)
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+    unviewed: dict[str, AssayError] = {}
     if suite.views:
         progress.note(f"assay: creating {len(suite.views)} temp views")
-        create_views(spark, suite.views)
+        unviewed = create_views(spark, suite.views)
+        for name, error in unviewed.items():
+            if not any(blocked_by(t.source, {name: error}) for t in suite.tables):
+                progress.note(f"assay: {error} (no check reads it)")
     options = _session_options(spark, suite, options)
-    compared = prepare_all(spark, suite.comparisons) if suite.comparisons else []
+    compared, compare_problems = prepare_each(spark, suite.comparisons)
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
-        prepared = list(pool.map(lambda t: prepare(spark, t, options), suite.tables))
-        problems = [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
+        prepared = list(
+            pool.map(
+                lambda t: blocked_by(t.source, unviewed) or prepare(spark, t, options),
+                suite.tables,
+            )
+        )
+        problems = [e for e in unviewed.values() if isinstance(e, ConfigError)]
+        problems += compare_problems
+        problems += [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
         problems += [
-            p for p in prepared if type(p) is not ConfigErrors and isinstance(p, ConfigError)
+            p
+            for p in prepared
+            if type(p) is not ConfigErrors and isinstance(p, ConfigError) and p not in problems
         ]
         failures = {
             n: p
             for n, p in enumerate(prepared)
-            if isinstance(p, AssayError) and not isinstance(p, (ConfigErrors, ConfigError))
+            if isinstance(p, AssayError) and not isinstance(p, ConfigError)
         }
         if problems:
             # nothing runs, and every problem found is listed: unreadable sources too
-            raise ConfigErrors(problems + [_listed(f) for f in failures.values()])
+            unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
+            found = dict.fromkeys([*unviewed.values(), *failures.values(), *unread])
+            listed = [_listed(f) for f in found if not isinstance(f, ConfigError)]
+            raise ConfigErrors(sorted(problems + listed, key=error_place))
         ready = [p for p in prepared if isinstance(p, Prepared)]
         for p in ready:
             p.timeout = plan_timeout
@@ -127,8 +148,8 @@ def run_suite(
             failure = failures[n]
             where = failure.origin
             said = failure.message
-            if where is not None and where.path != table.origin.path:
-                said = f"{where.path}: {said}"  # an output of the table, say
+            if where is not None and where != table.origin:
+                said = f"{where}: {said}"  # its source's own line, an input view it reads
             outcome = unreadable_table(run_id, table, said, policy)
             outcome = TableOutcome(outcome.events, dataclasses.replace(
                 outcome.finished, source=render_source(table.source)))  # fmt: skip
@@ -247,13 +268,19 @@ def prepare(
         df = bound.source_frame(spark, table.source, None)
         struct = df.schema
     except Exception as exc:  # noqa: BLE001 - classified below
-        return to_assay_error(exc, f"table {table.name}: cannot read its source", table.origin)
+        where = table.place("source")
+        reason = (
+            in_users_text(exc, table.source.query, 1)
+            if isinstance(table.source, SqlSource)
+            else None
+        )
+        return to_assay_error(exc, f"table {table.name}: cannot read its source", where, reason)
     if table.filter:
         try:
             df = bound.source_frame(spark, table.source, table.filter)
             struct = df.schema
         except Exception as exc:  # noqa: BLE001 - the filter is the user's text
-            where = table.origin.child("filter")
+            where = table.place("filter")
             reason = in_users_text(exc, table.filter, 1)
             return to_assay_error(
                 exc, f"table {table.name}: the filter does not run", where, reason
@@ -392,6 +419,27 @@ def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
     return errors or [ConfigError("the SQL rules of this table fail together", origin=table.origin)]
 
 
+def table_problems(
+    spark: SparkSession, tables: Sequence[Table], options: PlannerOptions = DEFAULT_OPTIONS
+) -> list[ConfigError]:
+    """Every problem :func:`prepare` finds in ``tables`` (analysis RPCs, no scan): config
+    errors, and unreadable sources listed with them."""
+    found: list[ConfigError] = []
+    for table in tables:
+        p = prepare(spark, table, options)
+        if isinstance(p, ConfigErrors):
+            found += p.errors
+        elif isinstance(p, AssayError):
+            found.append(p if isinstance(p, ConfigError) else _listed(p))
+    return found
+
+
+def error_place(error: ConfigError) -> tuple[str, int]:
+    """Sort key: errors in file and line order."""
+    o = error.origin
+    return ("", 0) if o is None else (o.file, o.line or 0)
+
+
 def _listed(failure: AssayError) -> ConfigError:
     """A source failure listed with the config errors of the same run (exit 2)."""
     return ConfigError(failure.message, origin=failure.origin, hint=failure.hint)
@@ -519,4 +567,4 @@ def _plural(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
-__all__ = ["Prepared", "Progress", "prepare", "run_suite"]
+__all__ = ["Prepared", "Progress", "prepare", "run_suite", "table_problems"]

@@ -12,6 +12,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
 from assay.emit.spark import balanced
+from assay.executor.staging import Staging
 from assay.ir.compare import SdtReports
 
 if TYPE_CHECKING:
@@ -59,13 +60,28 @@ def job_writes(
     members: Sequence[PreparedComparison],
     note: Callable[[str], None] = lambda line: None,
 ) -> list[dict[str, Any]]:
-    """Write the job's reports; one ``{kind, target, written, dataset}`` per write
+    """Write the job's reports, all or none where the client can move them into place
+    (:mod:`assay.executor.staging`); one ``{kind, target, written, dataset}`` per write
     (``dataset`` None for the three reports every dataset of the job shares)."""
+    with Staging(spark) as staging:
+        written = _writes(spark, job, members, note, staging)
+        staging.commit()
+    return written
+
+
+def _writes(
+    spark: SparkSession,
+    job: SdtReports,
+    members: Sequence[PreparedComparison],
+    note: Callable[[str], None],
+    staging: Staging,
+) -> list[dict[str, Any]]:
     opts = dict(job.options)
 
     def save(df: Any, path: str, order: str | None) -> None:
         note(f"assay: writing {path}")
-        emit.write(df, path, job.format, opts, job.partitions, order)
+        place = staging.place(path, job.format, "overwrite")
+        emit.write(df, place, job.format, opts, job.partitions, order)
 
     written: list[dict[str, Any]] = []
     differing: dict[str, Any] = {}  # per dataset: the pairs of its differing keys, if known

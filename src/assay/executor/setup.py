@@ -4,32 +4,58 @@ and steps) and the values of deferred variables (data-validator ``sql`` variable
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
+import sqlglot
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, VariableError
 from assay.executor.spark_errors import condition_of, spark_message, to_assay_error
 from assay.ir.outputs import DeferredVariable, View
-from assay.ir.suite import SqlSource
+from assay.ir.sources import CatalogSource, Source, SqlSource
 
 
-def create_views(spark: SparkSession, views: Sequence[View]) -> int:
-    """Create every view in order (each a command that analyzes, never scans); return how
-    many were created.
+def create_views(spark: SparkSession, views: Sequence[View]) -> dict[str, AssayError]:
+    """Create every view in order (each a command that analyzes, never scans); return the
+    views that could not be created, by lower-cased name, with why.
 
-    Raises:
-        ConfigError: a step's SQL does not analyze (an unbound input names its fix).
-        SparkFailure: an input cannot be read.
+    A view fails alone: one that reads a failed view (:func:`blocked_by`) is not tried
+    and fails with the first one's error; the others are created. A step whose SQL does
+    not analyze fails with a ``ConfigError`` (an unbound input names its fix), an input
+    that cannot be read with a ``SparkFailure``.
     """
+    failed: dict[str, AssayError] = {}
     for view in views:
+        cause = blocked_by(view.source, failed)
+        if cause is not None:
+            failed[view.name.lower()] = cause
+            continue
         try:
             emit.source_frame(spark, view.source, None).createOrReplaceTempView(view.name)
         except Exception as exc:  # noqa: BLE001 - classified below
-            raise _view_error(exc, view) from None
-    return len(views)
+            failed[view.name.lower()] = _view_error(exc, view)
+    return failed
+
+
+def blocked_by(source: Source, failed: Mapping[str, AssayError]) -> AssayError | None:
+    """The error of a failed view that ``source`` reads (its name, or a table its SQL
+    names), if any. SQL that does not parse here is tried on Spark, which reports it."""
+    if not failed:
+        return None
+    if isinstance(source, CatalogSource):
+        return failed.get(source.table.lower())
+    if not isinstance(source, SqlSource):
+        return None
+    try:
+        tree = sqlglot.parse_one(source.query, read="spark")
+    except sqlglot.errors.ParseError:
+        return None
+    for table in tree.find_all(sqlglot.exp.Table):
+        if not table.db and table.name.lower() in failed:
+            return failed[table.name.lower()]
+    return None
 
 
 def _view_error(exc: Exception, view: View) -> AssayError:

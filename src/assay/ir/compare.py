@@ -29,6 +29,9 @@ class FrameRef:
 
 Side = Source | FrameRef
 
+ComparisonSetting = Literal["keys", "columns", "source.format", "target.format"]
+"""The settings of a comparison whose own place an error names (:meth:`DatasetComparison.place`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class NumericTolerance:
@@ -116,6 +119,17 @@ class DatasetComparison:
     reports: SdtReports | None = None
     source_filter: str | None = None
     target_filter: str | None = None
+    places: tuple[tuple[ComparisonSetting, Origin], ...] = ()
+    """Where ``keys``, ``columns`` and each side's format were written, when the front end
+    recorded it (a config's key, a command-line option); see :meth:`place`."""
+
+    def place(self, setting: ComparisonSetting) -> Origin:
+        """Where ``setting`` was written: its own place when recorded, else the
+        comparison's origin."""
+        for name, origin in self.places:
+            if name == setting:
+                return origin
+        return self.origin
 
     def tolerance_of(self, column: str) -> NumericTolerance:
         """The tolerance of ``column`` (its own, else the comparison's)."""

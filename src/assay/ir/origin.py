@@ -30,6 +30,19 @@ class Origin:
             path = f"{self.path}.{key}" if self.path else key
         return Origin(self.file, path, line if line is not None else self.line)
 
+    def within(self, other: Origin) -> bool:
+        """Whether this place is ``other`` or inside it (same file, a key path below).
+
+        >>> Origin("c.yaml", "tables[1].source").within(Origin("c.yaml", "tables[1]"))
+        True
+        >>> Origin("c.yaml", "tables[10]").within(Origin("c.yaml", "tables[1]"))
+        False
+        """
+        if self.file != other.file:
+            return False
+        p, q = self.path, other.path
+        return not q or p == q or p.startswith((q + ".", q + "["))
+
     @property
     def location(self) -> str:
         """``file:line`` (or just ``file`` when the line is unknown)."""

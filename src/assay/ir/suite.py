@@ -52,6 +52,20 @@ class Table:
     detail: bool = True
     outputs: tuple[Output, ...] = ()
     hold_outputs: tuple[int, ...] = ()
+    places: tuple[tuple[TableSetting, Origin], ...] = ()
+    """Where the table's ``source``, ``filter`` and ``keys`` were written, under the
+    dialect's own names (data-validator's ``keyColumns``); see :meth:`place`."""
+
+    def place(self, setting: TableSetting) -> Origin:
+        """Where ``setting`` was written: its own line when the dialect recorded it, else
+        ``<table>.<setting>`` on the table's line."""
+        for name, origin in self.places:
+            if name == setting:
+                return origin
+        return self.origin.child(setting)
+
+
+TableSetting = Literal["source", "filter", "keys"]
 
 
 @dataclass(frozen=True, slots=True)

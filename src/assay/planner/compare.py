@@ -15,6 +15,7 @@ from typing import Any, Literal
 from assay.ir.compare import (
     DEFAULT_CHECK_METRIC,
     CompareCheck,
+    ComparisonSetting,
     DatasetComparison,
     FrameRef,
     NumericTolerance,
@@ -120,9 +121,80 @@ def kind_of(spark_type: str) -> Kind:
     return "other"
 
 
+@dataclass(frozen=True, slots=True)
+class Unbound:
+    """What is missing for one setting of a comparison (``None``: the comparison itself):
+    the sentence, and a hint when the cause is a known one (a CSV read without its header)."""
+
+    setting: ComparisonSetting | None
+    message: str
+    hint: str | None = None
+
+
 class UnboundComparison(ValueError):
-    """A comparison whose keys or columns are not on both sides (the executor reports it as
-    a config error at the comparison's origin)."""
+    """A comparison whose keys or columns are not on both sides: ``problems`` holds one
+    :class:`Unbound` per setting at fault (the executor reports each as a config error at
+    the place the setting was written)."""
+
+    def __init__(self, problems: Sequence[Unbound]):
+        self.problems = tuple(problems)
+        super().__init__("; ".join(p.message for p in self.problems))
+
+
+SHOWN_COLUMNS = 20
+"""At most this many of a side's columns are named when a key or column is not among them."""
+_UNNAMED = re.compile(r"_c\d+")
+"""The names Spark gives the columns of a CSV file read without its header line."""
+
+
+def _columns_read(names: Sequence[str]) -> str:
+    """A side's columns as an error lists them.
+
+    >>> _columns_read(["_c0", "_c1"]), _columns_read([])
+    ('_c0, _c1', 'no columns')
+    """
+    if not names:
+        return "no columns"
+    shown = ", ".join(names[:SHOWN_COLUMNS])
+    return shown if len(names) <= SHOWN_COLUMNS else f"{shown}, ... ({len(names)} columns)"
+
+
+def _headerless_csv(side: Side, names: Sequence[str]) -> bool:
+    """Whether ``side`` is a CSV path read without its header line (every column named
+    ``_c<n>`` by Spark, no ``header`` option set to true)."""
+    if not isinstance(side, PathSource) or side.format.lower() != "csv" or not names:
+        return False
+    header = any(k.lower() == "header" and v.strip().lower() == "true" for k, v in side.options)
+    return not header and all(_UNNAMED.fullmatch(n) for n in names)
+
+
+def _unbound(
+    comparison: DatasetComparison,
+    found: Sequence[tuple[ComparisonSetting | None, str, str]],
+    names: Mapping[str, Sequence[str]],
+) -> UnboundComparison:
+    """The problems ``found`` (setting, side, sentence), one per setting: its sentences,
+    then the columns of each side at fault, and the header hint when a side is a CSV read
+    without its header line."""
+    settings = dict.fromkeys(setting for setting, _, _ in found)
+    read_from = {"source": comparison.source, "target": comparison.target}
+    problems = []
+    for setting in settings:
+        mine = [(side, text) for s, side, text in found if s == setting]
+        sides = dict.fromkeys(side for side, _ in mine)
+        read = "; ".join(f"the {side} has {_columns_read(names[side])}" for side in sides)
+        headerless = [side for side in sides if _headerless_csv(read_from[side], names[side])]
+        hint = None
+        if headerless:
+            which = " and the ".join(headerless)
+            what = "are CSV files" if len(headerless) > 1 else "is a CSV file"
+            hint = (
+                f"the {which} {what} read without a header line (Spark names the columns "
+                "_c0, _c1...): read the header with the reader option header=true"
+            )
+        text = "; ".join(t for _, t in mine)
+        problems.append(Unbound(setting, f"comparison {comparison.name}: {text} ({read})", hint))
+    return UnboundComparison(problems)
 
 
 def plan_comparison(
@@ -138,10 +210,11 @@ def plan_comparison(
     """
     src = {name.lower(): (name, kind) for name, kind in source_schema}
     tgt = {name.lower(): (name, kind) for name, kind in target_schema}
-    problems = [
-        f"key '{k}' is not a column of the {side}"
+    sides = (("source", src), ("target", tgt))
+    problems: list[tuple[ComparisonSetting | None, str, str]] = [
+        ("keys", side, f"key '{k}' is not a column of the {side}")
         for k in comparison.keys
-        for side, cols in (("source", src), ("target", tgt))
+        for side, cols in sides
         if k.lower() not in cols
     ]
     keys = tuple(src[k.lower()][0] if k.lower() in src else k for k in comparison.keys)
@@ -149,16 +222,16 @@ def plan_comparison(
     if comparison.columns is not None:
         wanted = [c for c in comparison.columns if c.lower() not in key_set]
         problems += [
-            f"column '{c}' is not a column of the {side}"
+            ("columns", side, f"column '{c}' is not a column of the {side}")
             for c in wanted
-            for side, cols in (("source", src), ("target", tgt))
+            for side, cols in sides
             if c.lower() not in cols
         ]
     elif comparison.semantics == "spark-data-test":
         # Its non-key columns are the source's, compared with the target's same names.
         wanted = [name for name, _ in source_schema if name.lower() not in key_set]
         problems += [
-            f"column '{c}' of the source is not a column of the target"
+            (None, "target", f"column '{c}' of the source is not a column of the target")
             for c in wanted
             if c.lower() not in tgt
         ]
@@ -166,7 +239,11 @@ def plan_comparison(
         wanted = [name for name, _ in source_schema if name.lower() not in key_set]
         wanted = [c for c in wanted if c.lower() in tgt]
     if problems:
-        raise UnboundComparison(f"comparison {comparison.name}: " + "; ".join(problems))
+        names = {
+            "source": [name for name, _ in source_schema],
+            "target": [name for name, _ in target_schema],
+        }
+        raise _unbound(comparison, problems, names)
     columns = tuple(
         _column(i, src[c.lower()], tgt[c.lower()], comparison) for i, c in enumerate(wanted)
     )

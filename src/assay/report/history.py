@@ -19,6 +19,8 @@ HISTORY_RUNS = 30
 HISTORY_ROWS = 200_000
 """At most this many history rows cross the wire."""
 REPORT_COLUMNS = ("rule_type", "check_name", "severity", "passed", "failed_count", "metric_value")
+HISTORY_FORMATS = ("parquet", "csv", "json", "orc", "delta", "table")
+"""The formats a report table is read in (``table``: a catalog table's name)."""
 
 
 def load_runs(paths: Sequence[str | Path]) -> list[list[Event]]:
@@ -126,7 +128,8 @@ def read_history(
     (two Spark plans: the runs' instants, then their rows).
 
     Raises:
-        ValueError: the table lacks a column the trends need.
+        ValueError: the table lacks a column the trends need (the message does not name
+        the table: the caller does, as the user gave it).
     """
     if fmt == "table":
         frame = spark.read.table(path)
@@ -137,7 +140,7 @@ def read_history(
     columns = set(frame.columns)
     missing = [c for c in REPORT_COLUMNS if c not in columns]
     if missing:
-        raise ValueError(f"{path}: not a report table: no column {', '.join(missing)}")
+        raise ValueError(f"not a report table: no column {', '.join(missing)}")
     if "validated_at" in columns:
         # The newest runs, their rows in the order they were written (a report lists a
         # block's rules in config order; sorting would shuffle rows of the same instant).

@@ -59,7 +59,7 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     variables = read_variables(doc, ctx)
     read_outputs(doc, ctx, variables)
     email = doc.get("email")
-    if email is not None:
+    if email is not None and not variables.touches_failed(email):  # else: that error says why
         report = ctx.attempt(read_email, email, variables)
         if report is not None:
             ctx.reports.append(report)

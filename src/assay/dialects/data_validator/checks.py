@@ -83,6 +83,8 @@ def read_checks(node: Node, ctx: Context, variables: Variables) -> tuple[Rule, .
         )
     rules: list[Rule] = []
     for item in items or ():
+        if isinstance(item.value, dict) and variables.touches_failed(item):
+            continue  # uses a variable whose definition failed: that error is reported
         if isinstance(item.value, dict) and variables.touches_deferred(item):
             # Uses a sql/shell variable: only a run knows its value. `assay check` reports
             # it as unresolved (data-validator's config check skips substitutions too).

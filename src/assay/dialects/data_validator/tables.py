@@ -80,7 +80,16 @@ def read_table(
         key_count=None if keys else settings.key_count,
         sample_size=settings.sample_size,
         detail=settings.detail,
+        places=node.places(  # type: ignore[arg-type]
+            source=next((k for k in SOURCE_KINDS if node.get(k) is not None), None),
+            filter="condition",
+            keys="keyColumns",
+        ),
     )
+
+
+SOURCE_KINDS = ("db", "orcFile", "parquetFile", "format")
+"""The keys that say where a table's rows come from (one of them)."""
 
 
 def _keys(node: Node, variables: Variables) -> tuple[str, ...]:
@@ -95,7 +104,7 @@ def _keys(node: Node, variables: Variables) -> tuple[str, ...]:
 
 def _source(node: Node, ctx: Context, variables: Variables) -> Source:
     mapping = node.as_mapping()
-    kinds = [k for k in ("db", "orcFile", "parquetFile", "format") if k in mapping]
+    kinds = [k for k in SOURCE_KINDS if k in mapping]
     if "table" in mapping and "db" not in mapping:
         raise node.require("table").error("'table' needs 'db' (a Hive table is db + table)")
     if len(kinds) != 1:

@@ -12,11 +12,13 @@ from assay.config.node import Node
 from assay.dialects import sources
 from assay.dialects.base import Context
 from assay.dialects.data_validator.shell_commands import check_shell_refs, run_shell, shown_command
-from assay.errors import VariableError
+from assay.errors import ConfigError, VariableError
 from assay.grammar import references, substitute
 from assay.ir.outputs import DeferredVariable
 
 VAR_KINDS = ("value", "env", "shell", "sql")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+"""A variable name a ``$name`` reference can name."""
 
 
 def _json_scalar(text: str) -> str | int | float | bool:
@@ -33,23 +35,21 @@ def _json_scalar(text: str) -> str | int | float | bool:
 
 
 class Variables:
-    """The resolved variables and the names still deferred to the run."""
+    """The resolved variables, the names still deferred to the run, and the names whose
+    definition failed (its error is reported; their uses are not reported again)."""
 
-    def __init__(self, values: dict[str, str], deferred: set[str]):
+    def __init__(self, values: dict[str, str], deferred: set[str], failed: set[str] | None = None):
         self.values = values
         self.deferred = deferred
+        self.failed = failed if failed is not None else set()
 
     def touches_deferred(self, node: Node) -> bool:
-        value = node.value
-        if isinstance(value, str):
-            return any(
-                name in self.deferred for name in references(value, node.origin, escapes=False)
-            )
-        if isinstance(value, dict):
-            return any(self.touches_deferred(v) for v in value.values())
-        if isinstance(value, list):
-            return any(self.touches_deferred(v) for v in value)
-        return False
+        """Whether a string in ``node`` refers to a variable deferred to the run."""
+        return _touches(node, self.deferred)
+
+    def touches_failed(self, node: Node) -> bool:
+        """Whether a string in ``node`` refers to a variable whose definition failed."""
+        return _touches(node, self.failed)
 
     def text(self, node: Node, what: str = "a string") -> str:
         return substitute(node.as_str(what), self.values, node.origin, escapes=False)
@@ -70,6 +70,20 @@ class Variables:
         return node
 
 
+def _touches(node: Node, names: set[str]) -> bool:
+    """Whether a string in ``node`` refers to one of ``names``."""
+    if not names:
+        return False
+    value = node.value
+    if isinstance(value, str):
+        return any(name in names for name in references(value, node.origin, escapes=False))
+    if isinstance(value, dict):
+        return any(_touches(v, names) for v in value.values())
+    if isinstance(value, list):
+        return any(_touches(v, names) for v in value)
+    return False
+
+
 def read_variables(doc: Node, ctx: Context) -> Variables:
     """``vars`` in order: values and environment variables now; ``sql`` and ``shell``
     variables (and values built on them) deferred to the run. Names given on the command
@@ -82,8 +96,37 @@ def read_variables(doc: Node, ctx: Context) -> Variables:
     items = ctx.attempt(node.as_list, "a list of variables (mappings with 'name')") or []
     seen: dict[str, Node] = {}
     for item in items:
-        ctx.attempt(_variable, item, found, given, seen, ctx)
+        ctx.attempt(_read_one, item, found, given, seen, ctx)
     return found
+
+
+def _read_one(
+    item: Node, found: Variables, given: dict[str, str], seen: dict[str, Node], ctx: Context
+) -> None:
+    """One variable; when its definition fails, its name still stands (with its own
+    reference as value, as a deferred one), so its uses add no "unknown variable" error
+    to the real one."""
+    try:
+        _variable(item, found, given, seen, ctx)
+    except ConfigError:
+        name = _defined_name(item)
+        if name is not None and name not in found.values:
+            _stand_in(found, name)
+        raise
+
+
+def _defined_name(item: Node) -> str | None:
+    """The name a variable definition gives, when it gives a valid one."""
+    value = item.value
+    name = value.get("name") if isinstance(value, dict) else None
+    text = name.value if isinstance(name, Node) else None
+    return text if isinstance(text, str) and _NAME.fullmatch(text) else None
+
+
+def _stand_in(found: Variables, name: str) -> None:
+    """``name`` known, with no value: its definition failed (or used one that did)."""
+    found.failed.add(name)
+    found.values[name] = f"${{{name}}}"
 
 
 def _variable(
@@ -94,7 +137,7 @@ def _variable(
     name = name_node.as_str("a variable name")
     kinds = [k for k in VAR_KINDS if k in item.as_mapping()]
     item.check_keys({"name", *VAR_KINDS})
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+    if not _NAME.fullmatch(name):
         raise VariableError(
             f"invalid variable name '{name}' (a letter, then letters, digits or _)",
             origin=name_node.origin,
@@ -118,10 +161,12 @@ def _variable(
         )
     if name in given:
         return  # the command line (or the run's resolution) gave its value
+    used = references(node.value, node.origin, escapes=False) if isinstance(node.value, str) else ()
+    if any(r in found.failed for r in used):
+        _stand_in(found, name)  # built on a variable that failed: that one's error says why
+        return
     if kind == "value":
-        if isinstance(node.value, str) and any(
-            r in found.deferred for r in references(node.value, node.origin, escapes=False)
-        ):
+        if any(r in found.deferred for r in used):
             _defer(found, ctx, name, "value", node)
             return
         text = sources.scalar_text(node, "a value (a string, number or boolean)")
