@@ -222,3 +222,36 @@ def test_the_comparison_of_the_command_line_carries_its_places():
     assert str(c.origin) == "<command line> compare"
     assert str(c.place("keys")) == "<command line> --keys"
     assert c.place("columns") == c.origin
+
+
+# --- on the server: an unknown format is placed where the format was written ---------------
+
+
+@pytest.mark.spark
+def test_an_unknown_format_is_placed_at_its_format_and_a_missing_key_at_keys(spark, tmp_path):
+    from assay.executor.compare import prepare_comparison
+
+    data = str(tmp_path / "a.parquet")
+    spark.createDataFrame([(1, 1.0)], "id int, v double").write.parquet(data)
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "compare:\n"
+        f"  - source: {{path: {data}}}\n"
+        f"    target: {{path: {data}, format: parquett}}\n"
+        "    keys: [id]\n"
+        f"  - source: {{path: {data}}}\n"
+        f"    target: {{path: {data}}}\n"
+        "    keys: [idd]\n"
+    )
+    unknown, missing = load_suite([path]).comparisons
+    error = prepare_comparison(spark, unknown)
+    assert isinstance(error, ConfigError)
+    assert str(error.origin) == f"{path}:3 compare[0].target.format"
+    assert "[DATA_SOURCE_NOT_FOUND]" in error.message and "parquett" in error.message
+    errors = prepare_comparison(spark, missing)
+    assert isinstance(errors, ConfigErrors)
+    assert [str(e) for e in errors.errors] == [
+        f"{path}:7 compare[1].keys: comparison compare_1: key 'idd' is not a column of the"
+        " source; key 'idd' is not a column of the target (the source has id, v; the target"
+        " has id, v)"
+    ]

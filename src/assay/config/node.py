@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.origin import Origin
+
+S = TypeVar("S", bound=str)
 
 Scalar: TypeAlias = "str | int | float | bool | None | dt.date | dt.datetime"
 Value: TypeAlias = "Scalar | dict[str, Node] | list[Node]"
@@ -107,15 +109,17 @@ class Node:
         """The child at ``key``, or ``None`` when the mapping does not have it."""
         return self.as_mapping().get(key)
 
-    def places(self, **keys: str | None) -> tuple[tuple[str, Origin], ...]:
-        """``(name, origin)`` of each key of this mapping given as ``name=key`` that is
-        present: where each setting was written (``keys="keyColumns"``)."""
-        mapping = self.as_mapping()
-        return tuple(
-            (name, mapping[key].origin)
-            for name, key in keys.items()
-            if key is not None and key in mapping
-        )
+    def places(self, written: Mapping[S, str | None]) -> tuple[tuple[S, Origin], ...]:
+        """``(setting, origin)`` for each setting whose key (a dotted path below this
+        mapping: ``source_config.file_format``) is present: where it was written."""
+        found: list[tuple[S, Origin]] = []
+        for setting, path in written.items():
+            node: Node | None = self
+            for key in (path or "").split(".") if path else ():
+                node = node.get(key) if node is not None and isinstance(node.value, dict) else None
+            if path and node is not None:
+                found.append((setting, node.origin))
+        return tuple(found)
 
     def require(self, key: str) -> Node:
         """The child at ``key``; ``missing required key`` (located here) when absent."""

@@ -18,11 +18,9 @@ from assay.grammar import parse_threshold
 from assay.ir.compare import (
     METRICS,
     CompareCheck,
-    ComparisonSetting,
     DatasetComparison,
     NumericTolerance,
 )
-from assay.ir.origin import Origin
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE
 
 ENTRY_KEYS = frozenset(
@@ -126,24 +124,15 @@ def _entry(
         on_failure=mode,  # type: ignore[arg-type]
         source_filter=filters["source_filter"],
         target_filter=filters["target_filter"],
-        places=_places(node),
+        places=node.places(
+            {
+                "keys": "keys",
+                "columns": "columns",
+                "source.format": "source.format",
+                "target.format": "target.format",
+            }
+        ),
     )
-
-
-def _places(node: Node) -> tuple[tuple[ComparisonSetting, Origin], ...]:
-    """Where the entry's keys, columns and sides' formats are written (those it has)."""
-    written: tuple[tuple[ComparisonSetting, Node | None, str], ...] = (
-        ("keys", node, "keys"),
-        ("columns", node, "columns"),
-        ("source.format", node.get("source"), "format"),
-        ("target.format", node.get("target"), "format"),
-    )
-    found: list[tuple[ComparisonSetting, Origin]] = []
-    for setting, parent, key in written:
-        child = parent.get(key) if parent is not None and isinstance(parent.value, dict) else None
-        if child is not None:
-            found.append((setting, child.origin))
-    return tuple(found)
 
 
 def _when(node: Node, key: str, build, attempt):

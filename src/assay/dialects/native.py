@@ -255,7 +255,7 @@ def _table(
         sample_size=sample_size if own_sample is None else own_sample,
         outputs=outputs,
         hold_outputs=block.hold if block else (),
-        places=node.places(source="source", filter="filter", keys="keys"),  # type: ignore[arg-type]
+        places=node.places({"source": "source", "filter": "filter", "keys": "keys"}),
     )
 
 

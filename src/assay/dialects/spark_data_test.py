@@ -162,6 +162,14 @@ def _dataset(node: Node, reports: SdtReports | None, ctx: Context) -> DatasetCom
         checks=(check,),
         semantics="spark-data-test",
         reports=reports,
+        places=node.places(
+            {
+                "keys": "params.primary_keys",
+                "columns": "params.select_cols",
+                "source.format": "source_config.file_format",
+                "target.format": "target_config.file_format",
+            }
+        ),
     )
 
 

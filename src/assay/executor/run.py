@@ -148,6 +148,8 @@ def run_suite(
             failure = failures[n]
             where = failure.origin
             said = failure.message
+            if not said.startswith(f"table {table.name}:"):
+                said = f"table {table.name}: {said}"
             if where is not None and where != table.origin:
                 said = f"{where}: {said}"  # its source's own line, an input view it reads
             outcome = unreadable_table(run_id, table, said, policy)

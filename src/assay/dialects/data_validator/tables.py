@@ -80,10 +80,12 @@ def read_table(
         key_count=None if keys else settings.key_count,
         sample_size=settings.sample_size,
         detail=settings.detail,
-        places=node.places(  # type: ignore[arg-type]
-            source=next((k for k in SOURCE_KINDS if node.get(k) is not None), None),
-            filter="condition",
-            keys="keyColumns",
+        places=node.places(
+            {
+                "source": next((k for k in SOURCE_KINDS if node.get(k) is not None), None),
+                "filter": "condition",
+                "keys": "keyColumns",
+            }
         ),
     )
 
