@@ -114,8 +114,13 @@ def unique_failed(check: UniqueCheck, stats: Mapping[str, Any]) -> int:
     return int(stats["dup_rows"] or 0)  # type: ignore[call-overload]
 
 
-def _fail(rule: Rule) -> Severity:
+def failed_severity(rule: Rule) -> Severity:
+    """The severity of a failed ``rule``: ``warn`` at level ``warn``, else ``fail`` (the
+    one place a level becomes a severity; validator functions are judged by it too)."""
     return "warn" if rule.level == "warn" else "fail"
+
+
+_fail = failed_severity  # the short name the judges below use
 
 
 def _tolerance_outcome(

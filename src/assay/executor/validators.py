@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.evaluate import failed_severity
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
@@ -70,7 +71,7 @@ def _result(
         failed, metric, samples = None, None, None
     else:
         passed = verdict.passed
-        severity = "pass" if passed else ("warn" if rule.level == "warn" else "fail")
+        severity = "pass" if passed else failed_severity(rule)
         message = verdict.message or ("passed" if passed else "failed")
         failed, metric = verdict.failed_count, verdict.metric_value
         samples = _samples(verdict.samples, table.sample_size)
