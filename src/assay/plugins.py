@@ -19,7 +19,7 @@ The builder gets the rule's parameters (:class:`RuleParams`) and returns either
 - or any IR :data:`~assay.ir.Check` the planner already computes, e.g.
   ``MetricCheck(CountMetric(expr), threshold)`` or ``MetricCheck(ColumnMetric("max", c),
   ...)``: aggregates fused into the same pass;
-- or a :class:`~assay.dialects.native_rules.Built` for full control (columns, column kinds
+- or a :class:`~assay.dialects.rule_spec.Built` for full control (columns, column kinds
   checked before any scan, threshold text).
 
 Plugins are loaded with ``--plugin module`` (the module registers its rules when imported)
@@ -37,7 +37,8 @@ from typing import Any
 
 from assay.config.node import Node
 from assay.dialects import params as p
-from assay.dialects.native_rules import ALIASES, RULES, Built, RuleSpec
+from assay.dialects.catalogue import ALIASES, RULES
+from assay.dialects.rule_spec import Built, RuleSpec
 from assay.errors import ConfigError
 from assay.ir.expr import Expr, columns_of, is_true
 from assay.ir.rules import Check, RowCheck
@@ -50,7 +51,7 @@ Builder = Callable[["RuleParams"], Any]
 @dataclass(frozen=True)
 class CustomRule:
     """A registered rule type: its entry in the one registry of rule types
-    (:data:`assay.dialects.native_rules.RULES`) builds with :func:`build`."""
+    (:data:`assay.dialects.catalogue.RULES`) builds with :func:`build`."""
 
     name: str
     builder: Builder
@@ -163,7 +164,7 @@ def load_entry_points() -> None:
 
 
 def build(rule: CustomRule, node: Node) -> Built:
-    """The :class:`~assay.dialects.native_rules.Built` of one use of a custom rule."""
+    """The :class:`~assay.dialects.rule_spec.Built` of one use of a custom rule."""
     params = RuleParams(node)
     try:
         out = rule.builder(params)

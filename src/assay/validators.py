@@ -34,7 +34,7 @@ from assay.ir.suite import Table
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from assay.dialects.native_rules import Built
+    from assay.dialects.rule_spec import Built
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ def unregister_validator(name: str) -> None:
 
 def _built(name: str, plans: int, params: plugins.RuleParams) -> Built:
     from assay.dialects import params as p
-    from assay.dialects.native_rules import Built
+    from assay.dialects.rule_spec import Built
 
     node = params.node
     if node.get("tolerance") is not None:

@@ -13,7 +13,7 @@ import pytest
 
 from assay.config import load_suite
 from assay.dialects.formats import FORMATS
-from assay.dialects.native_rules import ALIASES, RULES
+from assay.dialects.catalogue import ALIASES, RULES
 from assay.errors import ConfigErrors, PreflightError
 from assay.evaluate import judge
 from assay.ir import (

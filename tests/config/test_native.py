@@ -14,7 +14,8 @@ from assay.config import load_suite, read_document
 from assay.config.node import Node
 from assay.dialects import DIALECTS, detect
 from assay.dialects import native as native_module
-from assay.dialects.native_rules import ALIASES, COMMON_KEYS, RULES
+from assay.dialects.catalogue import ALIASES, RULES
+from assay.dialects.rule_spec import COMMON_KEYS
 from assay.errors import ConfigErrors
 from assay.ir import (
     ZERO_TOLERANCE,

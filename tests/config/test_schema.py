@@ -43,6 +43,39 @@ def test_the_check_mode_agrees(capsys):
     assert generate.main(["--check"]) == 0
 
 
+def test_the_docs_rule_tables_are_the_generated_ones():
+    from assay.schema import rule_tables
+
+    assert rule_tables.stale() == [], (
+        f"the docs' rule tables are out of date: run {generate.COMMAND}"
+    )
+
+
+def test_a_rule_type_is_documented_by_its_declaration_alone(monkeypatch):
+    """Each table row comes from the type's RuleDoc: change it, and the docs, the schema's
+    description and the check mode all follow (or fail)."""
+    import dataclasses
+
+    from assay.dialects.catalogue import RULES
+    from assay.schema import rule_tables
+
+    spec = RULES["regex"]
+    assert spec.doc is not None
+    doc = dataclasses.replace(spec.doc, fails="the value is not a palindrome")
+    changed = dataclasses.replace(spec, doc=doc)
+    monkeypatch.setitem(RULES, "regex", changed)
+    monkeypatch.setitem(generate.RULES, "regex", changed)  # its copy without plugins' types
+    assert "| `regex` | | `column`, `pattern`; `tolerance` | the value is not a palindrome |" in (
+        rule_tables.table("all")
+    )
+    assert "`regex` | `column`, `pattern`; `tolerance` | the value is not a palindrome" in (
+        rule_tables.table("row")
+    )
+    assert generate.description("regex").startswith("Fails when the value is not a palindrome.")
+    assert {p.name for p in rule_tables.stale()} == {"rules.md", "config.md"}
+    assert generate.main(["--check"]) == 1
+
+
 def native_configs() -> list[Path]:
     """Every native config of the repository: examples, good configs, golden suites."""
     candidates = [
@@ -238,10 +271,12 @@ def test_the_schema_accepts_what_assay_accepts(validator, rule, tmp_path):
 
 
 def test_a_rule_key_without_a_kind_stops_the_generation(monkeypatch):
-    from assay.dialects import native_rules
+    import dataclasses
 
-    spec = native_rules.RULES["regex"]
-    changed = native_rules.RuleSpec(spec.build, spec.keys | {"flags"})
+    from assay.dialects.catalogue import RULES
+
+    spec = RULES["regex"]
+    changed = dataclasses.replace(spec, keys=spec.keys | {"flags"})
     monkeypatch.setitem(generate.RULES, "regex", changed)
     with pytest.raises(SystemExit, match="rule regex: no value kind for flags"):
         generate.schema()

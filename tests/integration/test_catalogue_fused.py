@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from assay.dialects.native_rules import ALIASES, RULES
+from assay.dialects.catalogue import ALIASES, RULES
 from tests.conftest import ROOT
 from tests.helpers import run_config, validate_event, write_config
 

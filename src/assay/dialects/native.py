@@ -1,7 +1,7 @@
 """The native assay format (see docs/config.md): document -> tables.
 
 This module handles the document, variables, tables and sources; rules live in
-:mod:`assay.dialects.native_rules`. Every independent part is built under
+:mod:`assay.dialects.catalogue`. Every independent part is built under
 :meth:`Context.attempt`, so one pass reports every error of the file.
 """
 
@@ -16,8 +16,8 @@ from assay.config.node import Node
 from assay.dialects import params as p
 from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
+from assay.dialects.catalogue import build_rule
 from assay.dialects.compare import comparisons
-from assay.dialects.native_rules import build_rule
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute

@@ -1,20 +1,17 @@
-"""The native rule catalogue: rule type -> builder and allowed keys, as data.
+"""The builders of the native rule types: a rule mapping (``Node``) -> :class:`Built`.
 
-Adding a rule type means one builder function (``Node -> Built``) and one :data:`RULES`
-entry; aliases go in :data:`ALIASES`. :func:`build_rule` handles what every rule shares
-(``type``, ``name``, ``level``, ``code``, unknown keys, params for display).
+Each is named in its type's declaration in :mod:`assay.dialects.catalogue`, which is where
+a rule type is added.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
-from functools import partial
 
-from assay.config.node import Node, unknown_message
+from assay.config.node import Node
 from assay.dialects import params as p
-from assay.dialects.validity import VALIDITY_KEYS, missing, validity
+from assay.dialects.rule_spec import Built
+from assay.dialects.validity import missing, validity
 from assay.errors import ConfigError
 from assay.ir.expr import (
     Col,
@@ -30,7 +27,6 @@ from assay.ir.expr import (
     is_true,
 )
 from assay.ir.rules import (
-    Check,
     ColStatsCheck,
     ColumnFn,
     ColumnMetric,
@@ -39,42 +35,16 @@ from assay.ir.rules import (
     FreshnessMetric,
     GroupMetric,
     GroupStat,
-    Level,
     Metric,
     MetricCheck,
     RowCheck,
     RowCountMetric,
-    Rule,
     SchemaCheck,
     SqlCheck,
     TypeFamily,
     UniqueCheck,
 )
 from assay.ir.values import Between, Comparison, Op, to_decimal
-
-COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets"})
-"""Keys every rule accepts (``targets`` is expanded away before a rule is built)."""
-LEVELS: tuple[Level, ...] = ("error", "warn")
-
-
-@dataclass(frozen=True, slots=True)
-class Built:
-    """What a builder contributes to a :class:`Rule` (the rest is common to all rules)."""
-
-    check: Check
-    columns: tuple[str, ...] = ()
-    requires: tuple[tuple[str, TypeFamily], ...] = ()
-    threshold: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSpec:
-    """A rule type: its builder and the parameter keys it accepts besides COMMON_KEYS."""
-
-    build: Callable[[Node], Built]
-    keys: frozenset[str]
-    custom: bool = False
-    """Registered from Python (:mod:`assay.plugins`), not built in."""
 
 
 def _needs(columns: tuple[str, ...], family: TypeFamily) -> tuple[tuple[str, TypeFamily], ...]:
@@ -89,18 +59,18 @@ def _row(rule: Node, failing: Expr, columns: tuple[str, ...], family: TypeFamily
     return Built(RowCheck(failing, tolerance), columns, _needs(columns, family), text)
 
 
-def _not_null(rule: Node) -> Built:
+def build_not_null(rule: Node) -> Built:
     cols = p.columns(rule)
     return _row(rule, any_of(*(IsNull(Col(c)) for c in cols)), cols, "any")
 
 
-def _unique(rule: Node) -> Built:
+def build_unique(rule: Node) -> Built:
     cols = p.columns(rule)
     tolerance, text = p.tolerance(rule)
     return Built(UniqueCheck(cols, tolerance), cols, _needs(cols, "any"), text)
 
 
-def _range(rule: Node) -> Built:
+def build_range(rule: Node) -> Built:
     name = p.column(rule)
     low, high = (rule.get("min"), rule.get("max"))
     if low is None and high is None:
@@ -125,24 +95,24 @@ def _range(rule: Node) -> Built:
     return _row(rule, is_true(any_of(*outside)), (name,), family)
 
 
-def _regex(rule: Node) -> Built:
+def build_regex(rule: Node) -> Built:
     name = p.column(rule)
     pattern = rule.require("pattern").as_str("a regular expression")
     col = Col(name)
     return _row(rule, any_of(IsNull(col), Not(Matches(col, pattern))), (name,), "string")
 
 
-def _accepted_values(rule: Node) -> Built:
+def build_accepted_values(rule: Node) -> Built:
     name = p.column(rule)
     values = p.scalar_values(rule.require("values"), "a list of accepted values")
     return _row(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
 
 
-def _length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
+def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
     name = p.column(rule)
     low, high = (rule.get(keys[0]), rule.get(keys[1]))
     if low is None and high is None:
-        raise rule.error(f"{rule_type(rule)} needs '{keys[0]}', '{keys[1]}' or both")
+        raise rule.error(f"{rule.require('type').as_str()} needs '{keys[0]}', '{keys[1]}' or both")
     what = "a length (an integer)"
     lo = low.as_int(what, minimum=0) if low is not None else None
     hi = high.as_int(what, minimum=0) if high is not None else None
@@ -172,7 +142,7 @@ def _metric(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFa
     return Built(MetricCheck(metric, must, warn), columns, _needs(columns, family), text)
 
 
-def _row_count(rule: Node) -> Built:
+def build_row_count(rule: Node) -> Built:
     low, high = (rule.get("min"), rule.get("max"))
     num_rows = rule.get("min_num_rows")
     if num_rows is not None:
@@ -197,17 +167,17 @@ def _row_count(rule: Node) -> Built:
     return Built(MetricCheck(RowCountMetric(), must), (), (), text)
 
 
-def _column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
+def build_column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
     name = p.column(rule)
     return _metric(rule, ColumnMetric(fn, name), (name,), family)
 
 
-def _missing(percent: bool, rule: Node) -> Built:
+def build_missing(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
     return _metric(rule, CountMetric(missing(rule, name), percent), (name,), "any")
 
 
-def _group(stat: GroupStat, rule: Node) -> Built:
+def build_group(stat: GroupStat, rule: Node) -> Built:
     cols = p.columns(rule)
     return _metric(rule, GroupMetric(cols, stat), cols, "any")
 
@@ -215,7 +185,7 @@ def _group(stat: GroupStat, rule: Node) -> Built:
 # --- other rules --------------------------------------------------------------------------
 
 
-def _schema(rule: Node) -> Built:
+def build_schema(rule: Node) -> Built:
     keys = ("required_columns", "forbidden_columns", "column_types")
     if all(rule.get(k) is None for k in keys):
         raise rule.error(f"schema needs at least one of: {', '.join(keys)}")
@@ -239,7 +209,7 @@ def _optional_columns(rule: Node, key: str) -> tuple[str, ...]:
     return () if node is None else p.column_list(node)
 
 
-def _sql(rule: Node) -> Built:
+def build_sql(rule: Node) -> Built:
     given = [k for k in ("query", "failed_rows") if rule.get(k) is not None]
     if not given:
         rule.require("query")
@@ -255,14 +225,14 @@ def _sql(rule: Node) -> Built:
 # --- data-validator checks ----------------------------------------------------------------
 
 
-def _negative_check(rule: Node) -> Built:
+def build_negative_check(rule: Node) -> Built:
     # data-validator's code counts `column < 0`: a null passes (its README says a null
     # fails; the code decides). NaN is not negative, -Infinity is.
     name = p.column(rule)
     return _row(rule, is_true(Compare(Op.LT, Col(name), Lit(0))), (name,), "numeric")
 
 
-def _range_check(rule: Node) -> Built:
+def build_range_check(rule: Node) -> Built:
     """data-validator's rangeCheck: bounds exclusive unless ``inclusive: true``; a bound
     may name another column with a leading backtick; nulls pass."""
     name = p.column(rule)
@@ -331,7 +301,7 @@ def _check_order(rule: Node, low: object, high: object, inclusive: bool) -> None
         )
 
 
-def _string_length_check(rule: Node) -> Built:
+def build_string_length_check(rule: Node) -> Built:
     """data-validator's stringLengthCheck: ``length(column)`` below ``min_length`` or
     above ``max_length`` fails (both inclusive; nulls pass). A bound is an integer (any
     sign, as data-validator accepts) or `` `other `` (another integer column of the row);
@@ -371,14 +341,14 @@ def _string_length_check(rule: Node) -> Built:
     )
 
 
-def _string_regex_check(rule: Node) -> Built:
+def build_string_regex_check(rule: Node) -> Built:
     # data-validator's stringRegexCheck lets nulls pass (unlike regex, where they fail).
     name = p.column(rule)
     pattern = rule.require("regex").as_str("a regular expression")
     return _row(rule, is_true(Not(Matches(Col(name), pattern))), (name,), "string")
 
 
-def _column_sum_check(rule: Node) -> Built:
+def build_column_sum_check(rule: Node) -> Built:
     """data-validator's columnSumCheck: sum(column) within (min_value, max_value),
     exclusive unless ``inclusive: true``."""
     name = p.column(rule)
@@ -403,7 +373,7 @@ def _column_sum_check(rule: Node) -> Built:
     return Built(MetricCheck(ColumnMetric("sum", name), must), (name,), ((name, "numeric"),), text)
 
 
-def _column_max_check(rule: Node) -> Built:
+def build_column_max_check(rule: Node) -> Built:
     """data-validator's columnMaxCheck: max(column) equals ``value``, compared in the
     column's type (a number for a numeric column, a string for a string column)."""
     name = p.column(rule)
@@ -412,7 +382,7 @@ def _column_max_check(rule: Node) -> Built:
     return Built(check, (name,), ((name, family),), f"= {rule.require('value').value}")
 
 
-def _colstats(rule: Node) -> Built:
+def build_colstats(rule: Node) -> Built:
     name = p.column(rule)
     return Built(ColStatsCheck(name), (name,), ((name, "numeric"),))
 
@@ -420,14 +390,14 @@ def _colstats(rule: Node) -> Built:
 # --- Metorikku / deequ checks -------------------------------------------------------------
 
 
-def _has_size(rule: Node) -> Built:
+def build_has_size(rule: Node) -> Built:
     size = rule.require("size").as_int("a row count (an integer)", minimum=0)
     op, op_text = p.operator(rule.require("operator"))
     text = f"{op_text} {size}"
     return Built(MetricCheck(RowCountMetric(), Comparison(op, Decimal(size), text)), (), (), text)
 
 
-def _has_uniqueness(rule: Node) -> Built:
+def build_has_uniqueness(rule: Node) -> Built:
     """deequ's Uniqueness: the fraction of rows (where not every listed column is null)
     whose value occurs exactly once, compared with ``fraction`` by ``operator``."""
     cols = p.columns(rule)
@@ -445,7 +415,7 @@ def _has_uniqueness(rule: Node) -> Built:
     return Built(MetricCheck(metric, Comparison(op, value, text)), cols, _needs(cols, "any"), text)
 
 
-def _is_contained_in(rule: Node) -> Built:
+def build_is_contained_in(rule: Node) -> Built:
     # deequ's isContainedIn: the same row test as accepted_values (nulls pass).
     name = p.column(rule)
     values = p.scalar_values(rule.require("allowed_values"), "a list of allowed values")
@@ -455,7 +425,7 @@ def _is_contained_in(rule: Node) -> Built:
 # --- sparquet / SODA metrics --------------------------------------------------------------
 
 
-def _invalid(percent: bool, rule: Node) -> Built:
+def build_invalid(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
     found = validity(rule, name)
     built = _metric(rule, CountMetric(found.invalid, percent), (name,), "any")
@@ -463,144 +433,6 @@ def _invalid(percent: bool, rule: Node) -> Built:
     return Built(built.check, built.columns, requires, built.threshold)
 
 
-def _freshness(rule: Node) -> Built:
+def build_freshness(rule: Node) -> Built:
     name = p.column(rule)
     return _metric(rule, FreshnessMetric(name), (name,), "temporal")
-
-
-# --- the catalogue ------------------------------------------------------------------------
-
-_ROW = frozenset({"tolerance"})
-_ONE = frozenset({"column"})
-_ONE_OR_MANY = frozenset({"column", "columns"})
-_INVALID = METRIC_KEYS | _ONE | VALIDITY_KEYS | {"missing_values"}
-
-RULES: dict[str, RuleSpec] = {
-    "not_null": RuleSpec(_not_null, _ROW | _ONE_OR_MANY),
-    "unique": RuleSpec(_unique, _ROW | _ONE_OR_MANY),
-    "range": RuleSpec(_range, _ROW | _ONE | {"min", "max", "inclusive"}),
-    "regex": RuleSpec(_regex, _ROW | _ONE | {"pattern"}),
-    "accepted_values": RuleSpec(_accepted_values, _ROW | _ONE | {"values"}),
-    "length": RuleSpec(_length, _ROW | _ONE | {"min", "max"}),
-    "row_count": RuleSpec(_row_count, METRIC_KEYS | {"min", "max", "min_num_rows"}),
-    # Thresholds are numbers, so min and max need a numeric column.
-    "min": RuleSpec(partial(_column_metric, "min", "numeric"), METRIC_KEYS | _ONE),
-    "max": RuleSpec(partial(_column_metric, "max", "numeric"), METRIC_KEYS | _ONE),
-    "avg": RuleSpec(partial(_column_metric, "avg", "numeric"), METRIC_KEYS | _ONE),
-    "sum": RuleSpec(partial(_column_metric, "sum", "numeric"), METRIC_KEYS | _ONE),
-    "stddev": RuleSpec(partial(_column_metric, "stddev", "numeric"), METRIC_KEYS | _ONE),
-    "missing_count": RuleSpec(partial(_missing, False), METRIC_KEYS | _ONE | {"missing_values"}),
-    "missing_percent": RuleSpec(partial(_missing, True), METRIC_KEYS | _ONE | {"missing_values"}),
-    "duplicate_count": RuleSpec(partial(_group, "duplicate_count"), METRIC_KEYS | _ONE_OR_MANY),
-    "distinct_count": RuleSpec(partial(_group, "distinct_count"), METRIC_KEYS | _ONE_OR_MANY),
-    "schema": RuleSpec(
-        _schema, frozenset({"required_columns", "forbidden_columns", "column_types"})
-    ),
-    "sql": RuleSpec(_sql, frozenset({"query", "failed_rows", "error_message"})),
-    # sparquet / SODA metrics beyond the core ones
-    "duplicate_percent": RuleSpec(partial(_group, "duplicate_percent"), METRIC_KEYS | _ONE_OR_MANY),
-    "invalid_count": RuleSpec(partial(_invalid, False), _INVALID),
-    "invalid_percent": RuleSpec(partial(_invalid, True), _INVALID),
-    "freshness": RuleSpec(_freshness, METRIC_KEYS | _ONE),
-    # data-validator
-    "negative_check": RuleSpec(_negative_check, _ROW | _ONE),
-    "range_check": RuleSpec(_range_check, _ROW | _ONE | {"min_value", "max_value", "inclusive"}),
-    "string_length_check": RuleSpec(
-        _string_length_check, _ROW | _ONE | {"min_length", "max_length"}
-    ),
-    "string_regex_check": RuleSpec(_string_regex_check, _ROW | _ONE | {"regex"}),
-    "column_sum_check": RuleSpec(_column_sum_check, _ONE | {"min_value", "max_value", "inclusive"}),
-    "column_max_check": RuleSpec(_column_max_check, _ONE | {"value"}),
-    "colstats": RuleSpec(_colstats, _ONE),
-    # Metorikku / deequ
-    "has_size": RuleSpec(_has_size, frozenset({"size", "operator"})),
-    "has_uniqueness": RuleSpec(_has_uniqueness, _ONE_OR_MANY | {"fraction", "operator"}),
-    "is_contained_in": RuleSpec(_is_contained_in, _ROW | _ONE | {"allowed_values"}),
-}
-"""Canonical rule type -> spec: the one registry of rule types. The built-in catalogue (the
-core rules, then the rest of the reference systems'), and the types a plugin registers
-(:func:`assay.plugins.register_rule`, ``custom`` specs)."""
-
-ALIASES: dict[str, str] = {
-    "in_set": "accepted_values",
-    "string_length": "length",
-    "mean": "avg",
-    "custom_sql": "sql",
-    # data-validator
-    "nullCheck": "not_null",
-    "null_check": "not_null",
-    "negativeCheck": "negative_check",
-    "rangeCheck": "range_check",
-    "stringLengthCheck": "string_length_check",
-    "stringRegexCheck": "string_regex_check",
-    "rowCount": "row_count",
-    "uniqueCheck": "unique",
-    "unique_check": "unique",
-    "columnSumCheck": "column_sum_check",
-    "columnMaxCheck": "column_max_check",
-    # Metorikku / deequ
-    "isComplete": "not_null",
-    "is_complete": "not_null",
-    "isUnique": "unique",
-    "is_unique": "unique",
-    "hasSize": "has_size",
-    "hasUniqueness": "has_uniqueness",
-    "isContainedIn": "is_contained_in",
-}
-"""Alternative type names -> canonical type (``Rule.kind`` is always canonical)."""
-
-
-def build_rule(node: Node) -> Rule:
-    """The IR rule for one rule mapping; its origin is the mapping's.
-
-    Raises:
-        ConfigError: unknown type or key (with did-you-mean), wrong or missing parameter.
-    """
-    node.as_mapping("a rule (a mapping with a 'type')")
-    if node.get("targets") is not None:
-        raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
-    kind = rule_type(node)
-    spec = RULES[kind]
-    node.check_keys(COMMON_KEYS | spec.keys)
-    built = spec.build(node)
-    return Rule(
-        kind=kind,
-        check=built.check,
-        origin=node.origin,
-        columns=built.columns,
-        name=optional_text(node, "name"),
-        level=rule_level(node),
-        threshold=built.threshold,
-        requires=built.requires,
-        code=optional_text(node, "code"),
-        params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
-    )
-
-
-def rule_type(node: Node) -> str:
-    """The canonical type of a rule mapping (aliases resolved)."""
-    type_node = node.require("type")
-    name = type_node.as_str("a rule type such as 'not_null'")
-    if name in RULES:
-        return name
-    if name in ALIASES:
-        return ALIASES[name]
-    known = RULES.keys() | ALIASES.keys()
-    raise type_node.error(unknown_message("rule type", name, known))
-
-
-def rule_level(node: Node) -> Level:
-    """A rule's ``level``: ``error`` (default) or ``warn``."""
-    level_node = node.get("level")
-    if level_node is None:
-        return "error"
-    level = level_node.as_str("'error' or 'warn'")
-    if level not in LEVELS:
-        raise level_node.error(f"expected 'error' or 'warn', got '{level}'")
-    return level
-
-
-def optional_text(node: Node, key: str) -> str | None:
-    """The string under ``key``, or ``None`` when it is not given."""
-    child = node.get(key)
-    return None if child is None else child.as_str("a string")

@@ -33,13 +33,8 @@ import dataclasses
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
-from assay.dialects.native_rules import (
-    COMMON_KEYS,
-    build_rule,
-    optional_text,
-    rule_level,
-    rule_type,
-)
+from assay.dialects.catalogue import build_rule, optional_text, rule_level, rule_type
+from assay.dialects.rule_spec import COMMON_KEYS
 from assay.dialects.validity import VALIDITY_KEYS
 from assay.grammar.sparquet import HINT, parse_sparquet_threshold
 from assay.ir.expr import (

@@ -24,7 +24,7 @@ from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects import sources
 from assay.dialects.base import Context
-from assay.dialects.native_rules import rule_type
+from assay.dialects.catalogue import rule_type
 from assay.dialects.sparquet_rules import build_sparquet_rule
 from assay.dialects.targets import expand_targets
 from assay.ir.outputs import WRITE_MODES, Output, RowSplit, RuleReport, Sink, SqlRows

@@ -1,11 +1,11 @@
 """The JSON Schema of the native format, generated from the rule catalogue.
 
-``native.schema.json`` is derived, never edited: the rule types, their aliases and the
-keys each accepts come from :data:`assay.dialects.native_rules.RULES` and ``ALIASES``; the
-keys of the document, tables, sources and variables from :mod:`assay.dialects.native`;
-named formats, operators, levels and write modes from the modules that define them.
-This module adds what the catalogue does not say: the kind of value each key takes, which
-keys a rule requires, and the descriptions editors show. Rewrite the file with::
+``native.schema.json`` is derived, never edited: the rule types, their aliases, the keys
+each accepts, the value of each key, what each type requires and its description come from
+the declarations in :data:`assay.dialects.catalogue.RULES` (and the key vocabulary
+:data:`~assay.dialects.rule_spec.KEY_VALUES`); the keys of the document, tables, sources
+and variables from :mod:`assay.dialects.native`; named formats, operators, levels and
+write modes from the modules that define them. Rewrite the file with::
 
     python -m assay.schema.generate
 
@@ -21,10 +21,23 @@ from pathlib import Path
 from typing import Any
 
 from assay.dialects import compare, native, validations
+from assay.dialects.catalogue import ALIASES
+from assay.dialects.catalogue import RULES as _ALL_RULES
 from assay.dialects.formats import FORMATS
-from assay.dialects.native_rules import ALIASES, COMMON_KEYS, LEVELS, METRIC_KEYS
-from assay.dialects.native_rules import RULES as _ALL_RULES
+from assay.dialects.native_rules import METRIC_KEYS
 from assay.dialects.params import COMPARISON_OPERATORS
+from assay.dialects.rule_spec import (
+    COMMON_KEYS,
+    KEY_VALUES,
+    LEVELS,
+    SCALAR,
+    TEXT,
+    Schema,
+    any_of,
+    one_of,
+    ref,
+    required,
+)
 from assay.dialects.targets import BESIDE_REFUSED
 from assay.dialects.validity import VALIDITY_KEYS
 from assay.ir.outputs import WRITE_MODES
@@ -33,38 +46,14 @@ from assay.ir.outputs import WRITE_MODES
 # are not part of the package's schema.
 RULES = {kind: spec for kind, spec in _ALL_RULES.items() if not spec.custom}
 
-Schema = dict[str, Any]
 
 PATH = Path(__file__).with_name("native.schema.json")
 ID = "https://github.com/spark-assay/spark-assay/blob/main/src/assay/schema/native.schema.json"
 COMMAND = "python -m assay.schema.generate"
 
 
-def ref(name: str, **extra: Any) -> Schema:
-    return {"$ref": f"#/$defs/{name}", **extra}
-
-
-def _required(*keys: str) -> Schema:
-    return {"required": list(keys)}
-
-
-def _any_of(keys: tuple[str, ...] | list[str]) -> Schema:
-    return {"anyOf": [_required(k) for k in keys]}
-
-
-def _one_of(a: str, b: str) -> Schema:
-    return {
-        "oneOf": [
-            {**_required(a), "not": _required(b)},
-            {**_required(b), "not": _required(a)},
-        ]
-    }
-
-
 # --- values shared by many keys -----------------------------------------------------------
 
-SCALAR = ["string", "number", "boolean"]
-TEXT: Schema = {"type": "string", "minLength": 1}
 
 VALUES: dict[str, Schema] = {
     "column": {"type": "string", "minLength": 1, "description": "A column name."},
@@ -156,176 +145,18 @@ _COMMON: dict[str, Schema] = {
     "code": ref("rule_code"),
 }
 
-_KEYS: dict[str, Schema] = {
-    "column": ref("column"),
-    "columns": ref("columns"),
-    "tolerance": ref("tolerance"),
-    "must_be": ref("threshold", description="Must hold, else the rule fails."),
-    "warn": ref("threshold", description="The rule warns when must_be holds and this does not."),
-    "min": ref("bound", description="Lowest allowed value."),
-    "max": ref("bound", description="Highest allowed value."),
-    "inclusive": {"type": "boolean", "default": True, "description": "Whether the bounds pass."},
-    "pattern": ref("regex"),
-    "regex": ref("regex"),
-    "values": ref("values", description="The accepted values."),
-    "allowed_values": ref("values", description="The allowed values."),
-    "missing_values": ref("values", description="Values counted as missing, besides null."),
-    "valid_values": ref("values", description="A value not in this list is invalid."),
-    "invalid_values": ref("values", description="A value in this list is invalid."),
-    "valid_format": ref("format"),
-    "valid_regex": ref("regex"),
-    "valid_min": ref("bound", description="A value below is invalid (inclusive)."),
-    "valid_max": ref("bound", description="A value above is invalid (inclusive)."),
-    "valid_min_length": ref("count", description="A shorter string is invalid."),
-    "valid_max_length": ref("count", description="A longer string is invalid."),
-    "valid_length": ref("count", description="A string of another length is invalid."),
-    "min_value": ref("column_bound", description="Lower bound."),
-    "max_value": ref("column_bound", description="Upper bound."),
-    "min_length": ref("length_bound", description="Shortest allowed length."),
-    "max_length": ref("length_bound", description="Longest allowed length."),
-    "min_num_rows": {
-        "type": "integer",
-        "minimum": 1,
-        "description": "data-validator rowCount: at least this many rows (like min).",
-    },
-    "required_columns": ref("columns", description="Columns that must exist."),
-    "forbidden_columns": ref("columns", description="Columns that must not exist."),
-    "column_types": {
-        "type": "object",
-        "minProperties": 1,
-        "additionalProperties": TEXT,
-        "description": (
-            "column -> Spark type name (long, integer, decimal(p,s)... are accepted aliases)"
-        ),
-    },
-    "query": {**TEXT, "description": "A query over _validation_df returning one boolean."},
-    "failed_rows": {
-        **TEXT,
-        "description": "A query returning the offending rows; failed_count is their number.",
-    },
-    "error_message": {"type": "string", "description": "Shown when the rule fails."},
-    "value": {"type": SCALAR, "description": "The value max(column) must equal."},
-    "size": ref("count", description="The row count compared with operator."),
-    "operator": ref("operator"),
-    "fraction": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
-}
-"""The value of each rule key, whatever the rule (overridden per rule in _OVERRIDES)."""
 
-_OVERRIDES: dict[str, dict[str, Schema]] = {
-    "range": {"inclusive": {**_KEYS["inclusive"], "default": True}},
-    "length": {
-        "min": ref("count", description="Shortest allowed length."),
-        "max": ref("count", description="Longest allowed length."),
-    },
-    "row_count": {
-        "min": ref("count", description="At least this many rows (default 0)."),
-        "max": ref("count", description="At most this many rows."),
-    },
-    "range_check": {"inclusive": {**_KEYS["inclusive"], "default": False}},
-    "column_sum_check": {
-        "min_value": {"type": "number", "description": "Lower bound of the sum."},
-        "max_value": {"type": "number", "description": "Upper bound of the sum."},
-        "inclusive": {**_KEYS["inclusive"], "default": False},
-    },
-    "has_uniqueness": {"operator": ref("operator", default="==")},
-}
+def description(kind: str) -> str:
+    """A rule type's description in the schema: its documentation, as plain text."""
+    doc = RULES[kind].doc
+    assert doc is not None  # checked by _check_coverage
+    nulls = "" if doc.nulls in ("—", "") else f" Nulls: {plain(doc.nulls)}."
+    return f"Fails when {plain(doc.fails)}.{nulls}"
 
-_ROW_COUNT_FORMS = ("min", "max", "min_num_rows")
 
-_CONSTRAINTS: dict[str, list[Schema]] = {
-    "range": [_any_of(("min", "max"))],
-    "regex": [_required("pattern")],
-    "accepted_values": [_required("values")],
-    "length": [_any_of(("min", "max"))],
-    "row_count": [
-        {
-            "oneOf": [
-                {**_required("must_be"), "not": _any_of(_ROW_COUNT_FORMS)},
-                {
-                    **_any_of(_ROW_COUNT_FORMS),
-                    "not": {
-                        "anyOf": [
-                            _required("must_be"),
-                            _required("warn"),
-                            _required("min", "min_num_rows"),
-                        ]
-                    },
-                },
-            ]
-        }
-    ],
-    "schema": [_any_of(("required_columns", "forbidden_columns", "column_types"))],
-    "sql": [_one_of("query", "failed_rows")],
-    "range_check": [_any_of(("min_value", "max_value"))],
-    "string_length_check": [_any_of(("min_length", "max_length"))],
-    "string_regex_check": [_required("regex")],
-    "column_sum_check": [_any_of(("min_value", "max_value"))],
-    "column_max_check": [_required("value")],
-    "has_size": [_required("size", "operator")],
-    "is_contained_in": [_required("allowed_values")],
-}
-"""What a rule needs beyond what its keys imply (see _implied)."""
-
-_DOCS: dict[str, str] = {
-    "not_null": "Fails for every row where any listed column is null.",
-    "unique": (
-        "Fails for rows whose value (of the column combination) is shared with another row;"
-        " rows with a null key are ignored."
-    ),
-    "range": "Fails for values outside [min, max] (nulls pass).",
-    "regex": "Fails for values that do not contain a match of the Java regex (nulls fail).",
-    "accepted_values": "Fails for values not in the list (nulls pass).",
-    "length": "Fails for strings shorter than min or longer than max characters (nulls pass).",
-    "row_count": "The number of rows, judged by must_be/warn or by min/max.",
-    "min": "Smallest value (numeric column).",
-    "max": "Largest value (numeric column).",
-    "avg": "Average (numeric column).",
-    "sum": "Sum (numeric column).",
-    "stddev": "Sample standard deviation (numeric column).",
-    "missing_count": "Rows where the column is null or one of missing_values.",
-    "missing_percent": (
-        "Percentage (0-100) of rows where the column is null or one of missing_values."
-    ),
-    "duplicate_count": (
-        "Rows whose value is shared with another row (rows with a null are ignored)."
-    ),
-    "distinct_count": "Number of distinct values (rows with a null are ignored).",
-    "schema": "Columns that must exist, must not exist, and their types.",
-    "sql": (
-        "A query over _validation_df: 'query' returns one boolean (true = pass),"
-        " 'failed_rows' returns the offending rows."
-    ),
-    "duplicate_percent": "Rows sharing their value with another row, as a percentage of the rows.",
-    "invalid_count": "Non-missing values failing any validity option.",
-    "invalid_percent": "invalid_count as a percentage (0-100) of the rows.",
-    "freshness": (
-        "Seconds since the newest value of a date/timestamp column (thresholds like < 1d)."
-    ),
-    "negative_check": "data-validator negativeCheck: fails for negative values (nulls pass).",
-    "range_check": (
-        "data-validator rangeCheck: fails outside (min_value, max_value), exclusive unless"
-        " inclusive: true; nulls pass."
-    ),
-    "string_length_check": (
-        "Fails for strings shorter than min_length or longer than max_length (inclusive;"
-        " nulls pass)."
-    ),
-    "string_regex_check": "Fails for strings with no match of regex (nulls pass).",
-    "column_sum_check": (
-        "sum(column) within (min_value, max_value), exclusive unless inclusive: true."
-    ),
-    "column_max_check": "max(column) equals value, compared in the column's type.",
-    "colstats": (
-        "Statistics of a numeric column (count, mean, min, max, stdDev, 10-bucket histogram)"
-        " in the result's details."
-    ),
-    "has_size": "deequ hasSize: the row count compared with size.",
-    "has_uniqueness": (
-        "deequ hasUniqueness: fraction of rows whose value occurs exactly once, compared with"
-        " fraction."
-    ),
-    "is_contained_in": "deequ isContainedIn: fails for values not in allowed_values (nulls pass).",
-}
+def plain(markdown: str) -> str:
+    """Markdown of a table cell as plain text (no code spans, no emphasis)."""
+    return markdown.replace("``", "").replace("`", "").replace("**", "")
 
 
 def _implied(keys: frozenset[str], kind: str) -> list[Schema]:
@@ -333,13 +164,13 @@ def _implied(keys: frozenset[str], kind: str) -> list[Schema]:
     at least one validity option."""
     found: list[Schema] = []
     if {"column", "columns"} <= keys:
-        found.append(_one_of("column", "columns"))
+        found.append(one_of("column", "columns"))
     elif "column" in keys:
-        found.append(_required("column"))
+        found.append(required("column"))
     if keys >= METRIC_KEYS and kind != "row_count":
-        found.append(_required("must_be"))
+        found.append(required("must_be"))
     if keys >= VALIDITY_KEYS:
-        found.append(_any_of(sorted(VALIDITY_KEYS)))
+        found.append(any_of(*sorted(VALIDITY_KEYS)))
     return found
 
 
@@ -355,8 +186,8 @@ def _type(kind: str) -> Schema:
 def _params(kind: str) -> dict[str, Schema]:
     """The value schemas of a rule type's own keys."""
     keys = RULES[kind].keys
-    overrides = _OVERRIDES.get(kind, {})
-    return {k: overrides.get(k) or _KEYS[k] for k in sorted(keys, key=_key_order)}
+    own = RULES[kind].values
+    return {k: own.get(k) or KEY_VALUES[k] for k in sorted(keys, key=_key_order)}
 
 
 _ORDER = ("column", "columns", "must_be", "warn")
@@ -383,7 +214,7 @@ def _rule(kind: str) -> Schema:
     ``targets`` the shared keys and each target's keys only need to be the type's: the
     merged rules are what the requirements apply to, which a schema cannot merge."""
     params = _params(kind)
-    constraints = _implied(RULES[kind].keys, kind) + _CONSTRAINTS.get(kind, [])
+    constraints = _implied(RULES[kind].keys, kind) + list(RULES[kind].requires)
     properties = {
         **_COMMON,
         "type": ref(f"type_{kind}"),
@@ -393,12 +224,12 @@ def _rule(kind: str) -> Schema:
     refused = [k for k in BESIDE_REFUSED if k in properties]
     return {
         "type": "object",
-        "description": _DOCS[kind],
+        "description": description(kind),
         "additionalProperties": False,
         "required": ["type"],
         "properties": properties,
-        "if": _required("targets"),
-        "then": {"not": _required(*refused) if len(refused) == 1 else _any_of(refused)},
+        "if": required("targets"),
+        "then": {"not": required(*refused) if len(refused) == 1 else any_of(*refused)},
         "else": _merge(constraints),
     }
 
@@ -428,7 +259,7 @@ def _dispatch() -> Schema:
         },
         "allOf": [
             {
-                "if": {**_required("type"), "properties": {"type": ref(f"type_{kind}")}},
+                "if": {**required("type"), "properties": {"type": ref(f"type_{kind}")}},
                 "then": ref(f"rule_{kind}"),
             }
             for kind in RULES
@@ -571,13 +402,13 @@ def _structure() -> dict[str, Schema]:
         "source": _object(
             _SOURCE,
             description="Exactly one of table, path or sql.",
-            oneOf=[_required("table"), _required("path"), _required("sql")],
+            oneOf=[required("table"), required("path"), required("sql")],
             dependentRequired={"format": ["path"], "options": ["path"]},
         ),
         "table": _object(
             _TABLE,
             required=["source"],
-            anyOf=[_required("rules"), _required("validations")],
+            anyOf=[required("rules"), required("validations")],
         ),
         "rule": _dispatch(),
         "sink": _object(
@@ -612,21 +443,19 @@ def _check_coverage() -> None:
     """Every key the code accepts has a schema here, and nothing else does."""
     problems = []
     for kind, spec in RULES.items():
-        missing = sorted(
-            k for k in spec.keys if k not in _KEYS and k not in _OVERRIDES.get(kind, {})
-        )
+        missing = sorted(k for k in spec.keys if k not in KEY_VALUES and k not in spec.values)
         if missing:
             problems.append(
-                f"rule {kind}: no value kind for {', '.join(missing)} (add it to _KEYS)"
+                f"rule {kind}: no value kind for {', '.join(missing)} (add it to KEY_VALUES)"
             )
-        stale = sorted(set(_OVERRIDES.get(kind, {})) - spec.keys)
+        stale = sorted(set(spec.values) - spec.keys)
         if stale:
-            problems.append(f"rule {kind}: _OVERRIDES names keys it does not take: {stale}")
-        if kind not in _DOCS:
-            problems.append(f"rule {kind}: no description (add it to _DOCS)")
+            problems.append(f"rule {kind}: its values name keys it does not take: {stale}")
+        if spec.doc is None:
+            problems.append(f"rule {kind}: no doc (declare its RuleDoc)")
     used = {k for spec in RULES.values() for k in spec.keys}
-    if set(_KEYS) - used:
-        problems.append(f"_KEYS has keys no rule takes: {sorted(set(_KEYS) - used)}")
+    if set(KEY_VALUES) - used:
+        problems.append(f"KEY_VALUES has keys no rule takes: {sorted(set(KEY_VALUES) - used)}")
     for what, given, code in (
         ("top-level", _TOP, native.TOP_KEYS),
         ("table", _TABLE, native.TABLE_KEYS),
@@ -721,18 +550,26 @@ def text() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the schema and the docs' rule tables (:mod:`assay.schema.rule_tables`), or
+    with ``--check`` exit 1 when a committed one differs."""
+    from assay.schema import rule_tables
+
     args = sys.argv[1:] if argv is None else argv
     wanted = text()
     if args == ["--check"]:
+        stale = [str(p) for p in rule_tables.stale()]
         if PATH.read_text(encoding="utf-8") != wanted:
-            print(f"{PATH} is out of date: run {COMMAND}", file=sys.stderr)
-            return 1
-        return 0
+            stale.insert(0, str(PATH))
+        for path in stale:
+            print(f"{path} is out of date: run {COMMAND}", file=sys.stderr)
+        return 1 if stale else 0
     if args:
         print(f"usage: {COMMAND} [--check]", file=sys.stderr)
         return 2
     PATH.write_text(wanted, encoding="utf-8")
     print(f"wrote {PATH}", file=sys.stderr)
+    for path in rule_tables.write():
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -3,7 +3,7 @@
 The file's global settings become table settings (``numKeyCols`` -> ``Table.key_count``,
 ``numErrorsToReport`` -> ``sample_size``, ``detailedErrors`` -> ``detail``); each check is
 renamed to its native rule type and built by the native catalogue
-(:mod:`assay.dialects.native_rules`), so the semantics are defined once. Variables follow
+(:mod:`assay.dialects.catalogue`), so the semantics are defined once. Variables follow
 data-validator's own substitution (``$name`` / ``${name}``, no escape), done once on the
 parsed strings; ``sql`` and ``shell`` variables are deferred to the run
 (:class:`~assay.ir.outputs.DeferredVariable`).

@@ -8,9 +8,9 @@ import re
 
 from assay.config.node import Node, unknown_message
 from assay.dialects.base import Context
+from assay.dialects.catalogue import build_rule
 from assay.dialects.data_validator.config_checks import config_check, dv_threshold, normalised
 from assay.dialects.data_validator.variables import Variables
-from assay.dialects.native_rules import build_rule
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.rules import RowCheck, Rule, UniqueCheck
 
