@@ -15,6 +15,7 @@ from pyspark.sql.connect.session import SparkSession
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
 from assay.executor.deadline import PlanTimeout, deadline
+from assay.executor.results import judged
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
@@ -128,20 +129,11 @@ def _outcome(
         _result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
         for i, rule in enumerate(table.rules)
     ]
-    events = [_judged_by(policy, table.rules[e.rule_index], e) for e in events]
+    events = [judged(policy, table.rules[e.rule_index], e) for e in events]
     finished = table_totals(
         run_id, table, events, row_count, spark_plans=plans, elapsed_ms=elapsed, error=error
     )
     return TableOutcome(events, dataclasses.replace(finished, detail=detail))
-
-
-def _judged_by(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
-    """The result with what the policy makes of it: whether it fails the run, or why not."""
-    if result.passed or result.severity == "error":
-        return result
-    if policy.blocks(rule):
-        return dataclasses.replace(result, blocking=True)
-    return dataclasses.replace(result, waiver=policy.waiver(rule))
 
 
 def table_totals(

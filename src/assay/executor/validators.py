@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.evaluate import failed_severity
+from assay.executor.results import judged
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
@@ -116,7 +117,7 @@ def merged(
     where = set(indices)
     kept = [i for i in range(len(table.rules)) if i not in where]
     events = [dataclasses.replace(e, rule_index=kept[e.rule_index]) for e in outcome.events]
-    events += [_judged(policy, table.rules[r.rule_index], r) for r in results]
+    events += [judged(policy, table.rules[r.rule_index], r) for r in results]
     events.sort(key=lambda e: e.rule_index)
     row_count = outcome.finished.row_count
     events = [
@@ -134,12 +135,3 @@ def merged(
         outputs=f.outputs,
     )
     return TableOutcome(events, dataclasses.replace(finished, detail=f.detail))
-
-
-def _judged(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
-    # As assay.executor.table judges the fused rules' results.
-    if result.passed or result.severity == "error":
-        return result
-    if policy.blocks(rule):
-        return dataclasses.replace(result, blocking=True)
-    return dataclasses.replace(result, waiver=policy.waiver(rule))
