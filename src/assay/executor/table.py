@@ -15,9 +15,9 @@ from pyspark.sql.connect.session import SparkSession
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
 from assay.executor.deadline import PlanTimeout, deadline
-from assay.executor.results import judged
+from assay.executor.results import judged, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
-from assay.ir.rules import Rule, SchemaCheck, SqlCheck
+from assay.ir.rules import SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
@@ -126,7 +126,7 @@ def _outcome(
 ) -> TableOutcome:
     elapsed = int((time.monotonic() - start) * 1000)
     events = [
-        _result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
+        rule_result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
         for i, rule in enumerate(table.rules)
     ]
     events = [judged(policy, table.rules[e.rule_index], e) for e in events]
@@ -442,35 +442,3 @@ def _detail_rows(
     for row in rows:
         found[int(row["_assay_rule"])].append(spark_json(row["_assay_row"]))
     return found
-
-
-def _result(
-    run_id: str,
-    table: str,
-    index: int,
-    rule: Rule,
-    outcome: Outcome,
-    row_count: int | None,
-    samples: Sequence[Mapping[str, Any]] | None,
-    elapsed_ms: int,
-) -> RuleResult:
-    return RuleResult(
-        run_id=run_id,
-        table=table,
-        rule_index=index,
-        rule_type=rule.kind,
-        rule_name=rule.name,
-        columns=rule.columns,
-        code=rule.code,
-        passed=outcome.passed,
-        severity=outcome.severity,
-        failed_count=outcome.failed_count,
-        row_count=row_count,
-        metric_value=outcome.metric_value,
-        threshold=rule.threshold,
-        message=outcome.message,
-        samples=tuple(dict(s) for s in samples) if samples is not None else None,
-        origin=rule.origin,
-        elapsed_ms=elapsed_ms,
-        details=dict(outcome.details) if outcome.details is not None else None,
-    )

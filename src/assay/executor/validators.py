@@ -13,8 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from assay.evaluate import failed_severity
-from assay.executor.results import judged
+from assay.evaluate import Outcome, failed_severity
+from assay.executor.results import judged, rule_result
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
@@ -68,33 +68,14 @@ def _result(
     elapsed_ms: int,
 ) -> RuleResult:
     if isinstance(verdict, str):
-        passed, severity, message = False, "error", verdict
-        failed, metric, samples = None, None, None
+        outcome = Outcome("error", None, None, verdict)
+        samples = None
     else:
-        passed = verdict.passed
-        severity = "pass" if passed else failed_severity(rule)
-        message = verdict.message or ("passed" if passed else "failed")
-        failed, metric = verdict.failed_count, verdict.metric_value
+        severity = "pass" if verdict.passed else failed_severity(rule)
+        message = verdict.message or ("passed" if verdict.passed else "failed")
+        outcome = Outcome(severity, verdict.failed_count, verdict.metric_value, message)
         samples = _samples(verdict.samples, table.sample_size)
-    return RuleResult(
-        run_id=run_id,
-        table=table.name,
-        rule_index=index,
-        rule_type=rule.kind,
-        rule_name=rule.name,
-        columns=rule.columns,
-        code=rule.code,
-        passed=passed,
-        severity=severity,
-        failed_count=failed,
-        row_count=None,
-        metric_value=metric,
-        threshold=rule.threshold,
-        message=message,
-        samples=samples,
-        origin=rule.origin,
-        elapsed_ms=elapsed_ms,
-    )
+    return rule_result(run_id, table.name, index, rule, outcome, None, samples, elapsed_ms)
 
 
 def _samples(
