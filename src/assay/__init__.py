@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         run,
         validate,
     )
+    from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
     from assay.errors import (
         AssayError,
         ChecksFailed,
@@ -51,6 +52,9 @@ _LAZY = {
     "rules_suite": "assay.api",
     "run": "assay.api",
     "validate": "assay.api",
+    "compare": "assay.comparing",
+    "run_comparison_job": "assay.comparing",
+    "run_comparison_job_from_dfs": "assay.comparing",
     "AssayError": "assay.errors",
     "ChecksFailed": "assay.errors",
     "ConfigError": "assay.errors",
@@ -78,6 +82,7 @@ __all__ = [
     "TableFinished",
     "UnsupportedSession",
     "ValidatorResult",
+    "compare",
     "explain",
     "iter_run",
     "iter_validate",
@@ -86,6 +91,8 @@ __all__ = [
     "register_validator",
     "rules_suite",
     "run",
+    "run_comparison_job",
+    "run_comparison_job_from_dfs",
     "unregister_validator",
     "validate",
 ]
@@ -111,6 +118,3 @@ def register_rule(name, builder, **options):  # type: ignore[no-untyped-def]
     from assay.plugins import register_rule as register
 
     register(name, builder, **options)
-
-
-from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs  # noqa: E402, F401

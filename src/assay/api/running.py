@@ -1,7 +1,7 @@
 """``assay.run`` and ``assay.validate``: what ``assay run`` does, as functions.
 
 Both compile and run the same plans as the CLI (the CLI is a thin layer over
-:func:`execute`), on the caller's session when one is given. A run changes no state of
+:func:`run_with`), on the caller's session when one is given. A run changes no state of
 that session that outlives it: the optimizer setting the planner may need is restored
 (also when runs overlap on one session), and a DataFrame is bound into the run's SQL
 without a temp view (:mod:`assay.executor.frames`).
@@ -17,32 +17,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.api.result import Result, ResultStream
-from assay.api.suites import Config, load, over_dataframe, rules_suite
+from assay.api.suites import Config, load, load_with, over_dataframe, rules_suite
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
+from assay.options import RunOptions
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.dataframe import DataFrame
     from pyspark.sql.connect.session import SparkSession
 
-    from assay.report.events import Event
+    from assay.report.events import Event, RunSummary
 
 Rules = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Config
 """What :func:`validate` checks a DataFrame with: native rule dicts, or a config file (or
 loaded suite) whose one table (or the table ``name``) gives the rules."""
 
 EventSink = Callable[["Event"], None]
-
-
-@dataclass(frozen=True)
-class Reports:
-    """The client-side reports of a run besides the config's own outputs and email."""
-
-    json_report: str | None = None
-    html_report: str | None = None
-    email_on_pass: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,32 +82,19 @@ def run(
             read is its table's error in the result, exit code 3).
         UnsupportedSession: ``spark`` is not a Spark Connect session.
     """
-    options = {
-        "dialect": dialect,
-        "sample_size": sample_size,
-        "allow_shell": allow_shell,
-        "inputs": inputs,
-        "source": source,
-        "pipeline": pipeline,
-        "plugins": list(plugins),
-        "exit_error_on_fail": exit_error_on_fail,
-    }
-    given = dict(vars or {})
+    given = {k: v for k, v in locals().items() if k not in ("config", "spark")}
+    return run_with(config, RunOptions(**given), spark=spark)
 
-    def loader(extra: Mapping[str, str]) -> Suite:
-        return load(config, vars={**given, **extra}, **options)  # type: ignore[arg-type]
 
+def run_with(config: Config, options: RunOptions, *, spark: SparkSession | None = None) -> Result:
+    """:func:`run` with its options as one object (what the CLI builds from its command
+    line)."""
     if spark is not None:
         spark = connect_session(spark)
     return execute(
-        loader,
-        given,
-        Target(spark, remote, server_conf),
-        concurrency=concurrency,
-        reports=Reports(json_report, html_report, email_on_pass),
-        on_event=on_event,
-        progress=progress,
-        plan_timeout=plan_timeout,
+        lambda extra: load_with(config, options.with_vars(extra), for_run=True),
+        Target(spark, options.remote, options.server_conf),
+        options,
     )
 
 
@@ -157,15 +136,8 @@ def validate(
     suite = _rules_suite(rules, keys, name, sample_size, filter, on_failure, vars)
     binding = uuid.uuid4().hex[:12]
     bound = over_dataframe(suite, name if _is_config(rules) else None, binding)
-    return execute(
-        lambda extra: bound,
-        {},
-        Target(frame.sparkSession),
-        concurrency=concurrency,
-        on_event=on_event,
-        frames={binding: frame},
-        plan_timeout=plan_timeout,
-    )
+    options = RunOptions(concurrency=concurrency, on_event=on_event, plan_timeout=plan_timeout)
+    return execute(lambda extra: bound, Target(frame.sparkSession), options, {binding: frame})
 
 
 def _is_config(rules: Rules) -> bool:
@@ -229,31 +201,25 @@ def _both(first: EventSink, second: EventSink | None) -> EventSink:
 
 def execute(
     loader: Callable[[Mapping[str, str]], Suite],
-    variables: Mapping[str, str],
     target: Target,
-    *,
-    concurrency: int = 4,
-    reports: Reports = Reports(),
-    on_event: EventSink | None = None,
-    progress: Callable[[str], None] | None = None,
+    options: RunOptions,
     frames: Mapping[str, DataFrame] | None = None,
-    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
 ) -> Result:
     """Load, open the session, resolve deferred variables, run, write the reports.
 
     ``loader(extra)`` builds the suite with ``extra`` variables (the deferred variables'
-    values once they are known); ``variables`` are the caller's own, which deferred
-    variables may use.
+    values once they are known), which may use the run's own ``options.vars``.
     """
     from assay.executor.run import Progress, run_suite
-    from assay.report.files import preflight, write_reports
+    from assay.report.files import preflight
 
+    progress, on_event = options.progress, options.on_event
     try:
         suite = loader({})
     except ConfigErrors as errors:
         raise _with_sources(errors, target, reporter=progress) from None
     if not suite.deferred:
-        preflight(suite.reports, reports.json_report, reports.html_report)
+        preflight(suite.reports, options.json_report, options.html_report)
     reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
     events: list[Event] = []
     lock = threading.Lock()
@@ -267,32 +233,42 @@ def execute(
 
     with _session(target, reporter) as (spark, url):
         if suite.deferred:
-            suite = _resolved(suite, loader, variables, spark, reporter)
-            preflight(suite.reports, reports.json_report, reports.html_report)
+            suite = _resolved(suite, loader, options.vars, spark, reporter)
+            preflight(suite.reports, options.json_report, options.html_report)
         summary = run_suite(
             suite,
             spark,
             sink,
-            concurrency=concurrency,
+            concurrency=options.concurrency,
             progress=reporter,
             server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
             server_url=url,
             frames=frames,
-            plan_timeout=plan_timeout,
+            plan_timeout=options.plan_timeout,
         )
+    return _reported(suite, summary, tuple(events), options)
+
+
+def _reported(
+    suite: Suite, summary: RunSummary, events: tuple[Event, ...], options: RunOptions
+) -> Result:
+    """The result of a run once the reports are written (a report that cannot be written
+    makes the exit code at least 3)."""
     code, problems = summary.exit_code, []
-    if suite.reports or reports.json_report or reports.html_report:
+    if suite.reports or options.json_report or options.html_report:
+        from assay.report.files import write_reports
+
         problems = write_reports(
             suite.reports,
             [e.to_dict() for e in events],
-            json_report=reports.json_report,
-            html_report=reports.html_report,
+            json_report=options.json_report,
+            html_report=options.html_report,
             failed=code != 0 or summary.failed > 0,
-            email_on_pass=reports.email_on_pass,
+            email_on_pass=options.email_on_pass,
         )
         if problems:
             code = max(code, 3)
-    return Result(summary, tuple(events), code, tuple(problems))
+    return Result(summary, events, code, tuple(problems))
 
 
 def _with_sources(

@@ -19,6 +19,7 @@ from assay.config.node import Node
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.origin import Origin
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite
+from assay.options import RunOptions
 
 Config = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Suite
 """What :func:`assay.run` checks: a config file, several, or a suite already loaded."""
@@ -48,31 +49,39 @@ def load(
 
     The options are the CLI's (``--var``, ``--dialect``, ``--sample-size``,
     ``--allow-shell``, ``--input``, ``--source``, ``--pipeline``, ``--plugin``,
-    ``--exitErrorOnFail``); ``for_run=False`` loads as ``assay check`` does.
+    ``--exitErrorOnFail``), fields of :class:`~assay.options.RunOptions`;
+    ``for_run=False`` loads as ``assay check`` does.
 
     Raises:
         ConfigErrors: every config error (``.errors``), each with file, line and path.
     """
+    given = {k: v for k, v in locals().items() if k not in ("config", "for_run")}
+    return load_with(config, RunOptions(**given), for_run=for_run)
+
+
+def load_with(config: Config, options: RunOptions, *, for_run: bool = True) -> Suite:
+    """:func:`load` with the options of a run as one object (what ``assay.run`` and the
+    CLI pass down)."""
     if isinstance(config, Suite):
         suite = config
     else:
         from assay.dialects import load_suite
         from assay.dialects.base import LoadOptions
 
-        load_plugins(plugins)
-        options = LoadOptions(
-            allow_shell=allow_shell,
-            inputs=dict(inputs or {}),
-            source=source,
-            pipeline=pipeline,
-            for_run=for_run,
-        )
+        load_plugins(options.plugins)
         paths = [config] if isinstance(config, (str, os.PathLike)) else list(config)
-        suite = load_suite(paths, variables=dict(vars or {}), dialect=dialect, options=options)
-    if sample_size is not None:
-        tables = tuple(dataclasses.replace(t, sample_size=sample_size) for t in suite.tables)
+        suite = load_suite(
+            paths,
+            variables=options.vars,
+            dialect=options.dialect,
+            options=LoadOptions.of(options, for_run=for_run),
+        )
+    if options.sample_size is not None:
+        tables = tuple(
+            dataclasses.replace(t, sample_size=options.sample_size) for t in suite.tables
+        )
         suite = dataclasses.replace(suite, tables=tables)
-    if not exit_error_on_fail:
+    if not options.exit_error_on_fail:
         suite = dataclasses.replace(suite, policy=RunPolicy("warn", "--exitErrorOnFail false"))
     return suite
 

@@ -8,23 +8,26 @@ goes to stderr.
 
 from __future__ import annotations
 
-import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from assay import __version__
 from assay.cli import options as opt
 from assay.cli.compare import compare as compare_command
-from assay.cli.console import err, guarded, said_error, stdout_closed
+from assay.cli.console import err, guarded, stdout_closed, streamed
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
-from assay.cli.options import parse_assignments, parse_duration
+from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
 from assay.cli.report import report as report_command
-from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
+
+if TYPE_CHECKING:
+    from assay.api.result import Result
 
 app = typer.Typer(
     name="assay",
@@ -35,72 +38,14 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-T = TypeVar("T")
 
-
-VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-"""A name ``$name`` and ``${name}`` can refer to: a letter, then letters, digits or ``_``."""
-
-
-def _variables(var: list[str] | None, vars_: str | None) -> dict[str, str]:
-    """``--vars k1=v1,k2=v2`` and ``--var NAME=VALUE`` (winning), each name one a
-    reference can use (every other named)."""
-    items = [p for p in (vars_ or "").split(",") if p]
-    given = (
-        ("--vars item", parse_assignments(items, "--vars item")),
-        ("--var", parse_assignments(var or [], "--var")),
-    )
-    wrong = [
-        ConfigError(
-            f"{what} {name!r} is not a variable name: no $reference can use it",
-            hint="a variable name is a letter, then letters, digits or _",
-        )
-        for what, found in given
-        for name in found
-        if not VARIABLE_NAME.fullmatch(name)
-    ]
-    if wrong:
-        raise wrong[0] if len(wrong) == 1 else ConfigErrors(wrong)
-    return {**given[0][1], **given[1][1]}
-
-
-def _load(
-    configs: list[Path],
-    var: list[str] | None,
-    vars_: str | None,
-    dialect: str | None,
-    allow_shell: bool,
-    input_: list[str] | None,
-    source: str | None,
-    pipeline: str | None,
-    plugin: list[str] | None,
-    for_run: bool,
-) -> Suite:
+def _load(configs: list[Path], params: Mapping[str, Any], for_run: bool) -> Suite:
     """The suite as ``assay check`` (``for_run``: every refusal ``run`` would make before
     Spark starts, so both give the same exit code) and ``assay explain`` (a sparquet
     file without ``--source`` is explained over a placeholder) load it."""
-    from assay import api
+    from assay.api.suites import load_with
 
-    return api.load(
-        configs,
-        vars=_variables(var, vars_),
-        dialect=dialect,
-        allow_shell=allow_shell,
-        inputs=parse_assignments(input_ or [], "--input"),
-        source=source,
-        pipeline=pipeline,
-        plugins=plugin or [],
-        for_run=for_run,
-    )
-
-
-def _bool_option(value: str | None, name: str, default: bool) -> bool:
-    if value is None:
-        return default
-    lowered = value.strip().lower()
-    if lowered not in ("true", "false"):
-        raise ConfigError(f"{name} must be true or false, not {value!r}")
-    return lowered == "true"
+    return load_with(configs, opt.run_options(params), for_run=for_run)
 
 
 STATUS_PREFIX = "DATA_VALIDATOR_STATUS="
@@ -124,6 +69,7 @@ def _is_data_validator(configs: list[Path], dialect: str | None) -> bool:
 
 @app.command()
 def run(
+    ctx: typer.Context,
     configs: opt.Configs,
     *,
     remote: opt.Remote = None,
@@ -147,69 +93,45 @@ def run(
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
-    checks_failed = [False]
-
-    def action() -> int:
-        from assay import api
-        from assay.executor.session import quiet_pyspark_logging
-        from assay.report.jsonl import JsonLinesSink
-
-        stdout = JsonLinesSink()
-
-        def on_event(event) -> None:  # type: ignore[no-untyped-def]
-            stdout(event)
-            said_error(event, debug)
-
-        options = {
-            "exit_error_on_fail": _bool_option(exit_error_on_fail, "--exitErrorOnFail", True),
-            "email_on_pass": _bool_option(email_on_pass, "--emailOnPass", False),
-            "vars": _variables(var, vars_),
-            "inputs": parse_assignments(input_ or [], "--input"),
-            "server_conf": parse_assignments(conf or [], "--conf"),
-            "plan_timeout": parse_duration(plan_timeout, "--plan-timeout"),
-        }
-        quiet_pyspark_logging()
-        result = api.run(
-            configs,
-            remote=remote,
-            dialect=dialect,
-            sample_size=sample_size,
-            concurrency=concurrency,
-            allow_shell=allow_shell,
-            source=source,
-            pipeline=pipeline,
-            plugins=plugin or [],
-            json_report=str(json_report) if json_report is not None else None,
-            html_report=str(html_report) if html_report is not None else None,
-            on_event=on_event,
-            progress=err if progress else None,
-            **options,  # type: ignore[arg-type]
-        )
-        # Every reason of a non-zero exit goes to stderr, terminal or not (CI logs).
-        if result.summary.exit_code != 0:
-            err(f"assay: {result.exit_reason}")
-        for problem in result.report_problems:
-            err(f"error: report: {problem}")
-        checks_failed[0] = result.summary.failed > 0
-        return result.exit_code
-
-    show_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
-    code = 3
+    # The parameters declare the command line; the run reads them as ctx.params.
+    shows_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
+    code, failed = 3, False
     try:
-        code = guarded(debug, action)
-    except typer.Exit as exit_:
-        code = exit_.exit_code
-        raise
+        code, failed = _ran(configs, ctx.params, debug)
     finally:
-        if show_status:
-            # data-validator prints this line on stdout; assay keeps stdout for JSON lines.
-            ok = code == 0 and not checks_failed[0]
-            err(f"{STATUS_PREFIX}{'PASS' if ok else 'FAIL'}")
+        if shows_status:  # data-validator prints it on stdout; assay keeps that for JSON
+            err(f"{STATUS_PREFIX}{'PASS' if code == 0 and not failed else 'FAIL'}")
     raise typer.Exit(code)
+
+
+def _ran(configs: list[Path], params: Mapping[str, Any], debug: bool) -> tuple[int, bool]:
+    """The exit code of ``assay run`` and whether a check failed."""
+    try:
+        result = guarded(debug, lambda: _run(configs, params, debug))
+    except typer.Exit as exit_:
+        return exit_.exit_code, False
+    return result.exit_code, result.summary.failed > 0
+
+
+def _run(configs: list[Path], params: Mapping[str, Any], debug: bool) -> Result:
+    """The run of the command line, its events streamed (JSON lines on stdout, errors on
+    stderr), and every reason of a non-zero exit on stderr, terminal or not (CI logs)."""
+    from assay.api.running import run_with
+    from assay.executor.session import quiet_pyspark_logging
+
+    options = opt.run_options(params, on_event=streamed(debug))
+    quiet_pyspark_logging()
+    result = run_with(configs, options)
+    if result.summary.exit_code != 0:
+        err(f"assay: {result.exit_reason}")
+    for problem in result.report_problems:
+        err(f"error: report: {problem}")
+    return result
 
 
 @app.command()
 def check(
+    ctx: typer.Context,
     configs: opt.Configs,
     *,
     var: opt.Var = None,
@@ -225,9 +147,7 @@ def check(
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
 
     def action() -> None:
-        suite = _load(
-            configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin, True
-        )
+        suite = _load(configs, ctx.params, True)
         event = {
             "event": "check",
             "valid": True,
@@ -248,6 +168,7 @@ def check(
 
 @app.command()
 def explain(
+    ctx: typer.Context,
     configs: opt.Configs,
     *,
     var: opt.Var = None,
@@ -268,9 +189,7 @@ def explain(
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
 
     def action() -> None:
-        suite = _load(
-            configs, var, vars_, dialect, allow_shell, input_, source, pipeline, plugin, False
-        )
+        suite = _load(configs, ctx.params, False)
         if suite.deferred:
             err(
                 "note: variables resolved at run time ("

@@ -4,11 +4,12 @@ every failure becomes its documented exit code without a traceback."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import sys
 import traceback
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
 
@@ -53,6 +54,19 @@ def said_error(event: object, debug: bool) -> None:
         err(f"error: {event.origin}: {said}")
     if debug and event.detail:
         err(event.detail)
+
+
+def streamed(debug: bool) -> Callable[[Any], None]:
+    """What ``assay run`` does with each event: its JSON line on stdout, its error (if
+    any) on stderr (:func:`said_error`)."""
+    from assay.report.jsonl import JsonLinesSink
+
+    return functools.partial(_stream, JsonLinesSink(), debug)
+
+
+def _stream(stdout: Callable[[Any], None], debug: bool, event: Any) -> None:
+    stdout(event)
+    said_error(event, debug)
 
 
 def fail(error: AssayError) -> NoReturn:

@@ -1,14 +1,18 @@
-"""Every CLI option, defined once and reused by the commands."""
+"""Every CLI option, defined once and reused by the commands, and how the command line
+becomes the :class:`~assay.options.RunOptions` of a run (:func:`run_options`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, ConfigErrors
+from assay.options import RunOptions
 
 Configs = Annotated[
     list[Path],
@@ -207,3 +211,90 @@ def parse_duration(text: str, what: str) -> float | None:
     if not seconds >= 0 or seconds == float("inf"):
         raise ConfigError(f"{what} {text!r} must be a duration such as 30s, 45m or 2h")
     return seconds or None
+
+
+VARIABLE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+"""A name ``$name`` and ``${name}`` can refer to: a letter, then letters, digits or ``_``."""
+
+
+def variables(var: Iterable[str] | None, vars_: str | None) -> dict[str, str]:
+    """``--vars k1=v1,k2=v2`` and ``--var NAME=VALUE`` (winning), each name one a
+    reference can use (every other named)."""
+    items = [p for p in (vars_ or "").split(",") if p]
+    given = (
+        ("--vars item", parse_assignments(items, "--vars item")),
+        ("--var", parse_assignments(var or [], "--var")),
+    )
+    wrong = [
+        ConfigError(
+            f"{what} {name!r} is not a variable name: no $reference can use it",
+            hint="a variable name is a letter, then letters, digits or _",
+        )
+        for what, found in given
+        for name in found
+        if not VARIABLE_NAME.fullmatch(name)
+    ]
+    if wrong:
+        raise wrong[0] if len(wrong) == 1 else ConfigErrors(wrong)
+    return {**given[0][1], **given[1][1]}
+
+
+def bool_option(value: str | None, name: str, default: bool) -> bool:
+    """``--exitErrorOnFail true|false`` (data-validator's spelling); not given: ``default``."""
+    if value is None:
+        return default
+    lowered = value.strip().lower()
+    if lowered not in ("true", "false"):
+        raise ConfigError(f"{name} must be true or false, not {value!r}")
+    return lowered == "true"
+
+
+def _progress_writer(progress: bool) -> Callable[[str], None] | None:
+    from assay.cli.console import err
+
+    return err if progress else None
+
+
+FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
+    "vars": (("var", "vars_"), variables),
+    "inputs": (("input_",), lambda given: parse_assignments(given or [], "--input")),
+    "plugins": (("plugin",), lambda given: tuple(given or ())),
+    "exit_error_on_fail": (
+        ("exit_error_on_fail",),
+        lambda given: bool_option(given, "--exitErrorOnFail", True),
+    ),
+    "server_conf": (("conf",), lambda given: parse_assignments(given or [], "--conf")),
+    "plan_timeout": (("plan_timeout",), lambda given: parse_duration(given, "--plan-timeout")),
+    "json_report": (("json_report",), lambda given: None if given is None else str(given)),
+    "html_report": (("html_report",), lambda given: None if given is None else str(given)),
+    "email_on_pass": (
+        ("email_on_pass",),
+        lambda given: bool_option(given, "--emailOnPass", False),
+    ),
+    "progress": (("progress",), _progress_writer),
+}
+"""The fields of :class:`RunOptions` the command line gives through a conversion: the
+typer parameters each reads (by their Python names) and how. Every other field a command
+has an option for is that option's value as parsed (``--remote``, ``--dialect``,
+``--sample-size``, ``--concurrency``, ``--allow-shell``, ``--source``, ``--pipeline``)."""
+
+
+def run_options(params: Mapping[str, Any], **given: Any) -> RunOptions:
+    """The options of a run from a command's parsed parameters (click's ``ctx.params``:
+    each value by its parameter's name), in field order; a field the command has no option
+    for keeps its default, or takes its value from ``given`` (``on_event``).
+
+    Raises:
+        ConfigError: an option's value is wrong (the first one, in field order).
+        ConfigErrors: several ``--var`` / ``--vars`` names no reference can use.
+    """
+    found: dict[str, Any] = {}
+    for field in dataclasses.fields(RunOptions):
+        names, convert = FROM_COMMAND_LINE.get(field.name, ((field.name,), _as_given))
+        if any(name in params for name in names):
+            found[field.name] = convert(*(params.get(name) for name in names))
+    return RunOptions(**{**found, **given})
+
+
+def _as_given(value: Any) -> Any:
+    return value

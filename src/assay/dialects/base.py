@@ -9,7 +9,7 @@ each independent part (a variable, a table's source, a rule) is built under
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TypeVar
 
@@ -18,26 +18,29 @@ from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import DatasetComparison
 from assay.ir.outputs import DeferredVariable, Report, View
 from assay.ir.suite import Table
+from assay.options import RunOptions
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class LoadOptions:
-    """What the command line tells the front ends besides variables.
+class LoadOptions(RunOptions):
+    """The run's options (:class:`~assay.options.RunOptions`) as the front ends get them,
+    and ``for_run``: the suite is about to run, so what only a run needs (a sparquet
+    ``--source``) is required.
 
-    ``allow_shell``: data-validator ``shell`` variables and ``pipe`` outputs may run
-    (``--allow-shell``). ``inputs``: Metorikku input tables, name -> catalog table or path
-    (``--input``). ``source``: the table a sparquet validations file checks (``--source``);
-    ``pipeline`` its pipeline name (``--pipeline``). ``for_run``: the suite is about to
-    run, so what only a run needs (a sparquet ``--source``) is required.
+    The front ends read ``allow_shell`` (data-validator ``shell`` variables and ``pipe``
+    outputs), ``inputs`` (Metorikku input tables), ``source`` and ``pipeline`` (a sparquet
+    validations file's table and pipeline name).
     """
 
-    allow_shell: bool = False
-    inputs: Mapping[str, str] = field(default_factory=dict)
-    source: str | None = None
-    pipeline: str | None = None
     for_run: bool = False
+
+    @classmethod
+    def of(cls, options: RunOptions, *, for_run: bool) -> LoadOptions:
+        """``options`` (a run's) as the front ends get them."""
+        run = {f.name: getattr(options, f.name) for f in fields(RunOptions)}
+        return cls(**run, for_run=for_run)
 
 
 @dataclass
