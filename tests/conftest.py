@@ -22,19 +22,26 @@ class SparkServer:
         self.url = handle.connect_url
         self.ui_url = handle.ui_url
         self._app_id: str | None = None
+        self._counted = 0
 
     def sql_executions(self) -> int:
         """SQL executions the server has run so far (Spark UI REST API).
 
         Counted as the highest execution id + 1: ids are dense and increasing, so the
         count stays right even when the UI has dropped old executions (it keeps
-        spark.sql.ui.retainedExecutions of them, 1000 by default)."""
+        spark.sql.ui.retainedExecutions of them, 1000 by default). Only the executions
+        after the last count are listed (``offset``), so the answer stays small however
+        many plans the suite has run."""
         if self._app_id is None:
-            with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=10) as r:
+            with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=60) as r:
                 self._app_id = json.load(r)[0]["id"]
-        url = f"{self.ui_url}/api/v1/applications/{self._app_id}/sql?length=1000000&details=false"
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return max((int(e["id"]) + 1 for e in json.load(r)), default=0)
+        url = (
+            f"{self.ui_url}/api/v1/applications/{self._app_id}/sql"
+            f"?offset={self._counted}&length=1000000&details=false"
+        )
+        with urllib.request.urlopen(url, timeout=60) as r:
+            self._counted = max((int(e["id"]) + 1 for e in json.load(r)), default=self._counted)
+        return self._counted
 
 
 @pytest.fixture(scope="session")

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
 from assay.ir.rules import (
+    Check,
     ColStatsCheck,
     ColumnMetric,
     CountMetric,
@@ -28,6 +29,7 @@ from assay.ir.rules import (
     FreshnessMetric,
     GroupMetric,
     GroupNulls,
+    Metric,
     MetricCheck,
     RowCheck,
     RowCountMetric,
@@ -35,6 +37,8 @@ from assay.ir.rules import (
     SchemaCheck,
     SqlCheck,
     UniqueCheck,
+    ValidatorCheck,
+    complete,
 )
 from assay.planner.measures import (
     AgeMicros,
@@ -74,34 +78,33 @@ class Outcome:
 
 def judge(rule: Rule, values: Values) -> Outcome:
     """Judge a rule computed by the aggregate pass from its measures' values."""
-    check = rule.check
-    rows = int(values.get(RowCount(), 0) or 0)
-    if isinstance(check, RowCheck):
-        counted = check.summed or (check.failing,)
-        failed = sum(int(values[count_if(e)] or 0) for e in counted)  # type: ignore[call-overload]
-        if check.reports == "passing_fraction":
-            return _fraction_outcome(rule, failed, rows, rows - failed, rows)
-        return _tolerance_outcome(rule, failed, rows, check.tolerance)
-    if isinstance(check, UniqueCheck):
-        stats = _group(values, check.columns, check.nulls)
-        failed = unique_failed(check, stats)
-        if check.reports == "passing_fraction":
-            considered = int(stats["rows"] or 0)  # type: ignore[call-overload]
-            unique = int(stats["unique_rows"] or 0)  # type: ignore[call-overload]
-            return _fraction_outcome(rule, failed, rows, unique, considered, "with a null key")
-        what = {
-            "rows": "rows share their value",
-            "values": "rows: duplicated values",
-            "surplus": "rows: repeats of a value (rows minus distinct values)",
-        }[check.counted]
-        return _tolerance_outcome(rule, failed, rows, check.tolerance, what)
-    if isinstance(check, MetricCheck):
-        return _metric_outcome(rule, check, values, rows)
-    if isinstance(check, EqualsCheck):
-        return _equals_outcome(rule, check, values)
-    if isinstance(check, ColStatsCheck):
-        return _colstats_outcome(rule, check, values)
-    raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
+    judged = JUDGES.get(type(rule.check))
+    if judged is None:
+        raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
+    return judged(rule, rule.check, values, int(values.get(RowCount(), 0) or 0))
+
+
+def _row_outcome(rule: Rule, check: RowCheck, values: Values, rows: int) -> Outcome:
+    counted = check.summed or (check.failing,)
+    failed = sum(int(values[count_if(e)] or 0) for e in counted)  # type: ignore[call-overload]
+    if check.reports == "passing_fraction":
+        return _fraction_outcome(rule, failed, rows, rows - failed, rows)
+    return _tolerance_outcome(rule, failed, rows, check.tolerance)
+
+
+def _unique_outcome(rule: Rule, check: UniqueCheck, values: Values, rows: int) -> Outcome:
+    stats = _group(values, check.columns, check.nulls)
+    failed = unique_failed(check, stats)
+    if check.reports == "passing_fraction":
+        considered = int(stats["rows"] or 0)  # type: ignore[call-overload]
+        unique = int(stats["unique_rows"] or 0)  # type: ignore[call-overload]
+        return _fraction_outcome(rule, failed, rows, unique, considered, "with a null key")
+    what = {
+        "rows": "rows share their value",
+        "values": "rows: duplicated values",
+        "surplus": "rows: repeats of a value (rows minus distinct values)",
+    }[check.counted]
+    return _tolerance_outcome(rule, failed, rows, check.tolerance, what)
 
 
 def unique_failed(check: UniqueCheck, stats: Mapping[str, Any]) -> int:
@@ -159,21 +162,26 @@ def _group(
 
 
 def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None:
-    """The number a metric rule measured (None when there is nothing to measure)."""
-    metric = check.metric
-    if isinstance(metric, RowCountMetric):
-        return rows
-    if isinstance(metric, ColumnMetric):
-        return _number(values[ColumnAgg(metric.fn, metric.column)])
-    if isinstance(metric, CountMetric):
-        count = int(values[count_if(metric.counted)] or 0)
-        return _percent(count, rows) if metric.percent else count
-    if isinstance(metric, GroupMetric):
-        return _group_value(metric, _group(values, metric.columns, metric.nulls), rows)
-    if isinstance(metric, FreshnessMetric):
-        micros = values[AgeMicros(metric.column, metric.whole_seconds)]
-        return None if micros is None else Decimal(int(micros)).scaleb(-6)  # type: ignore[call-overload]
-    raise TypeError(f"unknown metric {type(metric).__name__}")
+    """The number a metric rule measured (None when there is nothing to measure).
+
+    Raises:
+        NotANumber: the measured value is not a number (the max of a date column).
+    """
+    return METRIC_VALUES[type(check.metric)](check.metric, values, rows)
+
+
+class NotANumber(ValueError):
+    """A metric measured a value that is not a number (the max of a date column)."""
+
+
+def _freshness_value(metric: FreshnessMetric, values: Values, rows: int) -> Number | None:
+    micros = values[AgeMicros(metric.column, metric.whole_seconds)]
+    return None if micros is None else Decimal(int(micros)).scaleb(-6)  # type: ignore[call-overload]
+
+
+def _count_value(metric: CountMetric, values: Values, rows: int) -> Number:
+    count = int(values[count_if(metric.counted)] or 0)  # type: ignore[call-overload]
+    return _percent(count, rows) if metric.percent else count
 
 
 def _group_value(metric: GroupMetric, stats: Mapping[str, Any], rows: int) -> Number | None:
@@ -207,9 +215,8 @@ def _percent(count: int, rows: int) -> float:
 def _number(value: object) -> Number | None:
     if value is None:
         return None
-    if isinstance(value, (dt.date, dt.datetime)):
-        raise TypeError("temporal")
-    assert isinstance(value, (int, float, Decimal))
+    if not isinstance(value, (int, float, Decimal)):
+        raise NotANumber(f"{type(value).__name__} {value!r}")
     return value
 
 
@@ -217,7 +224,7 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
     label = metric_label(rule)
     try:
         value = metric_value(check, values, rows)
-    except TypeError:
+    except NotANumber:
         return Outcome("error", None, None, f"{label}: the measured value is not a number")
     failed = _counted(check, values)
     if check.doubles:
@@ -456,3 +463,33 @@ def _fmt(value: object) -> str:
     if isinstance(value, Decimal):
         return format(value.normalize(), "f") if value == value.to_integral() else str(value)
     return str(value)
+
+
+Judge = Callable[[Rule, Any, Values, int], Outcome]
+
+JUDGES: dict[type, Judge | None] = {
+    RowCheck: _row_outcome,
+    UniqueCheck: _unique_outcome,
+    MetricCheck: _metric_outcome,
+    EqualsCheck: lambda rule, check, values, rows: _equals_outcome(rule, check, values),
+    ColStatsCheck: lambda rule, check, values, rows: _colstats_outcome(rule, check, values),
+    SchemaCheck: None,  # judge_schema, from the schema
+    SqlCheck: None,  # judge_sql, from its own query
+    ValidatorCheck: None,  # its Python function (assay.executor.validators)
+}
+"""How each kind of check is judged from the aggregate pass's values (None: by its own
+pass); complete over the IR's ``Check`` union, checked at import."""
+
+METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
+    RowCountMetric: lambda metric, values, rows: rows,
+    ColumnMetric: lambda metric, values, rows: _number(values[ColumnAgg(metric.fn, metric.column)]),
+    CountMetric: _count_value,
+    GroupMetric: lambda metric, values, rows: _group_value(
+        metric, _group(values, metric.columns, metric.nulls), rows
+    ),
+    FreshnessMetric: _freshness_value,
+}
+"""The number each kind of metric measured; complete over the IR's ``Metric`` union."""
+
+complete(JUDGES, Check, "assay.evaluate.JUDGES")
+complete(METRIC_VALUES, Metric, "assay.evaluate.METRIC_VALUES")

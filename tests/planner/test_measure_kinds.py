@@ -139,3 +139,27 @@ def test_judging_reads_only_what_the_planner_computes(tmp_path: Path, case: str)
     assert set(measures_of(rule)) <= set(planned)
     outcome = judge(rule, OnlyPlanned(measures_of(rule)))
     assert outcome.severity in ("pass", "warn", "fail", "error")
+
+
+def test_every_registry_of_check_kinds_is_complete_and_a_missing_entry_fails_at_import():
+    """The check and metric kinds of the IR are registered in each layer (the IR's shapes,
+    the planner's measures, the judges): a kind without its entry is an import error."""
+    import typing
+
+    import assay.evaluate as evaluate
+    import assay.ir.rules as ir
+    import assay.planner.measures as planner
+
+    checks, metrics = set(typing.get_args(ir.Check)), set(typing.get_args(ir.Metric))
+    for registry, union in (
+        (ir.CHECK_SHAPES, checks),
+        (ir.METRIC_SHAPES, metrics),
+        (planner.CHECK_MEASURES, checks),
+        (planner.METRIC_MEASURES, metrics),
+        (evaluate.JUDGES, checks),
+        (evaluate.METRIC_VALUES, metrics),
+    ):
+        assert set(registry) == union
+    without = {k: v for k, v in evaluate.METRIC_VALUES.items() if k is not ir.FreshnessMetric}
+    with pytest.raises(TypeError, match=r"missing \['FreshnessMetric'\]"):
+        ir.complete(without, ir.Metric, "METRIC_VALUES")

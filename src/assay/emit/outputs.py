@@ -14,18 +14,7 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit.spark import balanced, col, column
 from assay.ir.outputs import Sink
-from assay.ir.rules import (
-    ColStatsCheck,
-    CountMetric,
-    EqualsCheck,
-    GroupMetric,
-    MetricCheck,
-    RowCheck,
-    Rule,
-    SchemaCheck,
-    SqlCheck,
-    UniqueCheck,
-)
+from assay.ir.rules import Rule, failing_rows_of
 
 if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and
@@ -50,10 +39,6 @@ def _group_test(columns: Sequence[str], nulls: str, window_col: Column) -> Colum
     return balanced(present, combine) & (window_col > 1)
 
 
-TABLE_LEVEL = (MetricCheck, EqualsCheck, SchemaCheck, SqlCheck, ColStatsCheck)
-"""Checks judged on the whole table: no row fails them on its own."""
-
-
 def failing_predicates(
     rules: Sequence[Rule],
 ) -> tuple[list[Column], list[Column]]:
@@ -61,30 +46,20 @@ def failing_predicates(
     ``_assay_wN``) and, per rule, a never-null test true for its failing rows. A rule
     judged on the whole table (``has_size``, ``avg``, ``schema``, a boolean ``sql``...)
     has no failing row of its own: every row is its failing rows (what Metorikku writes
-    for a failed ``hasSize``). A check kind this does not know is an error."""
+    for a failed ``hasSize``): :func:`assay.ir.rules.failing_rows_of`."""
     windows: list[Column] = []
     tests: list[Column] = []
     for rule in rules:
-        check = rule.check
-        group: tuple[tuple[str, ...], str] | None = None
-        if isinstance(check, UniqueCheck):
-            group = (check.columns, check.nulls)
-        elif isinstance(check, MetricCheck) and isinstance(check.metric, GroupMetric):
-            metric = check.metric
-            group = (metric.columns, metric.nulls if len(metric.columns) > 1 else "any")
-        if group is not None:
+        rows = failing_rows_of(rule.check)
+        if rows.group:
             name = f"_assay_w{len(windows)}"
-            over = Window.partitionBy(*(col(c) for c in group[0]))
+            over = Window.partitionBy(*(col(c) for c in rows.group))
             windows.append(F.count(F.lit(1)).over(over).alias(name))
-            tests.append(_group_test(group[0], group[1], F.col(name)))
-        elif isinstance(check, RowCheck):
-            tests.append(F.coalesce(column(check.failing), F.lit(False)))
-        elif isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
-            tests.append(F.coalesce(column(check.metric.counted), F.lit(False)))
-        elif isinstance(check, TABLE_LEVEL):
-            tests.append(F.lit(True))
+            tests.append(_group_test(rows.group, rows.nulls, F.col(name)))
+        elif rows.predicate is not None:
+            tests.append(F.coalesce(column(rows.predicate), F.lit(False)))
         else:
-            raise TypeError(f"no failing-row test for check {type(check).__name__}")
+            tests.append(F.lit(True))
     return windows, tests
 
 

@@ -6,8 +6,9 @@ judges the measured values. Every dialect front end produces these same types.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, get_args
 
 from assay.ir.expr import Expr, Scalar
 from assay.ir.origin import Origin
@@ -328,16 +329,86 @@ class Rule:
     @property
     def is_row_level(self) -> bool:
         """Whether a failure can be explained by sample rows (the detail pass)."""
-        if isinstance(self.check, (RowCheck, UniqueCheck)):
-            return True
-        return isinstance(self.check, MetricCheck) and isinstance(self.check.metric, CountMetric)
+        return failing_rows_of(self.check).sampled
+
+
+# --- what each kind of check reads of the rows, in one place ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FailingRows:
+    """The rows that fail a check: those where ``predicate`` is true; with ``group``,
+    those whose value of these columns another row shares (rows ignored as ``nulls``
+    says); with neither, every row (a check judged on the whole table has no failing row
+    of its own: Metorikku writes the whole table for a failed ``hasSize``). ``sampled``:
+    a failure shows samples of them (the detail pass)."""
+
+    predicate: Expr | None = None
+    group: tuple[str, ...] = ()
+    nulls: GroupNulls = "any"
+    sampled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CheckShape:
+    """What the IR says of one kind of check (or metric): its failing rows, and the row
+    expressions it evaluates (what a pass over the IR's expressions visits: literal
+    typing, regex checks)."""
+
+    rows: Callable[[Any], FailingRows]
+    expressions: Callable[[Any], tuple[Expr, ...]] = lambda check: ()
+
+
+_WHOLE_TABLE = CheckShape(lambda check: FailingRows())
+
+METRIC_SHAPES: dict[type, CheckShape] = {
+    RowCountMetric: _WHOLE_TABLE,
+    ColumnMetric: _WHOLE_TABLE,
+    CountMetric: CheckShape(lambda m: FailingRows(m.counted, sampled=True), lambda m: (m.counted,)),
+    GroupMetric: CheckShape(
+        lambda m: FailingRows(group=m.columns, nulls=m.nulls if len(m.columns) > 1 else "any")
+    ),
+    FreshnessMetric: _WHOLE_TABLE,
+}
+
+CHECK_SHAPES: dict[type, CheckShape] = {
+    RowCheck: CheckShape(
+        lambda c: FailingRows(c.failing, sampled=True), lambda c: (c.failing, *c.summed)
+    ),
+    UniqueCheck: CheckShape(lambda c: FailingRows(group=c.columns, nulls=c.nulls, sampled=True)),
+    MetricCheck: CheckShape(
+        lambda c: METRIC_SHAPES[type(c.metric)].rows(c.metric),
+        lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
+    ),
+    SchemaCheck: _WHOLE_TABLE,
+    SqlCheck: _WHOLE_TABLE,
+    EqualsCheck: _WHOLE_TABLE,
+    ColStatsCheck: _WHOLE_TABLE,
+    ValidatorCheck: _WHOLE_TABLE,
+}
+"""Every kind of check and metric: a new one is a dataclass above and its entry here (and
+in the planner's :data:`assay.planner.measures.CHECK_MEASURES` and the judge's
+:data:`assay.evaluate.JUDGES`); a kind missing from any of them fails at import."""
+
+
+def complete(registry: Mapping[type, object], union: object, name: str) -> None:
+    """Fail at import when ``registry`` does not have exactly the classes of ``union``."""
+    wanted = set(get_args(union))
+    if set(registry) != wanted:
+        missing = sorted(t.__name__ for t in wanted - set(registry))
+        extra = sorted(t.__name__ for t in set(registry) - wanted)
+        raise TypeError(f"{name} is not complete: missing {missing}, unknown {extra}")
+
+
+complete(METRIC_SHAPES, Metric, "assay.ir.rules.METRIC_SHAPES")
+complete(CHECK_SHAPES, Check, "assay.ir.rules.CHECK_SHAPES")
+
+
+def failing_rows_of(check: Check) -> FailingRows:
+    """The rows that fail ``check`` (:class:`FailingRows`)."""
+    return CHECK_SHAPES[type(check)].rows(check)
 
 
 def expressions_of(check: Check) -> tuple[Expr, ...]:
-    """The row expressions a check evaluates (what a pass over the IR's expressions
-    visits: literal typing, regex checks)."""
-    if isinstance(check, RowCheck):
-        return (check.failing, *check.summed)
-    if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
-        return (check.metric.counted,)
-    return ()
+    """The row expressions a check evaluates."""
+    return CHECK_SHAPES[type(check)].expressions(check)

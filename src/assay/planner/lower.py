@@ -7,13 +7,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from assay.ir.expr import Scalar, Sql
 from assay.ir.rules import (
     ColStatsCheck,
-    CountMetric,
-    MetricCheck,
-    RowCheck,
     Rule,
     SchemaCheck,
     SqlCheck,
     UniqueCheck,
+    failing_rows_of,
 )
 from assay.ir.suite import Table
 from assay.planner.cost import (
@@ -254,14 +252,14 @@ def _detail_template(table: Table) -> DetailPlan | None:
 
 
 def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
-    check = rule.check
-    if isinstance(check, RowCheck):
-        return DetailEntry(index, rule.columns, predicate=cheaper(check.failing))
-    if isinstance(check, UniqueCheck):
-        return DetailEntry(index, rule.columns, group=check.columns, nulls=check.nulls)
-    if isinstance(check, MetricCheck) and isinstance(check.metric, CountMetric):
-        return DetailEntry(index, rule.columns, predicate=cheaper(check.metric.counted))
-    return None
+    """The sample rows of a rule whose failure shows them (its IR's failing rows)."""
+    rows = failing_rows_of(rule.check)
+    if not rows.sampled:
+        return None
+    if rows.group:
+        return DetailEntry(index, rule.columns, group=rows.group, nulls=rows.nulls)
+    assert rows.predicate is not None
+    return DetailEntry(index, rule.columns, predicate=cheaper(rows.predicate))
 
 
 MAX_SAMPLE_COLUMNS = 20

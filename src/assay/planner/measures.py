@@ -12,6 +12,7 @@ from typing import Any
 
 from assay.ir.expr import Col, Expr, IsNull, Not, Scalar, columns_of
 from assay.ir.rules import (
+    Check,
     ColStatsCheck,
     ColumnFn,
     ColumnMetric,
@@ -20,6 +21,7 @@ from assay.ir.rules import (
     FreshnessMetric,
     GroupMetric,
     GroupNulls,
+    Metric,
     MetricCheck,
     RowCheck,
     RowCountMetric,
@@ -27,6 +29,8 @@ from assay.ir.rules import (
     SchemaCheck,
     SqlCheck,
     UniqueCheck,
+    ValidatorCheck,
+    complete,
 )
 from assay.planner.regex import cheaper
 from assay.planner.sqltext import literal, quote, render_expr
@@ -196,25 +200,13 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
     >>> measures_of(Rule("not_null", RowCheck(IsNull(Col("a"))), Origin("c.yaml")))
     (RowCount(), CountIf(predicate=IsNull(item=Col(name='a'))))
     """
-    check = rule.check
-    if isinstance(check, RowCheck):
-        summed = tuple(count_if(e) for e in check.summed)
-        return (RowCount(), *(summed or (count_if(check.failing),)))
-    if isinstance(check, UniqueCheck):
-        return (RowCount(), group_stats_of(check.columns, check.nulls))
-    if isinstance(check, MetricCheck):
-        return _metric_measures(check)
-    if isinstance(check, EqualsCheck):
-        metric = check.metric
-        return (
-            ColumnAgg(metric.fn, metric.column),
-            agg_equals(check),
+    measures = CHECK_MEASURES.get(type(rule.check))
+    if measures is None:
+        raise TypeError(
+            f"no measures for check {type(rule.check).__name__}: register it in"
+            " assay.planner.measures.CHECK_MEASURES"
         )
-    if isinstance(check, ColStatsCheck):
-        return colstats_measures(check.column)
-    if isinstance(check, (SchemaCheck, SqlCheck)):
-        return ()  # judged from the schema / their own query
-    raise TypeError(f"no measures for check {type(check).__name__}")
+    return measures(rule.check)
 
 
 def count_if(predicate: Expr) -> CountIf:
@@ -246,16 +238,32 @@ def group_stats_of(columns: tuple[str, ...], nulls: GroupNulls = "any") -> Group
     return GroupStats(columns, nulls if len(columns) > 1 or nulls == "none" else "any")
 
 
-def _metric_measures(check: MetricCheck) -> tuple[Measure, ...]:
-    metric = check.metric
-    if isinstance(metric, RowCountMetric):
-        return (RowCount(),)
-    if isinstance(metric, ColumnMetric):
-        return (ColumnAgg(metric.fn, metric.column),)
-    if isinstance(metric, CountMetric):
-        return (RowCount(), count_if(metric.counted))
-    if isinstance(metric, GroupMetric):
-        return (RowCount(), group_stats(metric))
-    if isinstance(metric, FreshnessMetric):
-        return (AgeMicros(metric.column, metric.whole_seconds),)
-    raise TypeError(f"no measures for metric {type(metric).__name__}")
+def _row_measures(check: RowCheck) -> tuple[Measure, ...]:
+    summed = tuple(count_if(e) for e in check.summed)
+    return (RowCount(), *(summed or (count_if(check.failing),)))
+
+
+METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
+    RowCountMetric: lambda m: (RowCount(),),
+    ColumnMetric: lambda m: (ColumnAgg(m.fn, m.column),),
+    CountMetric: lambda m: (RowCount(), count_if(m.counted)),
+    GroupMetric: lambda m: (RowCount(), group_stats(m)),
+    FreshnessMetric: lambda m: (AgeMicros(m.column, m.whole_seconds),),
+}
+"""The measures of each kind of metric."""
+
+CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
+    RowCheck: _row_measures,
+    UniqueCheck: lambda c: (RowCount(), group_stats_of(c.columns, c.nulls)),
+    MetricCheck: lambda c: METRIC_MEASURES[type(c.metric)](c.metric),
+    EqualsCheck: lambda c: (ColumnAgg(c.metric.fn, c.metric.column), agg_equals(c)),
+    ColStatsCheck: lambda c: colstats_measures(c.column),
+    SchemaCheck: lambda c: (),  # judged from the schema
+    SqlCheck: lambda c: (),  # judged from its own query
+    ValidatorCheck: lambda c: (),  # runs plans of its own (assay.executor.validators)
+}
+"""The measures each kind of check is judged on; complete (checked at import) over the
+IR's ``Check`` and ``Metric`` unions, as :data:`MEASURE_KINDS` is over the emitters."""
+
+complete(METRIC_MEASURES, Metric, "assay.planner.measures.METRIC_MEASURES")
+complete(CHECK_MEASURES, Check, "assay.planner.measures.CHECK_MEASURES")

@@ -560,16 +560,16 @@ def main(argv: list[str] | None = None) -> int:
         stale = [str(p) for p in rule_tables.stale()]
         if PATH.read_text(encoding="utf-8") != wanted:
             stale.insert(0, str(PATH))
-        for path in stale:
-            print(f"{path} is out of date: run {COMMAND}", file=sys.stderr)
+        for name in stale:
+            print(f"{name} is out of date: run {COMMAND}", file=sys.stderr)
         return 1 if stale else 0
     if args:
         print(f"usage: {COMMAND} [--check]", file=sys.stderr)
         return 2
     PATH.write_text(wanted, encoding="utf-8")
     print(f"wrote {PATH}", file=sys.stderr)
-    for path in rule_tables.write():
-        print(f"wrote {path}", file=sys.stderr)
+    for doc in rule_tables.write():
+        print(f"wrote {doc}", file=sys.stderr)
     return 0
 
 
