@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay import __version__
+from assay.version import __version__
 from assay.cli import options as opt
 from assay.cli.compare import compare as compare_command
 from assay.cli.console import err, guarded, stdout_closed, streamed

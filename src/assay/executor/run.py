@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
 
-from assay import __version__
+from assay.version import __version__
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound

@@ -1,0 +1,4 @@
+"""The package's version: one home (``pyproject.toml`` reads it, ``assay.__version__``
+re-exports it), importable by any module without importing the package's API."""
+
+__version__ = "0.1.0"
