@@ -9,8 +9,13 @@ from typing import Literal
 
 from assay.ir.origin import Origin
 from assay.ir.rules import OnFailure
-from assay.ir.suite import DEFAULT_SAMPLE_SIZE, Source
+from assay.ir.sources import Source
 from assay.ir.values import Threshold
+
+DEFAULT_SAMPLE_SIZE = 5
+"""Sample rows kept per failed rule of a table, or per kind of difference of a
+comparison, unless the config says otherwise. Defined here, the lower of the two modules
+(a suite holds comparisons); :mod:`assay.ir.suite` re-exports it for tables."""
 
 Semantics = Literal["native", "spark-data-test"]
 """How rows are matched and values compared: ``native`` (null-safe keys, tolerance

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
+from assay.ir.compare import DEFAULT_SAMPLE_SIZE, DatasetComparison
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
 from assay.ir.rules import Rule
 from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
-
-if TYPE_CHECKING:
-    from assay.ir.compare import DatasetComparison
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -25,8 +23,6 @@ __all__ = [
     "Suite",
     "Table",
 ]
-
-DEFAULT_SAMPLE_SIZE = 5
 
 
 @dataclass(frozen=True, slots=True)
