@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -17,12 +17,13 @@ from pyspark.sql.connect.session import SparkSession
 from assay.emit import compare as emit
 from assay.emit.spark import source_frame
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor.prepared_comparison import PreparedComparison
+from assay.executor.sdt_reports import job_writes
 from assay.executor.spark_errors import condition_of, spark_message, to_assay_error
 from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports, Side
 from assay.ir.suite import RunPolicy
 from assay.planner import compare as compare_plan
 from assay.planner.compare import (
-    ComparePlan,
     UnboundComparison,
     column_counts,
     counts,
@@ -39,24 +40,6 @@ if TYPE_CHECKING:
 
 
 Sink = Callable[[Any], None]
-
-
-@dataclass
-class PreparedComparison:
-    """A comparison bound to its sides' frames and schemas (analysis RPCs only)."""
-
-    comparison: DatasetComparison
-    plan: ComparePlan
-    source: DataFrame
-    target: DataFrame
-    pairs: DataFrame | None = None
-    totals: dict[str, Any] | None = None
-    columns: list[dict[str, Any]] = field(default_factory=list)
-    differing_rows: int = 0
-    """spark-data-test's pairs whose checksums differ plus the rows of one side only."""
-    differing_keys: list[tuple[Any, ...]] | None = None
-    """The keys of spark-data-test's pairs whose checksums differ, when the samples plan
-    brought them."""
 
 
 def _frame(
@@ -365,8 +348,6 @@ def _write_job(
 
     if any(done[i].error is not None for i in indices):
         return
-    from assay.executor.sdt_reports import job_writes
-
     try:
         written = job_writes(spark, job, members, note)
     except Exception as exc:  # noqa: BLE001 - a failed write is reported on the job's events

@@ -6,17 +6,15 @@ One write (one Spark plan) each."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
 from assay.emit.spark import balanced
+from assay.executor.prepared_comparison import PreparedComparison
 from assay.executor.staging import Staging
 from assay.ir.compare import SdtReports
-
-if TYPE_CHECKING:
-    from assay.executor.compare import PreparedComparison
 
 PASSED, FAILED = "PASSED", "FAILED"
 
