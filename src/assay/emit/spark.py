@@ -23,7 +23,6 @@ from assay.ir.expr import (
     Coalesce,
     Col,
     Compare,
-    Expr,
     HasText,
     InSet,
     IsNaN,
@@ -35,6 +34,7 @@ from assay.ir.expr import (
     Or,
     Scalar,
     Sql,
+    require_translations,
 )
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.ir.values import Op
@@ -46,6 +46,7 @@ from assay.planner.measures import (
     CountIf,
     GroupStats,
     Measure,
+    Percentile,
     RowCount,
     ServerNow,
 )
@@ -110,46 +111,35 @@ def lit(value: Scalar, cast: str | None = None) -> Column:
     return F.lit(value)
 
 
-def column(expr: Expr) -> Column:
-    """Translate a row expression."""
-    if isinstance(expr, Col):
-        return col(expr.name)
-    if isinstance(expr, Lit):
-        return lit(expr.value, expr.type)
-    if isinstance(expr, Compare):
-        return _CMP[expr.op](column(expr.left), column(expr.right))
-    if isinstance(expr, And):
-        return balanced([column(i) for i in expr.items], lambda a, b: a & b)
-    if isinstance(expr, Or):
-        return balanced([column(i) for i in expr.items], lambda a, b: a | b)
-    if isinstance(expr, Coalesce):
-        return F.coalesce(*(column(i) for i in expr.items))
-    return _unary(expr)
+@functools.singledispatch
+def column(expr: object) -> Column:
+    """Translate a row expression: one registration per node class of ``Expr`` (checked
+    at import); a node without one is refused, never skipped."""
+    raise NotImplementedError(f"no Spark translation for {type(expr).__name__}")
 
 
-def _unary(expr: Expr) -> Column:
-    if isinstance(expr, Not):
-        return ~column(expr.item)
-    if isinstance(expr, IsNull):
-        return column(expr.item).isNull()
-    if isinstance(expr, IsNaN):
-        return F.isnan(column(expr.item))
-    if isinstance(expr, InSet):
-        return column(expr.item).isin(*(lit(v, expr.type) for v in expr.values))
-    if isinstance(expr, Matches):
-        return column(expr.item).rlike(expr.pattern)
-    if isinstance(expr, HasText):
-        text = F.lit(expr.text)
-        if expr.where == "start":
-            return column(expr.item).startswith(text)
-        if expr.where == "end":
-            return column(expr.item).endswith(text)
-        return column(expr.item).contains(text)
-    if isinstance(expr, Length):
-        return F.length(column(expr.item))
-    if isinstance(expr, Sql):
-        return F.expr(expr.text)
-    raise TypeError(f"no Spark translation for {type(expr).__name__}")
+def _has_text(expr: HasText) -> Column:
+    item, text = column(expr.item), F.lit(expr.text)
+    if expr.where == "start":
+        return item.startswith(text)
+    return item.endswith(text) if expr.where == "end" else item.contains(text)
+
+
+column.register(Col, lambda e: col(e.name))
+column.register(Lit, lambda e: lit(e.value, e.type))
+column.register(Compare, lambda e: _CMP[e.op](column(e.left), column(e.right)))
+column.register(And, lambda e: balanced([column(i) for i in e.items], lambda a, b: a & b))
+column.register(Or, lambda e: balanced([column(i) for i in e.items], lambda a, b: a | b))
+column.register(Coalesce, lambda e: F.coalesce(*(column(i) for i in e.items)))
+column.register(Not, lambda e: ~column(e.item))
+column.register(IsNull, lambda e: column(e.item).isNull())
+column.register(IsNaN, lambda e: F.isnan(column(e.item)))
+column.register(InSet, lambda e: column(e.item).isin(*(lit(v, e.type) for v in e.values)))
+column.register(Matches, lambda e: column(e.item).rlike(e.pattern))
+column.register(HasText, _has_text)
+column.register(Length, lambda e: F.length(column(e.item)))
+column.register(Sql, lambda e: F.expr(e.text))
+require_translations(column, "a Spark translation (emit.spark.column)")
 
 
 # --- sources ------------------------------------------------------------------------------
@@ -249,6 +239,11 @@ def _(measure: CountIf, name: str) -> list[Column]:
 @_emit_measure.register(ColumnAgg)
 def _(measure: ColumnAgg, name: str) -> list[Column]:
     return [_AGG[measure.fn](col(measure.column)).alias(name)]
+
+
+@_emit_measure.register(Percentile)
+def _(measure: Percentile, name: str) -> list[Column]:
+    return [F.percentile(col(measure.column), float(measure.fraction)).alias(name)]
 
 
 @_emit_measure.register(ServerNow)

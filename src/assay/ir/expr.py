@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable
+import types
+import typing
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from assay.ir.values import Op
 
@@ -182,21 +184,76 @@ def is_true(expr: Expr) -> Expr:
     return Coalesce((expr, Lit(False)))
 
 
+# --- the one traversal --------------------------------------------------------------------
+#
+# Which fields of a node hold sub-expressions is read from the dataclass fields once, at
+# import: a field typed ``Expr`` (or one node class, or a union of them) holds one child, a
+# field typed ``tuple[Expr, ...]`` a sequence of children, any other field is data. So a
+# new node class needs no edit here, only its place in the ``Expr`` union; a field holding
+# expressions in another shape (``Expr | None``, a tuple of pairs) stops the import.
+
+NODES: tuple[type, ...] = typing.get_args(Expr)
+"""Every node class of the ``Expr`` union."""
+
+
+def _is_expr(hint: object) -> bool:
+    if hint in NODES:
+        return True
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    return origin in (typing.Union, types.UnionType) and all(a in NODES for a in args)
+
+
+def _mentions_expr(hint: object) -> bool:
+    return hint in NODES or any(_mentions_expr(a) for a in typing.get_args(hint))
+
+
+def _expr_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(field name, holds a tuple of expressions)`` of each field of ``cls`` holding
+    sub-expressions, in declaration order."""
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"expression node {cls.__name__} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    out: list[tuple[str, bool]] = []
+    for field in dataclasses.fields(cls):
+        hint = hints[field.name]
+        args = typing.get_args(hint)
+        if _is_expr(hint):
+            out.append((field.name, False))
+        elif typing.get_origin(hint) is tuple and args[1:] == (...,) and _is_expr(args[0]):
+            out.append((field.name, True))
+        elif _mentions_expr(hint):
+            raise TypeError(
+                f"{cls.__name__}.{field.name} holds expressions as {hint}: "
+                "children() walks only Expr and tuple[Expr, ...] fields"
+            )
+    return tuple(out)
+
+
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {cls: _expr_fields(cls) for cls in NODES}
+
+
+def _fields_of(expr: Expr) -> tuple[tuple[str, bool], ...]:
+    try:
+        return _FIELDS[type(expr)]
+    except KeyError:
+        raise TypeError(f"not an expression node: {type(expr).__name__}") from None
+
+
 def children(expr: Expr) -> tuple[Expr, ...]:
-    """The sub-expressions of a node, in order (none for a leaf).
+    """The sub-expressions of a node, in field order (none for a leaf).
 
     >>> children(Compare(Op.GT, Col("a"), Lit(1)))
     (Col(name='a'), Lit(value=1, type=None))
     """
-    if isinstance(expr, (And, Or, Coalesce)):
-        return expr.items
-    if isinstance(expr, Compare):
-        return (expr.left, expr.right)
-    if isinstance(expr, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
-        return (expr.item,)
-    if isinstance(expr, (Col, Lit, Sql)):
-        return ()
-    raise TypeError(f"not an expression node: {type(expr).__name__}")
+    out: list[Expr] = []
+    for name, many in _fields_of(expr):
+        value = getattr(expr, name)
+        if many:
+            out.extend(value)
+        else:
+            out.append(value)
+    return tuple(out)
 
 
 def rebuild(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
@@ -205,16 +262,45 @@ def rebuild(expr: Expr, fn: Callable[[Expr], Expr]) -> Expr:
     >>> rebuild(Not(Col("a")), lambda e: Col("b") if e == Col("a") else e)
     Not(item=Col(name='b'))
     """
-    if isinstance(expr, (And, Or, Coalesce)):
-        node: Expr = type(expr)(tuple(rebuild(i, fn) for i in expr.items))
-    elif isinstance(expr, Compare):
-        node = Compare(expr.op, rebuild(expr.left, fn), rebuild(expr.right, fn))
-    elif isinstance(expr, (Not, IsNull, IsNaN, InSet, Matches, HasText, Length)):
-        node = dataclasses.replace(expr, item=rebuild(expr.item, fn))
-    else:
-        children(expr)  # raises on an unknown node
-        node = expr
-    return fn(node)
+    changes: dict[str, Any] = {}
+    for name, many in _fields_of(expr):
+        value = getattr(expr, name)
+        changes[name] = tuple(rebuild(i, fn) for i in value) if many else rebuild(value, fn)
+    return fn(dataclasses.replace(expr, **changes) if changes else expr)
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    """Every node of ``expr``, parents before children, left to right.
+
+    >>> [type(n).__name__ for n in walk(Not(And((Col("a"), Lit(1)))))]
+    ['Not', 'And', 'Col', 'Lit']
+    """
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+class _Translator(Protocol):
+    """A ``functools.singledispatch`` function over expression nodes."""
+
+    def dispatch(self, cls: Any, /) -> Callable[..., object]: ...
+
+
+def untranslated(translator: _Translator) -> tuple[str, ...]:
+    """The node classes of ``Expr`` a singledispatch ``translator`` has no registration
+    for (it would reach the fallback, which refuses the node)."""
+    fallback = translator.dispatch(object)
+    return tuple(c.__name__ for c in NODES if translator.dispatch(c) is fallback)
+
+
+def require_translations(translator: _Translator, what: str) -> None:
+    """Raise unless ``translator`` knows every node class of ``Expr``: each translator
+    calls it at import, so a node added without its translation never reaches a run."""
+    missing = untranslated(translator)
+    if missing:
+        raise TypeError(f"expression nodes without {what}: {', '.join(missing)}")
 
 
 def patterns_of(expr: Expr) -> tuple[str, ...]:
@@ -223,14 +309,7 @@ def patterns_of(expr: Expr) -> tuple[str, ...]:
     >>> patterns_of(And((Matches(Col("a"), "^x"), Not(Matches(Col("b"), "y+")))))
     ('^x', 'y+')
     """
-    seen: list[str] = []
-    stack: list[Expr] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Matches) and node.pattern not in seen:
-            seen.append(node.pattern)
-        stack.extend(reversed(children(node)))
-    return tuple(seen)
+    return tuple(dict.fromkeys(n.pattern for n in walk(expr) if isinstance(n, Matches)))
 
 
 def columns_of(expr: Expr) -> tuple[str, ...]:
@@ -239,13 +318,4 @@ def columns_of(expr: Expr) -> tuple[str, ...]:
     >>> columns_of(And((IsNull(Col("a")), Compare(Op.GT, Col("b"), Col("a")))))
     ('a', 'b')
     """
-    seen: list[str] = []
-    stack: list[Expr] = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Col):
-            if node.name not in seen:
-                seen.append(node.name)
-        else:
-            stack.extend(reversed(children(node)))
-    return tuple(seen)
+    return tuple(dict.fromkeys(n.name for n in walk(expr) if isinstance(n, Col)))

@@ -36,6 +36,7 @@ each branch costs more (a stage, code generation, a join) than the scan it saves
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -48,12 +49,18 @@ from assay.ir.expr import (
     Col,
     Compare,
     Expr,
+    HasText,
     InSet,
+    IsNaN,
     IsNull,
+    Length,
     Lit,
+    Matches,
     Not,
     Or,
+    Sql,
     any_of,
+    require_translations,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source
 from assay.planner.measures import CountIf, Measure, kind_of
@@ -209,17 +216,32 @@ def _prunable(measure: Measure) -> bool:
     return isinstance(measure, CountIf) and _pushable(_strip(measure.predicate))
 
 
-def _pushable(expr: Expr) -> bool:
-    if isinstance(expr, (And, Or)):
-        return all(_pushable(i) for i in expr.items)
-    if isinstance(expr, Compare):
-        sides = {type(expr.left), type(expr.right)}
-        return sides == {Col, Lit} and not isinstance(_lit(expr), bool)
-    if isinstance(expr, IsNull):
-        return isinstance(expr.item, Col)
-    if isinstance(expr, Not):
-        return isinstance(expr.item, IsNull) and isinstance(expr.item.item, Col)
-    return isinstance(expr, InSet) and isinstance(expr.item, Col)
+@functools.singledispatch
+def _pushable(expr: object) -> bool:
+    """Whether Parquet/ORC row-group statistics can test the predicate: column vs literal
+    comparisons, null tests and IN lists of a column, and their AND/OR. One registration
+    per node class of ``Expr`` (checked at import); a node without one is refused."""
+    raise NotImplementedError(f"no pushdown rule for {type(expr).__name__}")
+
+
+def _compare_pushable(expr: Compare) -> bool:
+    sides = {type(expr.left), type(expr.right)}
+    return sides == {Col, Lit} and not isinstance(_lit(expr), bool)
+
+
+def _never(expr: Expr) -> bool:
+    return False
+
+
+_pushable.register(And, lambda e: all(_pushable(i) for i in e.items))
+_pushable.register(Or, lambda e: all(_pushable(i) for i in e.items))
+_pushable.register(Compare, _compare_pushable)
+_pushable.register(IsNull, lambda e: isinstance(e.item, Col))
+_pushable.register(Not, lambda e: isinstance(e.item, IsNull) and isinstance(e.item.item, Col))
+_pushable.register(InSet, lambda e: isinstance(e.item, Col))
+for _node in (Col, Lit, Coalesce, IsNaN, Matches, HasText, Length, Sql):
+    _pushable.register(_node, _never)
+require_translations(_pushable, "a pushdown rule (planner.cost._pushable)")
 
 
 def _lit(expr: Compare) -> object:

@@ -35,18 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from assay.ir.expr import (
-    And,
-    Coalesce,
-    Compare,
-    Expr,
-    HasText,
-    InSet,
-    Matches,
-    Not,
-    Or,
-    any_of,
-)
+from assay.ir.expr import Expr, HasText, InSet, Matches, any_of, rebuild
 
 _META = set("\\^$.|?*+()[]{}")
 _TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
@@ -311,17 +300,16 @@ def finite_form(item: Expr, pattern: str) -> Expr | None:
 
 
 def cheaper(expr: Expr) -> Expr:
-    """``expr`` with every finite-language regex replaced by its plain string form."""
-    if isinstance(expr, Matches):
-        return finite_form(expr.item, expr.pattern) or expr
-    if isinstance(expr, And):
-        return And(tuple(cheaper(i) for i in expr.items))
-    if isinstance(expr, Or):
-        return Or(tuple(cheaper(i) for i in expr.items))
-    if isinstance(expr, Coalesce):
-        return Coalesce(tuple(cheaper(i) for i in expr.items))
-    if isinstance(expr, Not):
-        return Not(cheaper(expr.item))
-    if isinstance(expr, Compare):
-        return Compare(expr.op, cheaper(expr.left), cheaper(expr.right))
-    return expr
+    """``expr`` with every finite-language regex replaced by its plain string form.
+
+    >>> from assay.ir.expr import Col, Not
+    >>> cheaper(Not(Matches(Col("s"), "^(Y|N)$"))) == Not(finite_form(Col("s"), "^(Y|N)$"))
+    True
+    """
+    return rebuild(expr, _cheaper_node)
+
+
+def _cheaper_node(node: Expr) -> Expr:
+    if isinstance(node, Matches):
+        return finite_form(node.item, node.pattern) or node
+    return node

@@ -4,6 +4,7 @@ kinds render (:mod:`assay.planner.measures`)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from decimal import Decimal
 
@@ -24,6 +25,7 @@ from assay.ir.expr import (
     Or,
     Scalar,
     Sql,
+    require_translations,
 )
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -65,44 +67,46 @@ def _escape(ch: str) -> str:
     return named or (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
 
 
-def render_expr(expr: Expr) -> str:
-    """An expression as readable SQL.
+@functools.singledispatch
+def render_expr(expr: object) -> str:
+    """An expression as readable SQL: one registration per node class of ``Expr``
+    (checked at import); a node without one is refused, never skipped.
 
     >>> from assay.ir import Op
     >>> render_expr(Or((IsNull(Col("a")), Compare(Op.GT, Col("a"), Lit(5)))))
     '(a IS NULL OR a > 5)'
     """
-    if isinstance(expr, Col):
-        return quote(expr.name)
-    if isinstance(expr, Lit):
-        return literal(expr.value, expr.type)
-    if isinstance(expr, Compare):
-        return f"{render_expr(expr.left)} {expr.op.value} {render_expr(expr.right)}"
-    if isinstance(expr, (And, Or)):
-        word = " AND " if isinstance(expr, And) else " OR "
-        return "(" + word.join(render_expr(i) for i in expr.items) + ")"
-    if isinstance(expr, Coalesce):
-        return "coalesce(" + ", ".join(render_expr(i) for i in expr.items) + ")"
-    return _render_unary(expr)
+    raise NotImplementedError(f"no SQL text for {type(expr).__name__}")
 
 
-def _render_unary(expr: Expr) -> str:
-    if isinstance(expr, Not):
-        return f"NOT {render_expr(expr.item)}"
-    if isinstance(expr, IsNull):
-        return f"{render_expr(expr.item)} IS NULL"
-    if isinstance(expr, IsNaN):
-        return f"isnan({render_expr(expr.item)})"
-    if isinstance(expr, InSet):
-        values = ", ".join(literal(v, expr.type) for v in expr.values)
-        return f"{render_expr(expr.item)} IN ({values})"
-    if isinstance(expr, Matches):
-        return f"{render_expr(expr.item)} RLIKE {literal(expr.pattern)}"
-    if isinstance(expr, HasText):
-        fn = {"start": "startswith", "end": "endswith"}.get(expr.where, "contains")
-        return f"{fn}({render_expr(expr.item)}, {literal(expr.text)})"
-    if isinstance(expr, Length):
-        return f"length({render_expr(expr.item)})"
-    if isinstance(expr, Sql):
-        return f"({expr.text})"
-    raise TypeError(f"cannot render {type(expr).__name__}")
+def _joined(word: str, items: tuple[Expr, ...]) -> str:
+    return "(" + word.join(render_expr(i) for i in items) + ")"
+
+
+def _has_text(expr: HasText) -> str:
+    fn = {"start": "startswith", "end": "endswith"}.get(expr.where, "contains")
+    return f"{fn}({render_expr(expr.item)}, {literal(expr.text)})"
+
+
+def _in_set(expr: InSet) -> str:
+    values = ", ".join(literal(v, expr.type) for v in expr.values)
+    return f"{render_expr(expr.item)} IN ({values})"
+
+
+render_expr.register(Col, lambda e: quote(e.name))
+render_expr.register(Lit, lambda e: literal(e.value, e.type))
+render_expr.register(
+    Compare, lambda e: f"{render_expr(e.left)} {e.op.value} {render_expr(e.right)}"
+)
+render_expr.register(And, lambda e: _joined(" AND ", e.items))
+render_expr.register(Or, lambda e: _joined(" OR ", e.items))
+render_expr.register(Coalesce, lambda e: "coalesce" + _joined(", ", e.items))
+render_expr.register(Not, lambda e: f"NOT {render_expr(e.item)}")
+render_expr.register(IsNull, lambda e: f"{render_expr(e.item)} IS NULL")
+render_expr.register(IsNaN, lambda e: f"isnan({render_expr(e.item)})")
+render_expr.register(InSet, _in_set)
+render_expr.register(Matches, lambda e: f"{render_expr(e.item)} RLIKE {literal(e.pattern)}")
+render_expr.register(HasText, _has_text)
+render_expr.register(Length, lambda e: f"length({render_expr(e.item)})")
+render_expr.register(Sql, lambda e: f"({e.text})")
+require_translations(render_expr, "SQL text (planner.sqltext.render_expr)")
