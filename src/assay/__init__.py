@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.version import __version__
+from assay.version import __version__ as __version__
 
 if TYPE_CHECKING:
     from assay.api import (

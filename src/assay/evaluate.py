@@ -31,6 +31,7 @@ from assay.ir.rules import (
     GroupNulls,
     Metric,
     MetricCheck,
+    PercentileMetric,
     RowCheck,
     RowCountMetric,
     Rule,
@@ -44,6 +45,7 @@ from assay.planner.measures import (
     AgeMicros,
     ColumnAgg,
     Histogram,
+    Percentile,
     RowCount,
     agg_equals,
     colstats_measures,
@@ -488,6 +490,9 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
         metric, _group(values, metric.columns, metric.nulls), rows
     ),
     FreshnessMetric: _freshness_value,
+    PercentileMetric: lambda metric, values, rows: _number(
+        values[Percentile(metric.column, metric.fraction)]
+    ),
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""
 

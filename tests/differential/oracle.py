@@ -153,6 +153,26 @@ _INTEGER_RANGES = {
 }  # fmt: skip
 
 
+def _fraction(rule: dict[str, Any]) -> str:
+    return "0.5" if rule["type"] == "median" else repr(float(rule["fraction"]))
+
+
+def _percentile(c: str, fraction: str) -> str:
+    """The exact percentile of ``c`` by its definition, not by Spark's ``percentile``: the
+    non-null values as doubles, sorted (NaN last), at position (n - 1) * fraction, linear
+    between the two nearest (the lower value alone at a whole position)."""
+    values = f"array_sort(filter(collect_list(CAST({c} AS DOUBLE)), v -> v IS NOT NULL))"
+    pos = f"(size({values}) - 1) * {fraction}"
+    lo, hi = (
+        f"element_at({values}, CAST(floor({pos}) AS INT) + 1)",
+        f"element_at({values}, CAST(ceil({pos}) AS INT) + 1)",
+    )
+    return (
+        f"CASE WHEN size({values}) = 0 THEN NULL WHEN floor({pos}) = ceil({pos}) THEN {lo}"
+        f" ELSE (ceil({pos}) - {pos}) * {lo} + ({pos} - floor({pos})) * {hi} END"
+    )
+
+
 def _exact_range(spark_type: str) -> tuple[Decimal, Decimal, int]:
     """The smallest and largest value of an exact numeric type, and its scale."""
     if spark_type in _INTEGER_RANGES:
@@ -487,6 +507,9 @@ class Oracle:
             fn = {"stddev": "stddev_samp", "column_sum_check": "sum"}.get(kind, kind)
             m.aliases["value"] = self._out(f"{fn}({self._col(rule)[1]})")
             return m
+        if kind in ("percentile", "median"):
+            m.aliases["value"] = self._out(_percentile(self._col(rule)[1], _fraction(rule)))
+            return m
         if kind in ("missing_count", "missing_percent"):
             m.aliases["count"] = self._out(f"count_if({self._missing(rule)})")
             return m
@@ -629,7 +652,16 @@ class Oracle:
         n = measured["n"]
         if kind in ("row_count", "has_size"):
             return n
-        if kind in ("min", "max", "avg", "sum", "stddev", "column_sum_check"):
+        if kind in (
+            "min",
+            "max",
+            "avg",
+            "sum",
+            "stddev",
+            "column_sum_check",
+            "percentile",
+            "median",
+        ):
             return got["value"]
         if kind in ("missing_count", "invalid_count", "duplicate_count", "distinct_count"):
             return got["count"]
@@ -671,7 +703,7 @@ class Oracle:
             high = rule.get("max")
             passed = low <= n and (high is None or n <= high)
             return Expected(passed, _severity(passed), None, n, n)
-        if kind in ("min", "max", "avg", "sum", "stddev"):
+        if kind in ("min", "max", "avg", "sum", "stddev", "percentile", "median"):
             return self._judged(rule, value, None, n, _json(value))
         if kind in ("missing_count", "invalid_count", "duplicate_count"):
             return self._judged(rule, value, got["count"], n, value)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from assay.version import __version__
 from assay.cli import options as opt
 from assay.cli.compare import compare as compare_command
 from assay.cli.console import err, guarded, stdout_closed, streamed
@@ -25,6 +24,7 @@ from assay.cli.options import variables as _variables  # noqa: F401 - tests read
 from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
+from assay.version import __version__
 
 if TYPE_CHECKING:
     from assay.api.result import Result

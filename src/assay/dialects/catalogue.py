@@ -12,6 +12,7 @@ display).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import partial
 
 from assay.config.node import Node, unknown_message
@@ -32,6 +33,7 @@ from assay.dialects.native_rules import (
     build_missing,
     build_negative_check,
     build_not_null,
+    build_percentile,
     build_range,
     build_range_check,
     build_regex,
@@ -78,6 +80,13 @@ RULES: dict[str, RuleSpec] = {
         build_not_null,
         _ROW | _ONE_OR_MANY,
         aliases=("nullCheck", "null_check", "isComplete", "is_complete"),
+        examples=(
+            "{type: not_null, columns: [id, name]}",
+            "{type: nullCheck, column: id}",
+            "{type: null_check, column: email}",
+            "{type: isComplete, column: status}",
+            "{type: is_complete, column: day}",
+        ),
         doc=RuleDoc(
             params="`column` or `columns`; `tolerance`",
             fails="a row has a null in any listed column",
@@ -90,6 +99,13 @@ RULES: dict[str, RuleSpec] = {
         build_unique,
         _ROW | _ONE_OR_MANY,
         aliases=("uniqueCheck", "unique_check", "isUnique", "is_unique"),
+        examples=(
+            "{type: unique, column: id}",
+            "{type: uniqueCheck, columns: [id]}",
+            "{type: unique_check, columns: [email]}",
+            "{type: isUnique, column: email}",
+            "{type: is_unique, column: name}",
+        ),
         doc=RuleDoc(
             params="`column` or `columns`; `tolerance`",
             fails="a row's value (the combination) is shared with another row: every such row fails",
@@ -102,6 +118,7 @@ RULES: dict[str, RuleSpec] = {
         build_range,
         _ROW | _ONE | {"min", "max", "inclusive"},
         aliases=(),
+        examples=("{type: range, column: qty, min: 0, max: 10}",),
         doc=RuleDoc(
             params="`column`; `min`, `max` (≥ 1 of them); `inclusive` (default `true`); `tolerance`",
             fails="value < `min` or > `max` (≤ / ≥ with `inclusive: false`)",
@@ -115,6 +132,7 @@ RULES: dict[str, RuleSpec] = {
         build_regex,
         _ROW | _ONE | {"pattern"},
         aliases=(),
+        examples=("{type: regex, column: email, pattern: '@'}",),
         doc=RuleDoc(
             params="`column`, `pattern`; `tolerance`",
             fails="the value has no match of `pattern` (Java regex, searched anywhere)",
@@ -128,6 +146,10 @@ RULES: dict[str, RuleSpec] = {
         build_accepted_values,
         _ROW | _ONE | {"values"},
         aliases=("in_set",),
+        examples=(
+            "{type: accepted_values, column: status, values: [a, b]}",
+            "{type: in_set, column: status, values: [a, b]}",
+        ),
         doc=RuleDoc(
             params="`column`, `values`; `tolerance`",
             fails="the value is not in `values`",
@@ -141,6 +163,10 @@ RULES: dict[str, RuleSpec] = {
         build_length,
         _ROW | _ONE | {"min", "max"},
         aliases=("string_length",),
+        examples=(
+            "{type: length, column: name, min: 2, max: 3}",
+            "{type: string_length, column: name, max: 3}",
+        ),
         doc=RuleDoc(
             params="`column`; `min`, `max` (≥ 1, inclusive); `tolerance`",
             fails="length < `min` or > `max`",
@@ -158,6 +184,10 @@ RULES: dict[str, RuleSpec] = {
         build_row_count,
         METRIC_KEYS | {"min", "max", "min_num_rows"},
         aliases=("rowCount",),
+        examples=(
+            "{type: row_count, min: 5, max: 5}",
+            "{type: rowCount, min_num_rows: 5}",
+        ),
         doc=RuleDoc(
             params="`must_be`/`warn`, or `min`/`max` (`min` defaults to 0), or `min_num_rows` (≥ 1)",
             fails="the row count is outside the threshold",
@@ -175,6 +205,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_column_metric, "min", "numeric"),
         METRIC_KEYS | _ONE,
         aliases=(),
+        examples=("{type: min, column: qty, must_be: '= 0'}",),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn`",
             fails="the smallest value is outside the threshold",
@@ -187,6 +218,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_column_metric, "max", "numeric"),
         METRIC_KEYS | _ONE,
         aliases=(),
+        examples=("{type: max, column: qty, must_be: '= 10'}",),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn`",
             fails="the largest value is outside the threshold",
@@ -199,6 +231,10 @@ RULES: dict[str, RuleSpec] = {
         partial(build_column_metric, "avg", "numeric"),
         METRIC_KEYS | _ONE,
         aliases=("mean",),
+        examples=(
+            "{type: avg, column: amount, must_be: '= 3.5'}",
+            "{type: mean, column: qty, must_be: '= 5'}",
+        ),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn`",
             fails="the average is outside the threshold",
@@ -211,6 +247,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_column_metric, "sum", "numeric"),
         METRIC_KEYS | _ONE,
         aliases=(),
+        examples=("{type: sum, column: price, must_be: '= 11.93'}",),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn`",
             fails="the sum is outside the threshold",
@@ -223,6 +260,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_column_metric, "stddev", "numeric"),
         METRIC_KEYS | _ONE,
         aliases=(),
+        examples=("{type: stddev, column: amount, must_be: '> 3'}",),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn`",
             fails="the sample standard deviation is outside the threshold",
@@ -235,6 +273,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_missing, False),
         METRIC_KEYS | _ONE | {"missing_values"},
         aliases=(),
+        examples=("{type: missing_count, column: name, must_be: 0}",),
         doc=RuleDoc(
             params="`column`; `missing_values`; `must_be`/`warn`",
             fails="the number of missing rows (null or in `missing_values`) is outside the threshold",
@@ -247,6 +286,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_missing, True),
         METRIC_KEYS | _ONE | {"missing_values"},
         aliases=(),
+        examples=("{type: missing_percent, column: email, missing_values: [''], must_be: '= 0%'}",),
         doc=RuleDoc(
             params="as `missing_count`",
             fails="the same as a percentage (0–100) of the rows",
@@ -259,6 +299,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_group, "duplicate_count"),
         METRIC_KEYS | _ONE_OR_MANY,
         aliases=(),
+        examples=("{type: duplicate_count, column: id, must_be: 0}",),
         doc=RuleDoc(
             params="`column` or `columns`; `must_be`/`warn`",
             fails="the number of rows sharing their value with another row is outside the threshold",
@@ -271,6 +312,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_group, "distinct_count"),
         METRIC_KEYS | _ONE_OR_MANY,
         aliases=(),
+        examples=("{type: distinct_count, column: status, must_be: 2}",),
         doc=RuleDoc(
             params="`column` or `columns`; `must_be`/`warn`",
             fails="the number of distinct values is outside the threshold",
@@ -283,6 +325,9 @@ RULES: dict[str, RuleSpec] = {
         build_schema,
         frozenset({"required_columns", "forbidden_columns", "column_types"}),
         aliases=(),
+        examples=(
+            "{type: schema, required_columns: [id], column_types: {price: 'decimal(10,2)', id: long}}",
+        ),
         doc=RuleDoc(
             params="`required_columns`, `forbidden_columns`, `column_types`",
             fails="a required column is missing, a forbidden one present, or a type differs",
@@ -296,6 +341,10 @@ RULES: dict[str, RuleSpec] = {
         build_sql,
         frozenset({"query", "failed_rows", "error_message"}),
         aliases=("custom_sql",),
+        examples=(
+            "{type: sql, query: 'SELECT count(*) = 5 FROM _validation_df'}",
+            "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE qty < 0'}",
+        ),
         doc=RuleDoc(
             params="`query` **or** `failed_rows`; `error_message`",
             fails="`query`: it does not return one row whose value is `true`; `failed_rows`: it returns any row (`failed_count` = rows returned)",
@@ -309,6 +358,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_group, "duplicate_percent"),
         METRIC_KEYS | _ONE_OR_MANY,
         aliases=(),
+        examples=("{type: duplicate_percent, column: email, must_be: 0}",),
         doc=RuleDoc(
             params="as `duplicate_count`",
             fails="the same as a percentage (0–100) of **all** the table's rows",
@@ -321,6 +371,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_invalid, False),
         _INVALID,
         aliases=(),
+        examples=("{type: invalid_count, column: email, valid_format: email, must_be: 0}",),
         doc=RuleDoc(
             params="`column`; validity options (≥ 1, below); `missing_values`; `must_be`/`warn`",
             fails="the number of invalid values is outside the threshold",
@@ -333,6 +384,7 @@ RULES: dict[str, RuleSpec] = {
         partial(build_invalid, True),
         _INVALID,
         aliases=(),
+        examples=("{type: invalid_percent, column: status, valid_values: [a, b], must_be: '= 0'}",),
         doc=RuleDoc(
             params="as `invalid_count`",
             fails="the same as a percentage (0–100) of the rows",
@@ -345,6 +397,7 @@ RULES: dict[str, RuleSpec] = {
         build_freshness,
         METRIC_KEYS | _ONE,
         aliases=(),
+        examples=("{type: freshness, column: day, must_be: '> 1d'}",),
         doc=RuleDoc(
             params="`column`; `must_be`/`warn` (durations: `< 1d`, `<= 2h`)",
             fails="the seconds from the newest value to now are outside the threshold",
@@ -357,6 +410,10 @@ RULES: dict[str, RuleSpec] = {
         build_negative_check,
         _ROW | _ONE,
         aliases=("negativeCheck",),
+        examples=(
+            "{type: negative_check, column: qty}",
+            "{type: negativeCheck, column: price}",
+        ),
         doc=RuleDoc(
             params="`column`; `tolerance`",
             fails="value < 0 (−∞ is; NaN is not)",
@@ -369,6 +426,10 @@ RULES: dict[str, RuleSpec] = {
         build_range_check,
         _ROW | _ONE | {"min_value", "max_value", "inclusive"},
         aliases=("rangeCheck",),
+        examples=(
+            "{type: range_check, column: qty, min_value: 0, max_value: 10, inclusive: true}",
+            "{type: rangeCheck, column: qty, min_value: -1, max_value: 11}",
+        ),
         doc=RuleDoc(
             params="`column`; `min_value`, `max_value` (≥ 1): a number, date, timestamp, string, or `` `other `` (another column of the same row); `inclusive` (default **`false`**); `tolerance`",
             fails="value ≤ `min_value` or ≥ `max_value` (< / > with `inclusive: true`)",
@@ -383,6 +444,10 @@ RULES: dict[str, RuleSpec] = {
         build_string_length_check,
         _ROW | _ONE | {"min_length", "max_length"},
         aliases=("stringLengthCheck",),
+        examples=(
+            "{type: string_length_check, column: name, min_length: 2, max_length: 3}",
+            "{type: stringLengthCheck, column: email, max_length: 20}",
+        ),
         doc=RuleDoc(
             params="`column`; `min_length`, `max_length` (≥ 1 of them, inclusive): an integer of any sign or `` `other `` (another column); `tolerance`",
             fails="length < `min_length` or > `max_length`",
@@ -396,6 +461,10 @@ RULES: dict[str, RuleSpec] = {
         build_string_regex_check,
         _ROW | _ONE | {"regex"},
         aliases=("stringRegexCheck",),
+        examples=(
+            "{type: string_regex_check, column: name, regex: '^[a-z]+$'}",
+            "{type: stringRegexCheck, column: email, regex: '[.]'}",
+        ),
         doc=RuleDoc(
             params="`column`, `regex`; `tolerance`",
             fails="the value has no match of `regex`",
@@ -405,10 +474,47 @@ RULES: dict[str, RuleSpec] = {
         ),
         requires=(required("regex"),),
     ),
+    "percentile": RuleSpec(
+        partial(build_percentile, None),
+        METRIC_KEYS | _ONE | {"fraction"},
+        examples=("{type: percentile, column: qty, fraction: 0.75, must_be: '= 7'}",),
+        doc=RuleDoc(
+            params="`column`, `fraction` (0–1); `must_be`/`warn`",
+            fails="the exact `fraction` percentile (Spark's `percentile`: linear interpolation between the two nearest values) is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+        values={
+            "fraction": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Which percentile: 0.5 is the median, 0.95 the 95th.",
+            }
+        },
+        requires=(required("fraction"),),
+    ),
+    "median": RuleSpec(
+        partial(build_percentile, Decimal("0.5")),
+        METRIC_KEYS | _ONE,
+        examples=("{type: median, column: amount, must_be: '= 2.5'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the exact median (`percentile` at 0.5: the mean of the two middle values for an even count) is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
     "column_sum_check": RuleSpec(
         build_column_sum_check,
         _ONE | {"min_value", "max_value", "inclusive"},
         aliases=("columnSumCheck",),
+        examples=(
+            "{type: column_sum_check, column: qty, min_value: 24, max_value: 25, inclusive: true}",
+            "{type: columnSumCheck, column: price, max_value: 12}",
+        ),
         doc=RuleDoc(
             params="`column`; `min_value`, `max_value` (≥ 1, numbers, min < max); `inclusive` (default **`false`**)",
             fails="the sum is not in (`min_value`, `max_value`) ([…] with `inclusive: true`)",
@@ -427,6 +533,10 @@ RULES: dict[str, RuleSpec] = {
         build_column_max_check,
         _ONE | {"value"},
         aliases=("columnMaxCheck",),
+        examples=(
+            "{type: column_max_check, column: email, value: eve@x.io}",
+            "{type: columnMaxCheck, column: day, value: 2024-01-05}",
+        ),
         doc=RuleDoc(
             params="`column`, `value`",
             fails="`max(column)` ≠ `value`, compared by Spark in the column's type",
@@ -440,6 +550,10 @@ RULES: dict[str, RuleSpec] = {
         build_colstats,
         _ONE,
         aliases=(),
+        examples=(
+            "{type: colstats, column: amount}",
+            "{type: colstats, column: qty}",
+        ),
         doc=RuleDoc(
             params="`column`",
             fails="never (informational): reports count, mean, min, max, stdDev and a 10-bucket histogram in the result's `details`",
@@ -452,6 +566,10 @@ RULES: dict[str, RuleSpec] = {
         build_has_size,
         frozenset({"size", "operator"}),
         aliases=("hasSize",),
+        examples=(
+            "{type: has_size, size: 5, operator: '=='}",
+            "{type: hasSize, size: 4, operator: '>'}",
+        ),
         doc=RuleDoc(
             params="`size` (≥ 0), `operator` (`==` `!=` `>=` `>` `<=` `<`)",
             fails="not `rows <operator> size`",
@@ -465,6 +583,10 @@ RULES: dict[str, RuleSpec] = {
         build_has_uniqueness,
         _ONE_OR_MANY | {"fraction", "operator"},
         aliases=("hasUniqueness",),
+        examples=(
+            "{type: has_uniqueness, columns: [id, status]}",
+            "{type: hasUniqueness, columns: [status], fraction: 0, operator: '>='}",
+        ),
         doc=RuleDoc(
             params="`column` or `columns`; `fraction` (0–1, default `1.0`); `operator` (default `==`)",
             fails="not `uniqueness <operator> fraction`, uniqueness = rows whose value occurs exactly once / rows considered",
@@ -478,6 +600,10 @@ RULES: dict[str, RuleSpec] = {
         build_is_contained_in,
         _ROW | _ONE | {"allowed_values"},
         aliases=("isContainedIn",),
+        examples=(
+            "{type: is_contained_in, column: status, allowed_values: [a, b]}",
+            "{type: isContainedIn, column: name, allowed_values: [ann, bob, cy, dee, eve]}",
+        ),
         doc=RuleDoc(
             params="`column`, `allowed_values`; `tolerance`",
             fails="the value is not in `allowed_values`",

@@ -11,7 +11,7 @@ from decimal import Decimal
 from assay.config.node import Node
 from assay.dialects import params as p
 from assay.dialects.rule_spec import Built
-from assay.dialects.validity import missing, validity
+from assay.dialects.validity import NATIVE, missing, validity
 from assay.errors import ConfigError
 from assay.ir.expr import (
     Col,
@@ -37,6 +37,7 @@ from assay.ir.rules import (
     GroupStat,
     Metric,
     MetricCheck,
+    PercentileMetric,
     RowCheck,
     RowCountMetric,
     SchemaCheck,
@@ -170,6 +171,17 @@ def build_row_count(rule: Node) -> Built:
 def build_column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
     name = p.column(rule)
     return _metric(rule, ColumnMetric(fn, name), (name,), family)
+
+
+def build_percentile(fraction: Decimal | None, rule: Node) -> Built:
+    """A percentile of a numeric column (``fraction`` given, or the rule's own)."""
+    name = p.column(rule)
+    if fraction is None:
+        node = rule.require("fraction")
+        fraction = Decimal(str(node.as_number("a fraction between 0 and 1")))
+        if not 0 <= fraction <= 1:
+            raise node.error(f"expected a fraction between 0 and 1, got {fraction}")
+    return _metric(rule, PercentileMetric(name, fraction), (name,), "numeric")
 
 
 def build_missing(percent: bool, rule: Node) -> Built:
@@ -427,7 +439,7 @@ def build_is_contained_in(rule: Node) -> Built:
 
 def build_invalid(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
-    found = validity(rule, name)
+    found = validity(rule, name, NATIVE)
     built = _metric(rule, CountMetric(found.invalid, percent), (name,), "any")
     requires = tuple((name, f) for f in found.families) or built.requires
     return Built(built.check, built.columns, requires, built.threshold)

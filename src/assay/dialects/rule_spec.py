@@ -60,6 +60,10 @@ class RuleSpec:
     custom: bool = False
     """Registered from Python (:mod:`assay.plugins`), not built in."""
     aliases: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    """Rules of this type (under its name or an alias: every alias has one), in YAML flow
+    style, that pass on the sample table of tests/integration/test_catalogue_fused.py
+    (``ROWS``): every example runs there, fused into one plan and alone."""
     doc: RuleDoc | None = None
     """None only for a custom type (a plugin's)."""
     values: Mapping[str, Schema] = field(default_factory=dict)

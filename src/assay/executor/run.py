@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
 
-from assay.version import __version__
 from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
@@ -48,6 +47,7 @@ from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 from assay.validators import declared_plans
 from assay.validators import split as split_validators
+from assay.version import __version__
 
 if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal, get_args
 
 from assay.ir.expr import Expr, Scalar
@@ -114,7 +115,19 @@ class FreshnessMetric:
     ``unix_timestamp(now) - unix_timestamp(max(column))``)."""
 
 
-Metric = RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric
+@dataclass(frozen=True, slots=True)
+class PercentileMetric:
+    """The exact ``fraction`` percentile (0-1) of a numeric column, nulls ignored: Spark's
+    ``percentile``, interpolating linearly between the two nearest values (the median at
+    0.5; NaN sorts above every number)."""
+
+    column: str
+    fraction: Decimal
+
+
+Metric = (
+    RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | PercentileMetric
+)
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -369,6 +382,7 @@ METRIC_SHAPES: dict[type, CheckShape] = {
         lambda m: FailingRows(group=m.columns, nulls=m.nulls if len(m.columns) > 1 else "any")
     ),
     FreshnessMetric: _WHOLE_TABLE,
+    PercentileMetric: _WHOLE_TABLE,
 }
 
 CHECK_SHAPES: dict[type, CheckShape] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from assay.ir.expr import Col, Expr, IsNull, Not, Scalar, columns_of
@@ -23,6 +24,7 @@ from assay.ir.rules import (
     GroupNulls,
     Metric,
     MetricCheck,
+    PercentileMetric,
     RowCheck,
     RowCountMetric,
     Rule,
@@ -113,7 +115,17 @@ def agg_equals(check: EqualsCheck) -> AggEquals:
     return AggEquals(m.fn, m.column, check.value, check.cast, check.representable)
 
 
-Measure = RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros
+@dataclass(frozen=True, slots=True)
+class Percentile:
+    """``percentile(column, fraction)``: exact, nulls ignored."""
+
+    column: str
+    fraction: Decimal
+
+
+Measure = (
+    RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros | Percentile
+)
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 """Named outputs of one :class:`GroupStats` measure, in order."""
@@ -167,6 +179,11 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
             f"unix_{'seconds' if m.whole_seconds else 'micros'}"
             f"(CAST(max({quote(m.column)}) AS TIMESTAMP))"
         ),
+        lambda m: (m.column,),
+    ),
+    Percentile: MeasureKind(
+        lambda m: "pct",
+        lambda m: f"percentile({quote(m.column)}, {m.fraction})",
         lambda m: (m.column,),
     ),
     GroupStats: MeasureKind(
@@ -249,6 +266,7 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     CountMetric: lambda m: (RowCount(), count_if(m.counted)),
     GroupMetric: lambda m: (RowCount(), group_stats(m)),
     FreshnessMetric: lambda m: (AgeMicros(m.column, m.whole_seconds),),
+    PercentileMetric: lambda m: (Percentile(m.column, m.fraction),),
 }
 """The measures of each kind of metric."""
 
