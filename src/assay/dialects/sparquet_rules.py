@@ -35,16 +35,13 @@ from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.catalogue import build_rule, optional_text, rule_level, rule_type
 from assay.dialects.rule_spec import COMMON_KEYS
-from assay.dialects.validity import VALIDITY_KEYS
+from assay.dialects.validity import VALIDITY_KEYS, Reading, validity
 from assay.grammar.sparquet import HINT, parse_sparquet_threshold
 from assay.ir.expr import (
     Col,
-    Compare,
     Expr,
     InSet,
     IsNull,
-    Length,
-    Lit,
     Matches,
     Not,
     Sql,
@@ -69,7 +66,7 @@ from assay.ir.rules import (
     TypeFamily,
     UniqueCheck,
 )
-from assay.ir.values import Op, Threshold
+from assay.ir.values import Threshold
 
 NAMED_FORMATS: dict[str, str] = {
     "email": r"^[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}$",
@@ -273,9 +270,9 @@ def _measure(node: Node, kind: str) -> Measured:
     if kind.startswith("missing"):
         counted = missing(node, name)
         return CountMetric(counted, kind.endswith("percent")), (name,), _any((name,)), None
-    counted, families = invalid(node, name)
-    requires = tuple((name, f) for f in families) or _any((name,))
-    return CountMetric(counted, kind.endswith("percent")), (name,), requires, None
+    found = validity(node, name, SPARQUET_VALIDITY)
+    requires = tuple((name, f) for f in found.families) or _any((name,))
+    return CountMetric(found.invalid, kind.endswith("percent")), (name,), requires, None
 
 
 def _any(cols: tuple[str, ...]) -> tuple[tuple[str, TypeFamily], ...]:
@@ -323,50 +320,9 @@ def _py_str(value: object) -> str:
     return str(value)
 
 
-def invalid(node: Node, name: str) -> tuple[Expr, tuple[TypeFamily, ...]]:
-    """sparquet-cola's invalid test: not missing, and failing one of the validity options
-    (all must hold for a valid value); no option: nothing is invalid (refused here)."""
-    if all(node.get(k) is None for k in VALIDITY_KEYS):
-        raise node.error(
-            f"{node.require('type').value} needs at least one validity option: "
-            + ", ".join(sorted(VALIDITY_KEYS)),
-            hint="without one sparquet-cola counts no value invalid",
-        )
-    col = Col(name)
-    text = _as_string(name)
-    valid: list[Expr] = []
-    families: list[TypeFamily] = []
-    values = node.get("valid_values")
-    if values is not None:
-        valid.append(InSet(col, p.scalar_values(values, "a list of valid values")))
-    values = node.get("invalid_values")
-    if values is not None:
-        valid.append(Not(InSet(col, p.scalar_values(values, "a list of invalid values"))))
-    regex = node.get("valid_regex")
-    fmt = node.get("valid_format")
-    if regex is not None:
-        # sparquet-cola: valid_regex wins over valid_format when both are given.
-        valid.append(Matches(text, regex.as_str("a regular expression")))
-    elif fmt is not None:
-        valid.append(Matches(text, NAMED_FORMATS[_format_name(fmt)]))
-    for key, op in (("valid_min", ">="), ("valid_max", "<=")):
-        bound_node = node.get(key)
-        if bound_node is not None:
-            bound = p.bound(bound_node)
-            valid.append(_compare(op, col, Lit(bound)))  # type: ignore[arg-type]
-            families.append(p.bound_family(bound))
-    what = "a length (an integer)"
-    for key, op in (("valid_min_length", ">="), ("valid_max_length", "<="), ("valid_length", "=")):
-        length_node = node.get(key)
-        if length_node is not None:
-            valid.append(_compare(op, Length(text), Lit(length_node.as_int(what, minimum=0))))
-    counted = all_of(Not(missing(node, name)), Not(all_of(*valid)))
+def _invalid(node: Node, name: str, valid: Expr) -> Expr:
     # NOT(valid) is null when a test is null (e.g. a null among valid_values): not counted.
-    return is_true(counted), tuple(dict.fromkeys(families))
-
-
-def _compare(op: str, left: Expr, right: Expr) -> Expr:
-    return Compare({">=": Op.GE, "<=": Op.LE, "=": Op.EQ}[op], left, right)
+    return is_true(all_of(Not(missing(node, name)), Not(valid)))
 
 
 def _format_name(node: Node) -> str:
@@ -374,6 +330,22 @@ def _format_name(node: Node) -> str:
     if name not in NAMED_FORMATS:
         raise node.error(unknown_message("format", name, NAMED_FORMATS))
     return name
+
+
+SPARQUET_VALIDITY = Reading(
+    text=_as_string,
+    text_family=None,
+    valid_format=lambda node, name: Matches(_as_string(name), NAMED_FORMATS[_format_name(node)]),
+    regex_wins=True,
+    in_order=False,
+    lengths=("valid_min_length", "valid_max_length", "valid_length"),
+    invalid=_invalid,
+    hint="without one sparquet-cola counts no value invalid",
+)
+"""sparquet-cola's reading of the validity options of ``invalid_*`` (:func:`validity`): not
+missing, and failing one of them (all must hold for a valid value); formats, regexes and
+lengths on the value cast to a string, its named formats as regexes, ``valid_regex``
+winning over ``valid_format``, bounds and lengths read as written."""
 
 
 def _schema(node: Node) -> Rule:
