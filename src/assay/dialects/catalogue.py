@@ -31,7 +31,6 @@ from assay.dialects.native_rules import (
     build_is_contained_in,
     build_length,
     build_missing,
-    build_negative_check,
     build_not_null,
     build_percentile,
     build_range,
@@ -43,6 +42,7 @@ from assay.dialects.native_rules import (
     build_string_length_check,
     build_string_regex_check,
     build_unique,
+    column_test,
 )
 from assay.dialects.rule_spec import (
     COMMON_KEYS,
@@ -56,7 +56,9 @@ from assay.dialects.rule_spec import (
     required,
 )
 from assay.dialects.validity import VALIDITY_KEYS
+from assay.ir.expr import Compare, Lit
 from assay.ir.rules import Level, Rule
+from assay.ir.values import Op
 
 _ROW = frozenset({"tolerance"})
 _ONE = frozenset({"column"})
@@ -407,7 +409,9 @@ RULES: dict[str, RuleSpec] = {
         ),
     ),
     "negative_check": RuleSpec(
-        build_negative_check,
+        # data-validator's code counts `column < 0`: a null passes (its README says a null
+        # fails; the code decides). NaN is not negative, -Infinity is.
+        column_test(lambda c: Compare(Op.LT, c, Lit(0)), "numeric"),
         _ROW | _ONE,
         aliases=("negativeCheck",),
         examples=(

@@ -6,6 +6,7 @@ a rule type is added.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 from assay.config.node import Node
@@ -237,11 +238,17 @@ def build_sql(rule: Node) -> Built:
 # --- data-validator checks ----------------------------------------------------------------
 
 
-def build_negative_check(rule: Node) -> Built:
-    # data-validator's code counts `column < 0`: a null passes (its README says a null
-    # fails; the code decides). NaN is not negative, -Infinity is.
-    name = p.column(rule)
-    return _row(rule, is_true(Compare(Op.LT, Col(name), Lit(0))), (name,), "numeric")
+def column_test(failing: Callable[[Col], Expr], family: TypeFamily) -> Callable[[Node], Built]:
+    """The builder of a row rule on one ``column`` (of kind ``family``) whose row fails
+    where ``failing(column)`` is true; where it is null (a null value) the row passes.
+    A declaration's own test, written in place: ``column_test(lambda c: Compare(Op.LT, c,
+    Lit(0)), "numeric")`` is data-validator's negativeCheck."""
+
+    def build(rule: Node) -> Built:
+        name = p.column(rule)
+        return _row(rule, is_true(failing(Col(name))), (name,), family)
+
+    return build
 
 
 def build_range_check(rule: Node) -> Built:
