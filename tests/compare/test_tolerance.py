@@ -16,7 +16,7 @@ import assay
 from assay.emit import compare as emit
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import NumericTolerance
-from assay.planner.compare import DecimalBound, LimbBound, tolerance_bound
+from assay.planner.compare_tolerance import DecimalBound, LimbBound, tolerance_bound
 from tests.cli.test_cli import assay as run_cli
 
 pytestmark = pytest.mark.spark

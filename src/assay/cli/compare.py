@@ -250,7 +250,7 @@ def explain_comparisons(suite: Suite, format: str) -> None:
     import sys
 
     from assay.cli.console import out as _out
-    from assay.planner.compare import render_comparison, render_comparisons
+    from assay.planner.compare_render import render_comparison, render_comparisons
 
     if not suite.comparisons:
         return

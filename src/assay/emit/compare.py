@@ -24,11 +24,10 @@ from pyspark.sql.types import (
 )
 
 from assay.emit.spark import balanced, col
-from assay.planner.compare import (
+from assay.planner.compare import ColumnPlan, ComparePlan
+from assay.planner.compare_tolerance import (
     LIMB,
     LIMB_DIGITS,
-    ColumnPlan,
-    ComparePlan,
     DecimalBound,
     FloatingBound,
     LimbBound,

@@ -23,15 +23,9 @@ from assay.executor.spark_errors import condition_of, spark_message, to_assay_er
 from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports, Side
 from assay.ir.suite import RunPolicy
 from assay.planner import compare as compare_plan
-from assay.planner.compare import (
-    UnboundComparison,
-    column_counts,
-    counts,
-    describe_source,
-    differs,
-    judge,
-    plan_comparison,
-)
+from assay.planner.compare import UnboundComparison, plan_comparison
+from assay.planner.compare_judge import column_counts, counts, differs, judge
+from assay.planner.compare_render import describe_source
 from assay.report.comparison import ComparisonResult
 from assay.report.events import RunSummary
 
