@@ -283,7 +283,8 @@ def _with_sources(
     at_hand = target.spark is not None or target.remote or os.environ.get("SPARK_REMOTE")
     if not errors.valid or not at_hand:
         return errors
-    from assay.executor.run import Progress, error_place, table_problems
+    from assay.executor.prepare import error_place, table_problems
+    from assay.executor.run import Progress
 
     quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
     try:

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
 
-from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor import validators
@@ -31,19 +30,15 @@ from assay.executor.compare import (
     with_comparisons,
 )
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
-from assay.executor.outputs import check_sinks, write_outputs
+from assay.executor.outputs import write_outputs
+from assay.executor.prepare import error_place, listed, prepare, table_problems
 from assay.executor.setup import blocked_by, create_views
-from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
-from assay.ir.expr import patterns_of
-from assay.ir.rules import UniqueCheck, expressions_of
-from assay.ir.suite import DataFrameSource, RunPolicy, SqlSource, Suite, Table
-from assay.planner import TablePlan, plan_table
-from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions, needs_size
-from assay.planner.literals import typed_table
-from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
+from assay.ir.rules import UniqueCheck
+from assay.ir.suite import RunPolicy, Suite, Table
+from assay.planner import TablePlan
+from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions
 from assay.planner.render import render_source
-from assay.preflight import check_table, interpolable
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
 from assay.validators import declared_plans
 from assay.validators import split as split_validators
@@ -98,82 +93,94 @@ def run_suite(
     start = time.monotonic()
     spark = bound.bind(spark, frames)
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
-    unviewed: dict[str, AssayError] = {}
-    if suite.views:
-        progress.note(f"assay: creating {len(suite.views)} temp views")
-        unviewed = create_views(spark, suite.views)
-        for name, error in unviewed.items():
-            if not any(blocked_by(t.source, {name: error}) for t in suite.tables):
-                progress.note(f"assay: {error} (no check reads it)")
+    unviewed = _views(spark, suite, progress)
     options = _session_options(spark, suite, options)
     compared, compare_problems = prepare_each(spark, suite.comparisons)
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(
             pool.map(
-                lambda t: blocked_by(t.source, unviewed) or prepare(spark, t, options),
+                lambda t: (
+                    blocked_by(t.source, unviewed) or prepare(spark, t, options, plan_timeout)
+                ),
                 suite.tables,
             )
         )
-        problems = [e for e in unviewed.values() if isinstance(e, ConfigError)]
-        problems += compare_problems
-        problems += [e for p in prepared if isinstance(p, ConfigErrors) for e in p.errors]
-        problems += [
-            p
-            for p in prepared
-            if type(p) is not ConfigErrors and isinstance(p, ConfigError) and p not in problems
-        ]
-        failures = {
-            n: p
-            for n, p in enumerate(prepared)
-            if isinstance(p, AssayError) and not isinstance(p, ConfigError)
-        }
+        unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
+        problems = _problems([*unviewed.values(), *prepared, *unread], compare_problems)
         if problems:
-            # nothing runs, and every problem found is listed: unreadable sources too
-            unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
-            found = dict.fromkeys([*unviewed.values(), *failures.values(), *unread])
-            listed = [_listed(f) for f in found if not isinstance(f, ConfigError)]
-            raise ConfigErrors(sorted(problems + listed, key=error_place))
-        ready = [p for p in prepared if isinstance(p, Prepared)]
-        for p in ready:
-            p.timeout = plan_timeout
-        branched = any(_scan_branches(p.plan) > 1 for p in ready)
-        policy = suite.policy
+            raise ConfigErrors(problems)  # nothing runs; every problem found is listed
+        branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
 
         def run(n: int) -> TableOutcome:
             p, table = prepared[n], suite.tables[n]
             if isinstance(p, Prepared):
-                return _run_one(spark, p, table, run_id, sink, progress, policy, server)
-            # a source that cannot be read costs its table, never the run
-            failure = failures[n]
-            where = failure.origin
-            said = failure.message
-            if not said.startswith(f"table {table.name}:"):
-                said = f"table {table.name}: {said}"
-            if where is not None and where != table.origin:
-                said = f"{where}: {said}"  # its source's own line, an input view it reads
-            outcome = unreadable_table(run_id, table, said, policy)
-            outcome = TableOutcome(outcome.events, dataclasses.replace(
-                outcome.finished, source=render_source(table.source)))  # fmt: skip
-            for event in outcome.events:
-                sink(event)
-            sink(outcome.finished)
-            progress.note(f"assay: {table.name}: error ({said})")
-            return outcome
+                return _run_one(spark, p, table, run_id, sink, progress, suite.policy, server)
+            assert isinstance(p, AssayError)  # a source that cannot be read costs its table
+            return _unreadable(run_id, table, p, suite.policy, sink, progress)
 
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
             outcomes = list(pool.map(run, range(len(prepared))))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
-    summary = dataclasses.replace(
-        with_comparisons(_summary(run_id, outcomes, start), results),
-        started_at=started_at,
-        server=server_url,
-        files=suite.files,
-        dialects=suite.dialects,
-        assay_version=__version__,
-    )
-    sink(summary)
-    return summary
+    summary = with_comparisons(_summary(run_id, outcomes, start), results)
+    described = dataclasses.replace(summary, started_at=started_at, server=server_url,
+        files=suite.files, dialects=suite.dialects, assay_version=__version__)  # fmt: skip
+    sink(described)
+    return described
+
+
+def _views(spark: SparkSession, suite: Suite, progress: Progress) -> dict[str, AssayError]:
+    """Create the suite's temp views; the ones that failed, by lower-cased name (a view
+    no check reads is only noted)."""
+    if not suite.views:
+        return {}
+    progress.note(f"assay: creating {len(suite.views)} temp views")
+    unviewed = create_views(spark, suite.views)
+    for name, error in unviewed.items():
+        if not any(blocked_by(t.source, {name: error}) for t in suite.tables):
+            progress.note(f"assay: {error} (no check reads it)")
+    return unviewed
+
+
+def _problems(
+    found: Sequence[Prepared | AssayError], listed_first: Sequence[ConfigError]
+) -> list[ConfigError]:
+    """The config errors among what preparing found (views, tables, comparisons), each
+    once, in file and line order; when there is any, the unreadable sources are listed
+    with them (the run does not start)."""
+    problems = list(listed_first)
+    for item in found:
+        errors = item.errors if isinstance(item, ConfigErrors) else [item]
+        problems += [e for e in errors if isinstance(e, ConfigError) and e not in problems]
+    if not problems:
+        return []
+    failures = dict.fromkeys(f for f in found if isinstance(f, AssayError))
+    unreadable = [listed(f) for f in failures if not isinstance(f, ConfigError)]
+    return sorted(problems + unreadable, key=error_place)
+
+
+def _unreadable(
+    run_id: str,
+    table: Table,
+    failure: AssayError,
+    policy: RunPolicy,
+    sink: Sink,
+    progress: Progress,
+) -> TableOutcome:
+    """The outcome of a table whose source (or an input view it reads) cannot be read:
+    streamed, with the failure placed where it was written."""
+    said = failure.message
+    if not said.startswith(f"table {table.name}:"):
+        said = f"table {table.name}: {said}"
+    if failure.origin is not None and failure.origin != table.origin:
+        said = f"{failure.origin}: {said}"  # its source's own line, an input view it reads
+    outcome = unreadable_table(run_id, table, said, policy)
+    finished = dataclasses.replace(outcome.finished, source=render_source(table.source))
+    for event in outcome.events:
+        sink(event)
+    sink(finished)
+    progress.note(f"assay: {table.name}: error ({said})")
+    return TableOutcome(outcome.events, finished)
 
 
 def _scan_branches(plan: TablePlan) -> int:
@@ -253,198 +260,6 @@ def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions)
     if default <= 0:
         return options
     return dataclasses.replace(options, max_group_partitions=default)
-
-
-def prepare(
-    spark: SparkSession, table: Table, options: PlannerOptions = DEFAULT_OPTIONS
-) -> Prepared | AssayError:
-    """Read the schema and the size estimate (analysis RPCs, no scan), plan the table
-    (its validator rules left out: :mod:`assay.executor.validators`), and check every
-    rule against the schema."""
-    whole = table
-    try:
-        table, _ = split_validators(table)
-    except ConfigError as error:
-        return ConfigErrors([error])
-    try:
-        df = bound.source_frame(spark, table.source, None)
-        struct = df.schema
-    except Exception as exc:  # noqa: BLE001 - classified below
-        where = table.place("source")
-        reason = (
-            in_users_text(exc, table.source.query, 1)
-            if isinstance(table.source, SqlSource)
-            else None
-        )
-        return to_assay_error(exc, f"table {table.name}: cannot read its source", where, reason)
-    if table.filter:
-        try:
-            df = bound.source_frame(spark, table.source, table.filter)
-            struct = df.schema
-        except Exception as exc:  # noqa: BLE001 - the filter is the user's text
-            where = table.place("filter")
-            reason = in_users_text(exc, table.filter, 1)
-            return to_assay_error(
-                exc, f"table {table.name}: the filter does not run", where, reason
-            )
-    unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
-    size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
-    schema = [(f.name, f.dataType.simpleString()) for f in struct.fields]
-    keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
-    types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
-    table = typed_table(table, types)
-    key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
-    plan = plan_table(table, options, size_bytes=size, key_range=key_range)
-    if plan.folded:
-        # A bound DataFrame is analysed through its schema: binding its plan into SQL
-        # makes Spark record executions of its own (see assay.executor.frames).
-        as_sql = (
-            None
-            if isinstance(table.source, DataFrameSource)
-            else emit.source_sql(table.source, table.filter)
-        )
-        text = as_sql or emit.schema_stand_in(schema)
-        rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
-        if rejected:
-            plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
-    problems: list[ConfigError] = list(check_table(whole, schema, keys))
-    problems += _pattern_problems(spark, table)
-    if table.outputs and not problems:
-        unwritable = check_sinks(spark, table)
-        config = [e for e in unwritable if isinstance(e, ConfigError)]
-        if config:
-            return ConfigErrors(config)
-        if unwritable:
-            return unwritable[0]
-    prepared = Prepared(plan, df, schema, keys, options=options)
-    if plan.sql is not None and not problems:
-        problems += _prepare_sql(spark, prepared)
-    return ConfigErrors(problems) if problems else prepared
-
-
-def _pattern_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
-    """Every regex of the table's rules that Java cannot compile, at its rule (before any
-    scan: one analysis RPC for all of them)."""
-    users: dict[str, list[int]] = {}
-    for index, rule in enumerate(table.rules):
-        for expr in expressions_of(rule.check):
-            for pattern in patterns_of(expr):
-                users.setdefault(pattern, []).append(index)
-    bad = emit.uncompilable_patterns(spark, list(users))
-    return [
-        ConfigError(
-            f"{table.rules[i].kind}: the regular expression {pattern!r} is not one Java can"
-            f" compile: {spark_message(exc)}",
-            origin=table.rules[i].origin,
-            hint="patterns are Java regular expressions (java.util.regex.Pattern)",
-        )
-        for pattern, exc in bad.items()
-        for i in dict.fromkeys(users[pattern])
-    ]
-
-
-def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:
-    """The folded SQL rules whose query, as written, Spark rejects over the table
-    (``validation_df``: its SQL text, or a stand-in of its schema); one analysis RPC for
-    all of them, no scan; each alone only when that fails. They run as queries instead,
-    so Spark's error names the rule: a fold never answers a query that would not run."""
-
-    def analyses(folded: Sequence[FoldedSql]) -> bool:
-        queries = tuple(
-            SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
-            for i, f in enumerate(folded)
-        )
-        try:
-            emit.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
-            return True
-        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
-            return False
-
-    if analyses(plan.folded):
-        return set()
-    return {f.rule_index for f in plan.folded if not analyses([f])}
-
-
-def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
-    """Analyse the conditions of the SQL rules folded into the aggregate (one analysis
-    RPC, no scan); the rules whose condition Spark rejects, found one by one only when
-    the batch fails, run as queries instead (their error is then reported as a SQL rule's)."""
-
-    def analyse(folded: Sequence[FoldedSql]) -> bool:
-        try:
-            _ = emit.aggregate_frame(df, AggregatePlan((ScanAggregate(slots(folded)),), ())).schema
-            return True
-        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
-            return False
-
-    def slots(folded: Sequence[FoldedSql]) -> tuple[Slot, ...]:
-        return tuple(Slot(f"c{i}", f.measure, (f.rule_index,)) for i, f in enumerate(folded))
-
-    conditions = [f for f in plan.folded if f.query.condition is not None]
-    if not conditions or analyse(conditions):
-        return set()
-    return {f.rule_index for f in conditions if not analyse([f])}
-
-
-def _prepare_sql(spark: SparkSession, prepared: Prepared) -> list[ConfigError]:
-    """Bind ``_validation_df`` and analyze the SQL batch (no execution); on failure,
-    analyze each query alone so the error names the rule at fault."""
-    table = prepared.plan.table
-    text = emit.source_sql(table.source, table.filter)
-    if text is None:
-        # A path read with options has no SQL form: register a temp view (one command).
-        view = f"_assay_{uuid.uuid4().hex[:12]}"
-        prepared.df.createOrReplaceTempView(view)
-        prepared.setup_plans = 1
-        text = f"SELECT * FROM {view}"
-    prepared.validation_sql = text
-    assert prepared.plan.sql is not None
-    try:
-        _ = spark.sql(emit.sql_text(prepared.plan.sql, text)).schema
-        return []
-    except Exception:  # noqa: BLE001 - re-analyzed per rule below
-        pass
-    errors: list[ConfigError] = []
-    for query in prepared.plan.sql.queries:
-        rule = table.rules[query.rule_index]
-        try:
-            alone, line = emit.single_sql_text(query.check.query, query.check.mode, text)
-            _ = spark.sql(alone).schema
-        except Exception as exc:  # noqa: BLE001
-            reason = in_users_text(exc, query.check.query, line)
-            err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin, reason)
-            errors.append(
-                err
-                if isinstance(err, ConfigError)
-                else ConfigError(err.message, origin=rule.origin)
-            )
-    return errors or [ConfigError("the SQL rules of this table fail together", origin=table.origin)]
-
-
-def table_problems(
-    spark: SparkSession, tables: Sequence[Table], options: PlannerOptions = DEFAULT_OPTIONS
-) -> list[ConfigError]:
-    """Every problem :func:`prepare` finds in ``tables`` (analysis RPCs, no scan): config
-    errors, and unreadable sources listed with them."""
-    found: list[ConfigError] = []
-    for table in tables:
-        p = prepare(spark, table, options)
-        if isinstance(p, ConfigErrors):
-            found += p.errors
-        elif isinstance(p, AssayError):
-            found.append(p if isinstance(p, ConfigError) else _listed(p))
-    return found
-
-
-def error_place(error: ConfigError) -> tuple[str, int]:
-    """Sort key: errors in file and line order."""
-    o = error.origin
-    return ("", 0) if o is None else (o.file, o.line or 0)
-
-
-def _listed(failure: AssayError) -> ConfigError:
-    """A source failure listed with the config errors of the same run (exit 2)."""
-    return ConfigError(failure.message, origin=failure.origin, hint=failure.hint)
 
 
 def _run_one(

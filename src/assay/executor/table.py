@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prepared:
     """A table ready to run: its plan, lazy DataFrame, schema and resolved keys."""
 
@@ -49,10 +49,8 @@ class Prepared:
     keys: tuple[str, ...]
     validation_sql: str | None = None
     setup_plans: int = 0
-    note: Callable[[str], None] = field(default=lambda _: None, repr=False)
+    """Plans (commands) preparing it submitted: a temp view binding ``_validation_df``."""
     options: PlannerOptions = DEFAULT_OPTIONS
-    step: str = "aggregate plan"
-    """The Spark plan being run (named in an error when the run fails)."""
     timeout: float | None = None
     """Seconds one of its plans may run (:mod:`assay.executor.deadline`)."""
 
@@ -60,6 +58,16 @@ class Prepared:
         """``frame``'s rows, under the plan timeout."""
         with deadline(frame.sparkSession, self.timeout):  # type: ignore[arg-type]
             return frame.collect()
+
+
+@dataclass
+class TableRun:
+    """One run of a prepared table (which stays as prepared): the Spark plans it has
+    submitted, the one it is on (named in an error when it fails), its progress lines."""
+
+    note: Callable[[str], None] = field(default=lambda _: None, repr=False)
+    plans: int = 0
+    step: str = "aggregate plan"
 
 
 @dataclass
@@ -84,20 +92,19 @@ def run_table(
     ``policy`` says which failed rules fail the run (``blocking`` in the results).
     """
     start = time.monotonic()
-    counter = [prepared.setup_plans]
-    prepared.note = note
+    run = TableRun(note, plans=prepared.setup_plans)
     table = prepared.plan.table
     try:
-        outcomes, row_count, values = _verdicts(spark, prepared, counter)
-        samples = _samples(prepared, outcomes, values, counter)
+        outcomes, row_count, values = _verdicts(spark, prepared, run)
+        samples = _samples(prepared, outcomes, values, run)
         error = detail = None
     except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3
-        error = failure_sentence(exc, server=server, table=table.name, step=prepared.step)
+        error = failure_sentence(exc, server=server, table=table.name, step=run.step)
         detail = spark_message(exc, max_lines=200)
-        why = f"not evaluated: table {table.name}'s {prepared.step} failed (see its table line)"
+        why = f"not evaluated: table {table.name}'s {run.step} failed (see its table line)"
         outcomes = [Outcome("error", None, None, why) for _ in table.rules]
         row_count, samples = None, {}
-    return _outcome(run_id, table, outcomes, row_count, samples, policy, start, counter[0],
+    return _outcome(run_id, table, outcomes, row_count, samples, policy, start, run.plans,
                     error, detail)  # fmt: skip
 
 
@@ -172,12 +179,12 @@ def table_totals(
 
 
 def _verdicts(
-    spark: SparkSession, prepared: Prepared, counter: list[int]
+    spark: SparkSession, prepared: Prepared, run: TableRun
 ) -> tuple[list[Outcome], int | None, Mapping[Measure, object]]:
     plan = prepared.plan
-    contained = _first_pass(spark, prepared, counter)
+    contained = _first_pass(spark, prepared, run)
     values, sql_values = contained.values, contained.sql_values
-    values.update(_histogram_values(prepared, values, counter))
+    values.update(_histogram_values(prepared, values, run))
     if RowCount() not in values and emit.ROWS_INDEX in sql_values:
         values[RowCount()] = sql_values.pop(emit.ROWS_INDEX)[1]
     folded = {f.rule_index: f for f in plan.folded}
@@ -216,13 +223,13 @@ class _Contained:
     failed: dict[int, str] = field(default_factory=dict)
 
 
-def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> _Contained:
+def _first_pass(spark: SparkSession, prepared: Prepared, run: TableRun) -> _Contained:
     """The aggregate and the SQL rules in ONE Spark plan; when Spark fails on it, the
     measures (and SQL rules) it failed on are found by halving and rerunning, so each
     costs its own rules, never the table (at most :data:`MAX_CONTAINMENT_PLANS` more)."""
     aggregate, sql = prepared.plan.aggregate, prepared.plan.sql
     try:
-        values, sql_values = _one_pass(spark, prepared, counter, aggregate, sql)
+        values, sql_values = _one_pass(spark, prepared, run, aggregate, sql)
         return _Contained(values, sql_values)
     except Exception as exc:  # noqa: BLE001 - contained below, or raised as it is
         if not _containable(exc) or (aggregate is None and sql is None):
@@ -236,7 +243,7 @@ def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
 
         def run_aggregate(part: Sequence[str]) -> None:
             subset = aggregate_subset(aggregate, base | frozenset(part))
-            found.values.update(_one_pass(spark, prepared, counter, subset, None)[0])
+            found.values.update(_one_pass(spark, prepared, run, subset, None)[0])
 
         bad = _bisect(units, run_aggregate, budget, first)
         if len(bad) == len(units):
@@ -248,7 +255,7 @@ def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
 
         def run_sql(part: Sequence[int]) -> None:
             subset = sql_subset(sql, frozenset(part))
-            found.sql_values.update(_one_pass(spark, prepared, counter, None, subset)[1])
+            found.sql_values.update(_one_pass(spark, prepared, run, None, subset)[1])
 
         queries = [q.rule_index for q in sql.queries]
         failed_sql = _bisect(queries, run_sql, budget, first)
@@ -256,7 +263,7 @@ def _first_pass(spark: SparkSession, prepared: Prepared, counter: list[int]) -> 
             raise first
         for index, why in failed_sql:
             found.failed.setdefault(index, why)
-    prepared.note(f"{len(found.failed)} rules Spark could not compute, the others judged")
+    run.note(f"{len(found.failed)} rules Spark could not compute, the others judged")
     return found
 
 
@@ -301,7 +308,7 @@ def _bisect(
 def _one_pass(
     spark: SparkSession,
     prepared: Prepared,
-    counter: list[int],
+    run: TableRun,
     aggregate: AggregatePlan | None,
     sql: SqlPlan | None,
 ) -> tuple[dict[Measure, object], dict[int, tuple[int, Any]]]:
@@ -316,10 +323,10 @@ def _one_pass(
         return {}, {}
     measures = len(aggregate.slots) if aggregate is not None else 0
     queries = len(sql.queries) if sql is not None else 0
-    prepared.step = "aggregate plan"
-    prepared.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
+    run.step = "aggregate plan"
+    run.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
     frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
-    counter[0] += 1
+    run.plans += 1
     row = prepared.collect(frame)[0].asDict()
     return _aggregate_values(aggregate, row), _sql_values(sql, row)
 
@@ -338,7 +345,7 @@ def _aggregate_values(
 
 
 def _histogram_values(
-    prepared: Prepared, values: Mapping[Measure, object], counter: list[int]
+    prepared: Prepared, values: Mapping[Measure, object], run: TableRun
 ) -> dict[Any, object]:
     """Every colstats histogram in one plan, bucketed over the aggregate's min and max
     (no plan when no column has a finite min and max)."""
@@ -352,10 +359,10 @@ def _histogram_values(
     }
     if not bounds:
         return {}
-    prepared.step = "histogram plan"
+    run.step = "histogram plan"
     frame = emit.histogram_frame(prepared.df, histogram, bounds)
     row = prepared.collect(frame)[0].asDict()
-    counter[0] += 1
+    run.plans += 1
     return {h.measure: row[h.name] for h in histogram.columns if h.name in bounds}
 
 
@@ -381,7 +388,7 @@ def _samples(
     prepared: Prepared,
     outcomes: list[Outcome],
     values: Mapping[Measure, object],
-    counter: list[int],
+    run: TableRun,
 ) -> dict[int, list[dict[str, Any]]]:
     """Up to N failing rows per failed row-level rule: the detail plan, and, for the rules
     whose key-bounded branch found fewer than they should, once more without bounds."""
@@ -408,9 +415,9 @@ def _samples(
     )  # fmt: skip
     if detail is None:
         return {}
-    prepared.note(f"detail plan (samples for {len(detail.entries)} failed rules)")
+    run.note(f"detail plan (samples for {len(detail.entries)} failed rules)")
     samples: dict[int, list[dict[str, Any]]] = {i: [] for i in failed}
-    samples.update(_detail_rows(prepared, detail, counter))
+    samples.update(_detail_rows(prepared, detail, run))
     short = {
         i for i, _ in detail.bounds if len(samples[i]) < min(detail.sample_size, failed_rows[i])
     }
@@ -427,17 +434,17 @@ def _samples(
             hash_bounds=False,
         )
         assert again is not None
-        prepared.note(f"detail plan again without key bounds ({len(short)} rules)")
-        samples.update(_detail_rows(prepared, again, counter))
+        run.note(f"detail plan again without key bounds ({len(short)} rules)")
+        samples.update(_detail_rows(prepared, again, run))
     return samples
 
 
 def _detail_rows(
-    prepared: Prepared, detail: DetailPlan, counter: list[int]
+    prepared: Prepared, detail: DetailPlan, run: TableRun
 ) -> dict[int, list[dict[str, Any]]]:
-    prepared.step = "detail plan"
+    run.step = "detail plan"
     rows = prepared.collect(emit.detail_frame(prepared.df, detail))
-    counter[0] += 1
+    run.plans += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:
         found[int(row["_assay_rule"])].append(spark_json(row["_assay_row"]))

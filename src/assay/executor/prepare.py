@@ -1,0 +1,278 @@
+"""Preparing a table: analysis RPCs only, no scan. Each step is a function with a typed
+result, in order:
+
+1. :func:`read_source`: the source (and its filter) as a DataFrame and its schema;
+2. :func:`planned`: literals typed in their columns' types, the plan, the SQL rules a fold
+   would answer differently from Spark taken back out (:func:`_rejected_as_written`);
+3. :func:`schema_problems`: rules that do not fit the schema, regexes Java cannot compile,
+   outputs that cannot be written;
+4. :func:`bound_sql`: ``_validation_df`` bound and the SQL rules analysed.
+
+:func:`prepare` runs them and returns a frozen :class:`~assay.executor.table.Prepared`, or
+the first unit of failure: the table's config errors, or why its source cannot be read.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyspark.sql.connect.session import SparkSession
+
+from assay.emit import spark as emit
+from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor import frames as bound
+from assay.executor.outputs import check_sinks
+from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
+from assay.executor.table import Prepared
+from assay.ir.expr import patterns_of
+from assay.ir.rules import UniqueCheck, expressions_of
+from assay.ir.suite import DataFrameSource, SqlSource, Table
+from assay.planner import TablePlan, plan_table
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
+from assay.planner.literals import typed_table
+from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
+from assay.preflight import check_table, interpolable
+from assay.validators import split as split_validators
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with these parent classes; every frame and
+    # column here is a Connect one.
+    from pyspark.sql import DataFrame
+
+Schema = list[tuple[str, str]]
+
+
+def prepare(
+    spark: SparkSession,
+    table: Table,
+    options: PlannerOptions = DEFAULT_OPTIONS,
+    timeout: float | None = None,
+) -> Prepared | AssayError:
+    """The table ready to run (its validator rules left out:
+    :mod:`assay.executor.validators`), or why it cannot run; ``timeout`` bounds each of
+    its Spark plans (seconds)."""
+    whole = table
+    try:
+        table, _ = split_validators(table)
+    except ConfigError as error:
+        return ConfigErrors([error])
+    read = read_source(spark, table)
+    if isinstance(read, AssayError):
+        return read
+    df, schema = read
+    plan, keys = planned(spark, table, df, schema, options)
+    problems = schema_problems(spark, whole, plan.table, schema, keys)
+    if isinstance(problems, AssayError):
+        return problems
+    sql = SqlBinding()
+    if plan.sql is not None and not problems:
+        sql = bound_sql(spark, plan, df)
+        problems += list(sql.problems)
+    if problems:
+        return ConfigErrors(problems)
+    return Prepared(plan, df, schema, keys, sql.text, sql.setup_plans, options, timeout)
+
+
+def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:
+    """The table's rows (its filter applied) and their schema; an unreadable source or a
+    filter Spark rejects is an error placed where it was written."""
+    try:
+        df = bound.source_frame(spark, table.source, None)
+        struct = df.schema
+    except Exception as exc:  # noqa: BLE001 - classified below
+        query = table.source.query if isinstance(table.source, SqlSource) else None
+        reason = in_users_text(exc, query, 1) if query is not None else None
+        what = f"table {table.name}: cannot read its source"
+        return to_assay_error(exc, what, table.place("source"), reason)
+    if table.filter:
+        try:
+            df = bound.source_frame(spark, table.source, table.filter)
+            struct = df.schema
+        except Exception as exc:  # noqa: BLE001 - the filter is the user's text
+            reason = in_users_text(exc, table.filter, 1)
+            what = f"table {table.name}: the filter does not run"
+            return to_assay_error(exc, what, table.place("filter"), reason)
+    return df, [(f.name, f.dataType.simpleString()) for f in struct.fields]
+
+
+def planned(
+    spark: SparkSession, table: Table, df: DataFrame, schema: Schema, options: PlannerOptions
+) -> tuple[TablePlan, tuple[str, ...]]:
+    """The table's plan (over its literals typed in their columns' types) and its keys."""
+    unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
+    size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
+    keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
+    types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
+    table = typed_table(table, types)
+    key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
+    plan = plan_table(table, options, size_bytes=size, key_range=key_range)
+    if plan.folded:
+        # A bound DataFrame is analysed through its schema: binding its plan into SQL
+        # makes Spark record executions of its own (see assay.executor.frames).
+        as_sql = (
+            None
+            if isinstance(table.source, DataFrameSource)
+            else emit.source_sql(table.source, table.filter)
+        )
+        text = as_sql or emit.schema_stand_in(schema)
+        rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
+        if rejected:
+            plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
+    return plan, keys
+
+
+def schema_problems(
+    spark: SparkSession, whole: Table, typed: Table, schema: Schema, keys: tuple[str, ...]
+) -> list[ConfigError] | AssayError:
+    """What does not fit the schema (``whole``: the table as configured), the regexes of
+    ``typed`` Java cannot compile, and outputs that cannot be written (an output format
+    the server lacks is the table's Spark failure)."""
+    problems: list[ConfigError] = list(check_table(whole, schema, keys))
+    problems += _pattern_problems(spark, typed)
+    if typed.outputs and not problems:
+        unwritable = check_sinks(spark, typed)
+        config = [e for e in unwritable if isinstance(e, ConfigError)]
+        if config:
+            return ConfigErrors(config)
+        if unwritable:
+            return unwritable[0]
+    return problems
+
+
+@dataclass(frozen=True)
+class SqlBinding:
+    """``_validation_df`` as SQL text, the plans binding it cost (a temp view), and the
+    SQL rules Spark cannot analyse over it."""
+
+    text: str | None = None
+    setup_plans: int = 0
+    problems: tuple[ConfigError, ...] = ()
+
+
+def bound_sql(spark: SparkSession, plan: TablePlan, df: DataFrame) -> SqlBinding:
+    """Bind ``_validation_df`` and analyse the SQL batch (no execution); on failure,
+    analyse each query alone so the error names the rule at fault."""
+    table = plan.table
+    text = emit.source_sql(table.source, table.filter)
+    setup = 0
+    if text is None:
+        # A path read with options has no SQL form: register a temp view (one command).
+        view = f"_assay_{uuid.uuid4().hex[:12]}"
+        df.createOrReplaceTempView(view)
+        setup = 1
+        text = f"SELECT * FROM {view}"
+    assert plan.sql is not None
+    try:
+        _ = spark.sql(emit.sql_text(plan.sql, text)).schema
+        return SqlBinding(text, setup)
+    except Exception:  # noqa: BLE001 - re-analysed per rule below
+        pass
+    errors: list[ConfigError] = []
+    for query in plan.sql.queries:
+        rule = table.rules[query.rule_index]
+        try:
+            alone, line = emit.single_sql_text(query.check.query, query.check.mode, text)
+            _ = spark.sql(alone).schema
+        except Exception as exc:  # noqa: BLE001
+            reason = in_users_text(exc, query.check.query, line)
+            err = to_assay_error(exc, f"{rule.kind}: the query does not run", rule.origin, reason)
+            errors.append(
+                err
+                if isinstance(err, ConfigError)
+                else ConfigError(err.message, origin=rule.origin)
+            )
+    together = ConfigError("the SQL rules of this table fail together", origin=table.origin)
+    return SqlBinding(text, setup, tuple(errors or [together]))
+
+
+def _pattern_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
+    """Every regex of the table's rules that Java cannot compile, at its rule (before any
+    scan: one analysis RPC for all of them)."""
+    users: dict[str, list[int]] = {}
+    for index, rule in enumerate(table.rules):
+        for expr in expressions_of(rule.check):
+            for pattern in patterns_of(expr):
+                users.setdefault(pattern, []).append(index)
+    bad = emit.uncompilable_patterns(spark, list(users))
+    return [
+        ConfigError(
+            f"{table.rules[i].kind}: the regular expression {pattern!r} is not one Java can"
+            f" compile: {spark_message(exc)}",
+            origin=table.rules[i].origin,
+            hint="patterns are Java regular expressions (java.util.regex.Pattern)",
+        )
+        for pattern, exc in bad.items()
+        for i in dict.fromkeys(users[pattern])
+    ]
+
+
+def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:
+    """The folded SQL rules whose query, as written, Spark rejects over the table
+    (``validation_df``: its SQL text, or a stand-in of its schema); one analysis RPC for
+    all of them, no scan; each alone only when that fails. They run as queries instead,
+    so Spark's error names the rule: a fold never answers a query that would not run."""
+
+    def analyses(folded: Sequence[FoldedSql]) -> bool:
+        queries = tuple(
+            SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
+            for i, f in enumerate(folded)
+        )
+        try:
+            emit.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
+            return True
+        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
+            return False
+
+    if analyses(plan.folded):
+        return set()
+    return {f.rule_index for f in plan.folded if not analyses([f])}
+
+
+def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
+    """Analyse the conditions of the SQL rules folded into the aggregate (one analysis
+    RPC, no scan); the rules whose condition Spark rejects, found one by one only when
+    the batch fails, run as queries instead (their error is then reported as a SQL rule's)."""
+
+    def analyse(folded: Sequence[FoldedSql]) -> bool:
+        try:
+            _ = emit.aggregate_frame(df, AggregatePlan((ScanAggregate(slots(folded)),), ())).schema
+            return True
+        except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
+            return False
+
+    def slots(folded: Sequence[FoldedSql]) -> tuple[Slot, ...]:
+        return tuple(Slot(f"c{i}", f.measure, (f.rule_index,)) for i, f in enumerate(folded))
+
+    conditions = [f for f in plan.folded if f.query.condition is not None]
+    if not conditions or analyse(conditions):
+        return set()
+    return {f.rule_index for f in conditions if not analyse([f])}
+
+
+def table_problems(
+    spark: SparkSession, tables: Sequence[Table], options: PlannerOptions = DEFAULT_OPTIONS
+) -> list[ConfigError]:
+    """Every problem :func:`prepare` finds in ``tables`` (analysis RPCs, no scan): config
+    errors, and unreadable sources listed with them."""
+    found: list[ConfigError] = []
+    for table in tables:
+        p = prepare(spark, table, options)
+        if isinstance(p, ConfigErrors):
+            found += p.errors
+        elif isinstance(p, AssayError):
+            found.append(p if isinstance(p, ConfigError) else listed(p))
+    return found
+
+
+def error_place(error: ConfigError) -> tuple[str, int]:
+    """Sort key: errors in file and line order."""
+    o = error.origin
+    return ("", 0) if o is None else (o.file, o.line or 0)
+
+
+def listed(failure: AssayError) -> ConfigError:
+    """A source failure listed with the config errors of the same run (exit 2)."""
+    return ConfigError(failure.message, origin=failure.origin, hint=failure.hint)
