@@ -180,10 +180,12 @@ def explain(
     source: opt.Source = None,
     pipeline: opt.Pipeline = None,
     plugin: opt.Plugin = None,
+    passes: opt.Passes = False,
     debug: opt.Debug = False,
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
     from assay.api import explain_tables
+    from assay.planner.passes import PASSES, describe
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
@@ -197,6 +199,12 @@ def explain(
                 + f"): the {suite.unresolved_rules} rules using them are not shown"
             )
         tables = explain_tables(suite)
+        if passes and format == "json":
+            listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
+                       "option": p.option} for p in PASSES]  # fmt: skip
+            _out({"event": "passes", "passes": listed})
+        elif passes:
+            sys.stdout.write(describe() + "\n")
         for table in tables:
             if format == "json":
                 _out(

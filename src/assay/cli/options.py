@@ -87,6 +87,9 @@ Progress = Annotated[
 Format = Annotated[
     str, typer.Option("--format", help="text (for people) or json (one JSON line per table).")
 ]
+Passes = Annotated[
+    bool, typer.Option("--passes", help="Also print the planner's passes, in the order they run.")
+]
 Debug = Annotated[
     bool, typer.Option("--debug", envvar="ASSAY_DEBUG", help="Show tracebacks of internal errors.")
 ]

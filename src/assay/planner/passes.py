@@ -1,0 +1,89 @@
+"""The planner's rewrites, named, in the order a table goes through them.
+
+Each pass is a pure function of the IR (or of the plan being built) that changes how a
+table is computed, never what it answers; each has a test comparing it with the plain
+form on data built to break it (``test``). ``assay explain --passes`` prints this list.
+A pass that ``PlannerOptions`` can turn off names its field (``option``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assay.planner import cost, literals, lower, regex, sqlfold
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One rewrite: its name, what it does (one sentence), the function doing it, the
+    option turning it off (if any), and its differential test."""
+
+    name: str
+    does: str
+    function: Callable[..., Any]
+    test: str
+    option: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``module.function`` of the pass."""
+        return f"{self.function.__module__}.{self.function.__qualname__}"
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass(
+        "literal typing",
+        "every literal becomes a value of its column's type, exactly (a bound beyond the"
+        " type decides the comparison for every value), so no rule casts at run time",
+        literals.typed_table,
+        "tests/differential/test_rules.py",
+    ),
+    Pass(
+        "regex simplification",
+        "a literal regex (a prefix, a suffix, a substring, an alternation of them) becomes"
+        " the string test it means",
+        regex.cheaper,
+        "tests/planner/test_regex.py",
+    ),
+    Pass(
+        "sql folding",
+        "a SQL rule that only counts rows becomes a count_if of the aggregate scan, after"
+        " Spark has analysed it as written",
+        sqlfold.row_count_query,
+        "tests/integration/test_sqlfold_differential.py",
+        option="fold_sql",
+    ),
+    Pass(
+        "measure sharing",
+        "equal measures asked by several rules become one slot of the plan",
+        lower.plan_table,
+        "tests/integration/test_catalogue_fused.py",
+    ),
+    Pass(
+        "split by cost",
+        "the slots are split into scan branches by the columns they read, when the table is"
+        " large enough for that to pay",
+        cost.scan_branches,
+        "tests/integration/test_folding.py",
+        option="strategy",
+    ),
+    Pass(
+        "key bound",
+        "the aggregate also measures the first key's min and max, so the detail plan can"
+        " read the failing rows of a heavy rule within the key range it needs",
+        cost.key_bound,
+        "tests/integration/test_folding.py",
+    ),
+)
+"""The passes, in the order a table meets them."""
+
+
+def describe(passes: tuple[Pass, ...] = PASSES) -> str:
+    """The passes as ``assay explain --passes`` prints them."""
+    lines = ["Planner passes, in order:"]
+    for n, p in enumerate(passes, 1):
+        off = f" (off: PlannerOptions.{p.option})" if p.option else ""
+        lines += [f"  {n}. {p.name}{off}: {p.does}", f"     {p.where}; tested by {p.test}"]
+    return "\n".join(lines) + "\n"
