@@ -130,7 +130,7 @@ def _per_branch_samples(pairs, plan, mismatched, n):
         found[("mismatched", c.name)] = [
             json.loads(r[0])
             for r in rows.select(emit._json([*keys, *(v.alias(a) for v, a in zip(
-                emit._values(c), ("source", "target")))])).collect()
+                emit.pair_values(c), ("source", "target")))])).collect()
         ]
     for kind, present, absent, p in (
         ("missing_in_target", emit.S, emit.T, "s"),

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 import assay
-from assay.emit import compare as emit
+from assay.emit import compare_tolerance as emit
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import NumericTolerance
 from assay.planner.compare_tolerance import DecimalBound, LimbBound, tolerance_bound

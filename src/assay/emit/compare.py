@@ -1,5 +1,6 @@
-"""A comparison plan -> Spark Connect DataFrames: the joined pairs, the one aggregate,
-the samples union and spark-data-test's report frames (docs/compare.md).
+"""A comparison plan -> Spark Connect DataFrames: the joined pairs, the one aggregate and
+the samples union (docs/compare.md); a numeric tolerance's column is ``compare_tolerance``'s,
+spark-data-test's report frames ``sdt_reports``'s.
 
 Both sides are renamed to positional names first (``s_k0``, ``t_c3``...), so a column
 name never clashes with another or needs quoting past this point.
@@ -7,43 +8,21 @@ name never clashes with another or needs quoting past this point.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from decimal import Decimal
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 # Annotated with the parent classes pyspark's Connect functions are typed with, as
 # emit.spark; every frame built here is a Connect one.
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
-from pyspark.sql.types import (
-    LongType,
-    MapType,
-    StringType,
-    StructField,
-    StructType,
-)
 
+from assay.emit.compare_tolerance import decimal_type, within
 from assay.emit.spark import balanced, col
 from assay.planner.compare import ColumnPlan, ComparePlan
-from assay.planner.compare_tolerance import (
-    LIMB,
-    LIMB_DIGITS,
-    DecimalBound,
-    FloatingBound,
-    LimbBound,
-    LinearForm,
-    ToleranceBound,
-    exact_difference,
-)
+from assay.planner.compare_tolerance import exact_difference
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
-
-
-MISSING_AT_SOURCE = "MISSING_AT_SOURCE"
-MISSING_AT_TARGET = "MISSTING_AT_TARGET"
-"""spark-data-test's value, spelled as its code writes it (its README says MISSING_AT_TARGET)."""
-PRESENT_IN_BOTH = "PRESENT_IN_BOTH"
 
 
 def narrowed(
@@ -135,8 +114,8 @@ def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame
     checksums = [
         F.concat_ws("", *(F.col(f"{p}_{c.slot}") for c in plan.columns)) for p in ("s", "t")
     ]
-    same = _both() & (checksums[0] == checksums[1])
-    return pairs.select(*keys, "*", same.alias("_checksum_equal"))
+    same = both_present() & (checksums[0] == checksums[1])
+    return pairs.select(*keys, "*", same.alias("checksum_equal"))
 
 
 # --- predicates over the pairs ------------------------------------------------------------
@@ -145,11 +124,13 @@ S = F.col("s_present").isNotNull()
 T = F.col("t_present").isNotNull()
 
 
-def _both() -> Column:
+def both_present() -> Column:
+    """A pair with both sides present."""
     return S & T
 
 
-def _values(c: ColumnPlan) -> tuple[Column, Column]:
+def pair_values(c: ColumnPlan) -> tuple[Column, Column]:
+    """A pair's source and target values of ``c``."""
     return F.col(f"s_{c.slot}"), F.col(f"t_{c.slot}")
 
 
@@ -165,7 +146,7 @@ def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
     """Whether a pair's values of ``c`` match (never null): null-safe equality (Spark's
     NaN equals NaN, ``-0.0`` equals ``0.0``); numbers within ``absolute + relative *
     |target|`` (:func:`within`); strings after trimming / lower-casing when asked."""
-    s, t = _values(c)
+    s, t = pair_values(c)
     if c.kind == "string":
         return _normalized(s, plan).eqNullSafe(_normalized(t, plan))
     equal = s.eqNullSafe(t)
@@ -174,165 +155,45 @@ def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
     return equal | F.coalesce(within(s, t, c.bound), F.lit(False))
 
 
-def within(s: Column, t: Column, bound: ToleranceBound) -> Column:
-    """``|s - t| <= absolute + relative * |t|`` as ``bound`` formulates it for the two
-    types: exact for integers and decimals (no difference that can overflow, no rounded
-    result type), IEEE doubles between finite floats or doubles. Null when a side is."""
-    if isinstance(bound, FloatingBound):
-        return _within_floating(s, t, bound)
-    if isinstance(bound, DecimalBound):
-        return _within_decimal(s, t, bound)
-    return _within_limbs(s, t, bound)
-
-
-def _within_floating(s: Column, t: Column, bound: FloatingBound) -> Column:
-    ds, dt_ = s.cast("double"), t.cast("double")
-    infinity = F.lit("Infinity").cast("double")
-    # Spark orders NaN above every number, so only finite values are below infinity.
-    finite = (F.abs(ds) < infinity) & (F.abs(dt_) < infinity)
-
-    def tolerance(value: Decimal) -> Column:  # the float or double nearest the decimal
-        return F.lit(format(value, "f")).cast(bound.literal_type).cast("double")
-
-    terms = []
-    if bound.absolute:
-        terms.append(tolerance(bound.absolute))
-    if bound.relative:
-        terms.append(tolerance(bound.relative) * F.abs(dt_))
-    limit = terms[0] + terms[1] if len(terms) == 2 else terms[0]
-    return finite & (F.abs(ds - dt_) <= limit)
-
-
-def _decimal_type(precision: int, scale: int) -> str:
-    return f"decimal({precision},{scale})"
-
-
-def _decimal_lit(value: Decimal | int, spark_type: str) -> Column:
-    return F.lit(format(Decimal(value), "f")).cast(spark_type)
-
-
-def _within_decimal(s: Column, t: Column, bound: DecimalBound) -> Column:
-    """Both differences, ``s - t`` and ``t - s``, against the bound: Spark's ``abs`` and
-    unary minus of a decimal round it to 34 significant digits (``abs(-1234...567BD)``
-    with 37 digits ends in ``000``), its binary subtraction is exact."""
-    common = _decimal_type(bound.precision, bound.scale)
-    wider = _decimal_type(bound.precision + 1, bound.scale)
-    sc, tc = s.cast(common), t.cast(common)
-    terms = []
-    if bound.absolute:
-        terms.append(_decimal_lit(bound.absolute, common))
-    if bound.relative:
-        relative = _decimal_lit(bound.relative, _decimal_type(*bound.relative_type))
-        terms.append((relative * _magnitude(t, bound.target)).cast(common))
-    if not terms:
-        limit = _decimal_lit(0, wider)
-    else:
-        limit = (terms[0] + terms[1] if len(terms) == 2 else terms[0]).cast(wider)
-    return ((sc - tc).cast(wider) <= limit) & ((tc - sc).cast(wider) <= limit)
-
-
-def _magnitude(value: Column, shape: tuple[int, int]) -> Column:
-    """``|value|`` in ``decimal(shape)`` (at most 37 digits: ``0 - value`` is exact)."""
-    spark_type = _decimal_type(*shape)
-    typed = value.cast(spark_type)
-    negated = (_decimal_lit(0, spark_type) - typed).cast(spark_type)
-    return F.when(typed < _decimal_lit(0, spark_type), negated).otherwise(typed)
-
-
-_LIMB_TYPE = _decimal_type(LIMB_DIGITS, 0)
-_WIDE = _decimal_type(38, 0)
-
-
-def _value_limbs(value: Column, shape: tuple[int, int], n: int) -> list[Column]:
-    """The limbs (least significant first) of ``|value| * 10^scale``, from its exact text:
-    Spark writes a decimal with all its fractional digits and no exponent, so without its
-    sign and point it is the unscaled integer, left-padded to ``n`` limbs. (Not ``abs``:
-    Spark rounds a negative decimal's magnitude to 34 digits.)"""
-    text = value.cast(_decimal_type(*shape)).cast("string")
-    digits = F.lpad(F.translate(text, "-.", ""), n * LIMB_DIGITS, "0")
-    return [
-        F.substring(digits, (n - 1 - i) * LIMB_DIGITS + 1, LIMB_DIGITS).cast(_LIMB_TYPE)
-        for i in range(n)
-    ]
-
-
-def _nonnegative(form: LinearForm, values: Mapping[str, list[Column]]) -> Column:
-    if not form.limbs:
-        return F.lit(True)
-    clamp = _decimal_lit(form.clamp, _WIDE)
-    floor = _decimal_lit(-form.clamp, _WIDE)
-    base = _decimal_lit(LIMB, _decimal_type(LIMB_DIGITS + 1, 0))
-
-    def limb(terms: Sequence[tuple[int, str, int]], constant: int) -> Column:
-        parts = [_decimal_lit(c, _LIMB_TYPE) * values[v][i] for c, v, i in terms]
-        if constant or not parts:
-            parts.append(_decimal_lit(constant, _LIMB_TYPE))
-        return balanced(parts, lambda a, b: a + b).cast(_WIDE)
-
-    head: Column | None = None
-    for terms, constant in reversed(form.limbs):
-        value = limb(terms, constant) if head is None else (head * base + limb(terms, constant))
-        head = F.greatest(F.least(value.cast(_WIDE), clamp), floor)
-    assert head is not None
-    return head >= _decimal_lit(0, _WIDE)
-
-
-def _within_limbs(s: Column, t: Column, bound: LimbBound) -> Column:
-    nx, ny = bound.value_limbs
-    values = {"x": _value_limbs(s, bound.source, nx), "y": _value_limbs(t, bound.target, ny)}
-    signs = []
-    for value, shape in ((s, bound.source), (t, bound.target)):
-        spark_type = _decimal_type(*shape)
-        signs.append((value.cast(spark_type), _decimal_lit(0, spark_type)))
-    (st, s0), (tt, t0) = signs
-    same_sign = ((st >= s0) & (tt >= t0)) | ((st <= s0) & (tt <= t0))
-    same = balanced([_nonnegative(f, values) for f in bound.same_sign], lambda a, b: a & b)
-    opposite = balanced([_nonnegative(f, values) for f in bound.opposite_sign], lambda a, b: a & b)
-    # greatest() and least() skip nulls: a null side must not reach the limbs
-    return F.when(s.isNull() | t.isNull(), F.lit(None).cast("boolean")).otherwise(
-        F.when(same_sign, same).otherwise(opposite)
-    )
-
-
 def _sdt_matched(c: ColumnPlan, plan: ComparePlan) -> Column:
     """spark-data-test's per-column match: ``abs(s - t) <= difference_tolerance`` for its
     numeric types (null when a side is null), ``eqNullSafe`` for the rest."""
-    s, t = _values(c)
+    s, t = pair_values(c)
     if c.sdt_numeric:
         return F.abs(s - t) <= F.lit(float(plan.comparison.tolerance.absolute))
     return s.eqNullSafe(t)
 
 
-def _sdt_after_tolerance(plan: ComparePlan) -> Column:
+def sdt_after_tolerance(plan: ComparePlan) -> Column:
     matched = [_sdt_matched(c, plan) for c in plan.columns]
     return balanced(matched, lambda a, b: a & b) if matched else F.lit(True)
 
 
-def _checksum_equal() -> Column:
+def checksum_equal() -> Column:
     """Both sides present and spark-data-test's row checksums equal (never null)."""
-    return F.col("_checksum_equal")
+    return F.col("checksum_equal")
 
 
 def _sdt_unmatched(plan: ComparePlan) -> Column:
     """A pair in spark-data-test's ``unmatched_records``: both sides, checksums differ and
     the columns, tolerance applied, are not all matched (null is neither)."""
-    return _both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(False))
+    return both_present() & ~checksum_equal() & sdt_after_tolerance(plan).eqNullSafe(F.lit(False))
 
 
 def row_matched(plan: ComparePlan) -> Column:
     """A pair whose every compared column matches."""
     if plan.sdt:
-        after = _sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
-        return _checksum_equal() | (_both() & after)
+        after = sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
+        return checksum_equal() | (both_present() & after)
     equal = [native_equal(c, plan) for c in plan.columns]
-    return _both() & (balanced(equal, lambda a, b: a & b) if equal else F.lit(True))
+    return both_present() & (balanced(equal, lambda a, b: a & b) if equal else F.lit(True))
 
 
 def column_mismatch(c: ColumnPlan, plan: ComparePlan) -> Column:
     """A pair counted as a mismatch of ``c``."""
     if plan.sdt:
         return _sdt_unmatched(plan) & _sdt_matched(c, plan).eqNullSafe(F.lit(False))
-    return _both() & ~native_equal(c, plan)
+    return both_present() & ~native_equal(c, plan)
 
 
 def _count_if(condition: Column) -> Column:
@@ -345,10 +206,10 @@ def _difference(c: ColumnPlan) -> Column:
     Spark's ``abs`` rounds decimals of more than 34 digits), else in doubles, where equal
     values differ by 0 (NaN and NaN, an infinity and itself) and a NaN or an infinite
     difference makes the maximum one (reported as no value)."""
-    s, t = _values(c)
+    s, t = pair_values(c)
     shape = exact_difference(c.source_type, c.target_type)
     if shape is not None:
-        common = _decimal_type(*shape)
+        common = decimal_type(*shape)
         sc, tc = s.cast(common), t.cast(common)
         return F.greatest(sc - tc, tc - sc)
     diff = F.abs(s.cast("double") - t.cast("double"))
@@ -364,7 +225,7 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         "source_rows": _count_if(S & first_t),
         "target_rows": _count_if(T & first_s),
         "pairs": F.count(F.lit(1)),
-        "compared": _count_if(_both()),
+        "compared": _count_if(both_present()),
         "matched_pairs": _count_if(row_matched(plan)),
         "missing_in_target": _count_if(S & ~T),
         "missing_in_source": _count_if(T & ~S),
@@ -383,10 +244,10 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         outputs["matched_keys"] = _count_if(matched & single) + F.count_distinct(
             F.when(matched & ~single, keys)
         )
-        outputs["differing_pairs"] = _count_if(_both() & ~_checksum_equal())
-    both = _both()
+        outputs["differing_pairs"] = _count_if(both_present() & ~checksum_equal())
+    both = both_present()
     for c in plan.columns:
-        s, t = _values(c)
+        s, t = pair_values(c)
         outputs[f"{c.slot}_mismatched"] = _count_if(column_mismatch(c, plan))
         outputs[f"{c.slot}_nulls"] = _count_if(both & (s.isNull() != t.isNull()))
         if c.kind == "numeric":
@@ -402,6 +263,35 @@ def _json(fields: Sequence[Column]) -> Column:
 
 
 DIFFERING_KEYS = "_differing_keys"
+
+
+Branch = tuple[str, str | None, "Column", "Column"]
+"""A samples branch: its kind, its column (``None``: a side's rows), which pairs it holds
+and the JSON row of each."""
+
+
+def _branches(
+    plan: ComparePlan, mismatched: Sequence[ColumnPlan], differing_keys: bool
+) -> list[Branch]:
+    """The branches of :func:`samples`: one per mismatched column, one per missing side,
+    and the differing keys' when asked."""
+    keys = [col(k) for k in plan.keys]
+    branches: list[Branch] = []
+    for c in mismatched:
+        s, t = pair_values(c)
+        row = _json([*keys, s.alias("source"), t.alias("target")])
+        branches.append(("mismatched", c.name, column_mismatch(c, plan), row))
+    for kind, present, absent, p in (
+        ("missing_in_target", S, T, "s"),
+        ("missing_in_source", T, S, "t"),
+    ):
+        values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
+        side = "source" if p == "s" else "target"
+        branches.append((kind, None, present & ~absent, _json([*keys, values.alias(side)])))
+    if differing_keys:
+        differs = both_present() & ~checksum_equal()
+        branches.append((DIFFERING_KEYS, None, differs, F.lit(None).cast("string")))
+    return branches
 
 
 def samples(
@@ -424,21 +314,7 @@ def samples(
     the key in ``key``: the unmatched-rows writes and the search for tolerated pairs then
     join only those keys' rows (:func:`restricted`)."""
     keys = [col(k) for k in plan.keys]
-    branches: list[tuple[str, str | None, Column, Column]] = []  # kind, column, where, row
-    for c in mismatched:
-        s, t = _values(c)
-        row = _json([*keys, s.alias("source"), t.alias("target")])
-        branches.append(("mismatched", c.name, column_mismatch(c, plan), row))
-    for kind, present, absent, p in (
-        ("missing_in_target", S, T, "s"),
-        ("missing_in_source", T, S, "t"),
-    ):
-        values = F.struct(*(F.col(f"{p}_{c.slot}").alias(c.name) for c in plan.columns))
-        side = "source" if p == "s" else "target"
-        branches.append((kind, None, present & ~absent, _json([*keys, values.alias(side)])))
-    if differing_keys:
-        differs = _both() & ~_checksum_equal()
-        branches.append((DIFFERING_KEYS, None, differs, F.lit(None).cast("string")))
+    branches = _branches(plan, mismatched, differing_keys)
     ids = F.filter(
         F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches))),
         lambda x: x.isNotNull(),
@@ -488,142 +364,10 @@ def restricted(
     return semi(source), semi(target)
 
 
-# --- spark-data-test's reports ------------------------------------------------------------
-
-
-def sdt_row_level(
-    pairs: DataFrame, plan: ComparePlan, dataset: str, differing: DataFrame | None = None
-) -> DataFrame:
-    """``row_lvl_test_report`` of one dataset, with spark-data-test's values: a key's
-    pairs are all matched when one of them matched after tolerance (its left join on the
-    keys), ``duplicate_count`` is the key's pairs after that join, less one; one row per
-    distinct (key, ``missing_row_status``, ``all_rows_matched``).
-
-    Computed with one group-by on the key where spark-data-test counts over a window and
-    then takes distinct rows: a key's rows are either all of one side only (their
-    ``all_rows_matched`` is false; null keys, which never pair, may have rows of both
-    sides) or all pairs (``PRESENT_IN_BOTH``, matched or not), so four flags per key
-    give its distinct rows. ``differing``: the pairs of the keys whose checksums differ
-    (:func:`restricted`), where the tolerated pairs are looked for instead of the whole
-    join."""
-    keys = list(plan.keys)
-    tolerated = (
-        (pairs if differing is None else differing)
-        .where(_both() & ~_checksum_equal() & _sdt_after_tolerance(plan).eqNullSafe(F.lit(True)))
-        .select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
-    )
-    if differing is not None:
-        tolerated = F.broadcast(tolerated)
-    on = balanced([col(k) == F.col(f"r_k{i}") for i, k in enumerate(keys)], lambda a, b: a & b)
-    spread = pairs.join(tolerated, on=on, how="left")
-    matched = _checksum_equal() | F.coalesce(F.col("r_tol"), F.lit(False))
-    flags = {
-        "_source_absent": ~S,
-        "_target_absent": ~T,
-        "_both_matched": _both() & matched,
-        "_both_unmatched": _both() & ~matched,
-    }
-    per_key = spread.groupBy(*(col(k) for k in keys)).agg(
-        (F.count(F.lit(1)) - 1).alias("duplicate_count"),
-        *(F.max(flag).alias(name) for name, flag in flags.items()),
-    )
-    rows = [
-        ("_source_absent", MISSING_AT_SOURCE, False),
-        ("_target_absent", MISSING_AT_TARGET, False),
-        ("_both_matched", PRESENT_IN_BOTH, True),
-        ("_both_unmatched", PRESENT_IN_BOTH, False),
-    ]
-    present = F.filter(
-        F.array(
-            *(
-                F.when(
-                    F.col(flag),
-                    F.struct(
-                        F.lit(status).alias("missing_row_status"),
-                        F.lit(all_matched).alias("all_rows_matched"),
-                    ),
-                )
-                for flag, status, all_matched in rows
-            )
-        ),
-        lambda x: x.isNotNull(),
-    )
-    return per_key.select(
-        F.lit(dataset).alias("dataset_name"),
-        *(col(k) for k in keys),
-        "duplicate_count",
-        F.explode(present).alias("_row"),
-    ).select(
-        "dataset_name",
-        *(col(k) for k in keys),
-        "duplicate_count",
-        F.col("_row.missing_row_status").alias("missing_row_status"),
-        F.col("_row.all_rows_matched").alias("all_rows_matched"),
-    )
-
-
-def sdt_unmatched_rows(pairs: DataFrame, plan: ComparePlan, c: ColumnPlan) -> DataFrame:
-    """``unmatched_rows/<dataset>/<column>``: the keys and both values of the pairs where
-    ``c`` did not match, distinct (no ``dataset_name`` column, as its code writes it)."""
-    s, t = _values(c)
-    return (
-        pairs.where(column_mismatch(c, plan))
-        .select(*(col(k) for k in plan.keys), s.alias(f"{c.name}_src"), t.alias(f"{c.name}_target"))
-        .distinct()
-    )
-
-
-_COUNT_MAP = MapType(StringType(), LongType(), True)
-OVERALL_SCHEMA = StructType(
-    [
-        StructField("dataset_name", StringType(), True),
-        StructField("count", _COUNT_MAP, True),
-        StructField("matched_count", LongType(), True),
-        StructField("duplicate_count", _COUNT_MAP, True),
-        StructField("missing_rows", _COUNT_MAP, True),
-        StructField("test_status", StringType(), True),
-    ]
-)
-COLUMN_SCHEMA = StructType(
-    [
-        StructField("dataset_name", StringType(), True),
-        StructField("column_name", StringType(), True),
-        StructField("unmatched_rows_count", LongType(), True),
-    ]
-)
-
-
-def local_frame(spark: Any, rows: Sequence[Mapping[str, Any]], schema: StructType) -> DataFrame:
-    """A small frame of already aggregated values (the overall and column reports)."""
-    names = [f.name for f in schema.fields]
-    return spark.createDataFrame([tuple(r[n] for n in names) for r in rows], schema)
-
-
-def write(
-    df: DataFrame,
-    path: str,
-    fmt: str,
-    options: Mapping[str, str],
-    partitions: int,
-    order: str | None = None,
-) -> None:
-    """One overwrite of ``df`` at ``path`` (one Spark plan)."""
-    if order is not None:
-        df = df.orderBy(order)
-    if partitions > 0:
-        # spark-data-test coalesces or repartitions to exactly this many partitions (it
-        # asks the RDD for the current count, which Spark Connect has not): repartition.
-        df = df.repartition(partitions)
-    df.write.options(**dict(options)).mode("overwrite").format(fmt).save(path)
-
-
 __all__ = [
     "aggregate",
     "joined",
     "narrowed",
     "restricted",
     "samples",
-    "sdt_row_level",
-    "sdt_unmatched_rows",
-    "write",
 ]

@@ -11,6 +11,7 @@ from typing import Any
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
+from assay.emit import sdt_reports as reports
 from assay.emit.spark import balanced
 from assay.executor.prepared_comparison import PreparedComparison
 from assay.executor.staging import Staging
@@ -79,7 +80,7 @@ def _writes(
     def save(df: Any, path: str, order: str | None) -> None:
         note(f"assay: writing {path}")
         place = staging.place(path, job.format, "overwrite")
-        emit.write(df, place, job.format, opts, job.partitions, order)
+        reports.write(df, place, job.format, opts, job.partitions, order)
 
     written: list[dict[str, Any]] = []
     differing: dict[str, Any] = {}  # per dataset: the pairs of its differing keys, if known
@@ -94,15 +95,15 @@ def _writes(
         for c, found in zip(p.plan.columns, p.columns, strict=True):
             if found["mismatched"]:
                 path = f"{job.base}/unmatched_rows/{p.comparison.name}/{c.name}"
-                save(emit.sdt_unmatched_rows(pairs, p.plan, c), path, None)
+                save(reports.sdt_unmatched_rows(pairs, p.plan, c), path, None)
                 written.append(_entry("unmatched_rows", path, p.comparison.name))
-    columns = emit.local_frame(
-        spark, [r for p in members for r in column_rows(p)], emit.COLUMN_SCHEMA
+    columns = reports.local_frame(
+        spark, [r for p in members for r in column_rows(p)], reports.COLUMN_SCHEMA
     )
     save(columns, f"{job.base}/col_lvl_test_report", "dataset_name")
     written.append(_entry("col_lvl_test_report", f"{job.base}/col_lvl_test_report", None))
     rows = [
-        emit.sdt_row_level(p.pairs, p.plan, p.comparison.name, differing[p.comparison.name])  # type: ignore[arg-type]
+        reports.sdt_row_level(p.pairs, p.plan, p.comparison.name, differing[p.comparison.name])  # type: ignore[arg-type]
         for p in members
     ]
     # spark-data-test unions the datasets' reports by position, as here, and sorts them
@@ -111,7 +112,7 @@ def _writes(
     by_dataset = "dataset_name" if len(members) > 1 else None
     save(balanced(rows, lambda a, b: a.union(b)), f"{job.base}/row_lvl_test_report", by_dataset)
     written.append(_entry("row_lvl_test_report", f"{job.base}/row_lvl_test_report", None))
-    overall = emit.local_frame(spark, [overall_row(p) for p in members], emit.OVERALL_SCHEMA)
+    overall = reports.local_frame(spark, [overall_row(p) for p in members], reports.OVERALL_SCHEMA)
     save(overall, f"{job.base}/overall_test_report", "dataset_name")
     written.append(_entry("overall_test_report", f"{job.base}/overall_test_report", None))
     return written
