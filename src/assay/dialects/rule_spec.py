@@ -21,6 +21,10 @@ Schema = dict[str, Any]
 COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets"})
 """Keys every rule accepts (``targets`` is expanded away before a rule is built)."""
 LEVELS: tuple[Level, ...] = ("error", "warn")
+ROW_KEYS = frozenset({"tolerance"})
+"""What a row-level rule takes besides its columns."""
+ONE_COLUMN = frozenset({"column"})
+ONE_OR_MORE_COLUMNS = frozenset({"column", "columns"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,406 @@
+"""The catalogue's rule types judged on the whole table (metrics, schema, SQL, column
+statistics): their declarations (:class:`~assay.dialects.rule_spec.RuleSpec`).
+"""
+
+
+# ruff: noqa: E501 - the declarations' documentation is prose, one string per table cell
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import partial
+
+from assay.dialects.native_rules import (
+    METRIC_KEYS,
+    build_colstats,
+    build_column_max_check,
+    build_column_metric,
+    build_column_sum_check,
+    build_freshness,
+    build_group,
+    build_has_size,
+    build_has_uniqueness,
+    build_invalid,
+    build_missing,
+    build_percentile,
+    build_row_count,
+    build_schema,
+    build_sql,
+)
+from assay.dialects.rule_spec import (
+    KEY_VALUES,
+    ONE_COLUMN,
+    ONE_OR_MORE_COLUMNS,
+    RuleDoc,
+    RuleSpec,
+    any_of,
+    one_of,
+    ref,
+    required,
+)
+from assay.dialects.validity import VALIDITY_KEYS
+
+_INVALID = METRIC_KEYS | ONE_COLUMN | VALIDITY_KEYS | {"missing_values"}
+_ROW_COUNT_FORMS = {
+    "oneOf": [
+        {**required("must_be"), "not": any_of("min", "max", "min_num_rows")},
+        {
+            **any_of("min", "max", "min_num_rows"),
+            "not": {
+                "anyOf": [required("must_be"), required("warn"), required("min", "min_num_rows")]
+            },
+        },
+    ]
+}
+"""row_count: a threshold, or min/max/min_num_rows (never both kinds)."""
+
+METRIC_RULES: dict[str, RuleSpec] = {
+    "row_count": RuleSpec(
+        build_row_count,
+        METRIC_KEYS | {"min", "max", "min_num_rows"},
+        aliases=("rowCount",),
+        examples=(
+            "{type: row_count, min: 5, max: 5}",
+            "{type: rowCount, min_num_rows: 5}",
+        ),
+        doc=RuleDoc(
+            params="`must_be`/`warn`, or `min`/`max` (`min` defaults to 0), or `min_num_rows` (≥ 1)",
+            fails="the row count is outside the threshold",
+            nulls="—",
+            columns="—",
+            plan="agg",
+        ),
+        values={
+            "min": ref("count", description="At least this many rows (default 0)."),
+            "max": ref("count", description="At most this many rows."),
+        },
+        requires=(_ROW_COUNT_FORMS,),
+    ),
+    "min": RuleSpec(
+        partial(build_column_metric, "min", "numeric"),
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=(),
+        examples=("{type: min, column: qty, must_be: '= 0'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the smallest value is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "max": RuleSpec(
+        partial(build_column_metric, "max", "numeric"),
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=(),
+        examples=("{type: max, column: qty, must_be: '= 10'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the largest value is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "avg": RuleSpec(
+        partial(build_column_metric, "avg", "numeric"),
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=("mean",),
+        examples=(
+            "{type: avg, column: amount, must_be: '= 3.5'}",
+            "{type: mean, column: qty, must_be: '= 5'}",
+        ),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the average is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "sum": RuleSpec(
+        partial(build_column_metric, "sum", "numeric"),
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=(),
+        examples=("{type: sum, column: price, must_be: '= 11.93'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the sum is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "stddev": RuleSpec(
+        partial(build_column_metric, "stddev", "numeric"),
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=(),
+        examples=("{type: stddev, column: amount, must_be: '> 3'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the sample standard deviation is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "missing_count": RuleSpec(
+        partial(build_missing, False),
+        METRIC_KEYS | ONE_COLUMN | {"missing_values"},
+        aliases=(),
+        examples=("{type: missing_count, column: name, must_be: 0}",),
+        doc=RuleDoc(
+            params="`column`; `missing_values`; `must_be`/`warn`",
+            fails="the number of missing rows (null or in `missing_values`) is outside the threshold",
+            nulls="counted as missing",
+            columns="any",
+            plan="agg",
+        ),
+    ),
+    "missing_percent": RuleSpec(
+        partial(build_missing, True),
+        METRIC_KEYS | ONE_COLUMN | {"missing_values"},
+        aliases=(),
+        examples=("{type: missing_percent, column: email, missing_values: [''], must_be: '= 0%'}",),
+        doc=RuleDoc(
+            params="as `missing_count`",
+            fails="the same as a percentage (0–100) of the rows",
+            nulls="counted as missing",
+            columns="any",
+            plan="agg",
+        ),
+    ),
+    "duplicate_count": RuleSpec(
+        partial(build_group, "duplicate_count"),
+        METRIC_KEYS | ONE_OR_MORE_COLUMNS,
+        aliases=(),
+        examples=("{type: duplicate_count, column: id, must_be: 0}",),
+        doc=RuleDoc(
+            params="`column` or `columns`; `must_be`/`warn`",
+            fails="the number of rows sharing their value with another row is outside the threshold",
+            nulls="rows with a null in a listed column are ignored",
+            columns="any",
+            plan="group",
+        ),
+    ),
+    "distinct_count": RuleSpec(
+        partial(build_group, "distinct_count"),
+        METRIC_KEYS | ONE_OR_MORE_COLUMNS,
+        aliases=(),
+        examples=("{type: distinct_count, column: status, must_be: 2}",),
+        doc=RuleDoc(
+            params="`column` or `columns`; `must_be`/`warn`",
+            fails="the number of distinct values is outside the threshold",
+            nulls="rows with a null in a listed column are ignored",
+            columns="any",
+            plan="group",
+        ),
+    ),
+    "schema": RuleSpec(
+        build_schema,
+        frozenset({"required_columns", "forbidden_columns", "column_types"}),
+        aliases=(),
+        examples=(
+            "{type: schema, required_columns: [id], column_types: {price: 'decimal(10,2)', id: long}}",
+        ),
+        doc=RuleDoc(
+            params="`required_columns`, `forbidden_columns`, `column_types`",
+            fails="a required column is missing, a forbidden one present, or a type differs",
+            nulls="—",
+            columns="—",
+            plan="schema",
+        ),
+        requires=(any_of("required_columns", "forbidden_columns", "column_types"),),
+    ),
+    "sql": RuleSpec(
+        build_sql,
+        frozenset({"query", "failed_rows", "error_message"}),
+        aliases=("custom_sql",),
+        examples=(
+            "{type: sql, query: 'SELECT count(*) = 5 FROM _validation_df'}",
+            "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE qty < 0'}",
+        ),
+        doc=RuleDoc(
+            params="`query` **or** `failed_rows`; `error_message`",
+            fails="`query`: it does not return one row whose value is `true`; `failed_rows`: it returns any row (`failed_count` = rows returned)",
+            nulls="—",
+            columns="—",
+            plan="**sql**",
+        ),
+        requires=(one_of("query", "failed_rows"),),
+    ),
+    "duplicate_percent": RuleSpec(
+        partial(build_group, "duplicate_percent"),
+        METRIC_KEYS | ONE_OR_MORE_COLUMNS,
+        aliases=(),
+        examples=("{type: duplicate_percent, column: email, must_be: 0}",),
+        doc=RuleDoc(
+            params="as `duplicate_count`",
+            fails="the same as a percentage (0–100) of **all** the table's rows",
+            nulls="ignored",
+            columns="any",
+            plan="group",
+        ),
+    ),
+    "invalid_count": RuleSpec(
+        partial(build_invalid, False),
+        _INVALID,
+        aliases=(),
+        examples=("{type: invalid_count, column: email, valid_format: email, must_be: 0}",),
+        doc=RuleDoc(
+            params="`column`; validity options (≥ 1, below); `missing_values`; `must_be`/`warn`",
+            fails="the number of invalid values is outside the threshold",
+            nulls="missing, never invalid",
+            columns="by the options: any / string / numeric / temporal",
+            plan="agg",
+        ),
+    ),
+    "invalid_percent": RuleSpec(
+        partial(build_invalid, True),
+        _INVALID,
+        aliases=(),
+        examples=("{type: invalid_percent, column: status, valid_values: [a, b], must_be: '= 0'}",),
+        doc=RuleDoc(
+            params="as `invalid_count`",
+            fails="the same as a percentage (0–100) of the rows",
+            nulls="missing, never invalid",
+            columns="as above",
+            plan="agg",
+        ),
+    ),
+    "freshness": RuleSpec(
+        build_freshness,
+        METRIC_KEYS | ONE_COLUMN,
+        aliases=(),
+        examples=("{type: freshness, column: day, must_be: '> 1d'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn` (durations: `< 1d`, `<= 2h`)",
+            fails="the seconds from the newest value to now are outside the threshold",
+            nulls="ignored",
+            columns="temporal",
+            plan="agg",
+        ),
+    ),
+    "percentile": RuleSpec(
+        partial(build_percentile, None),
+        METRIC_KEYS | ONE_COLUMN | {"fraction"},
+        examples=("{type: percentile, column: qty, fraction: 0.75, must_be: '= 7'}",),
+        doc=RuleDoc(
+            params="`column`, `fraction` (0–1); `must_be`/`warn`",
+            fails="the exact `fraction` percentile (Spark's `percentile`: linear interpolation between the two nearest values) is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+        values={
+            "fraction": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "Which percentile: 0.5 is the median, 0.95 the 95th.",
+            }
+        },
+        requires=(required("fraction"),),
+    ),
+    "median": RuleSpec(
+        partial(build_percentile, Decimal("0.5")),
+        METRIC_KEYS | ONE_COLUMN,
+        examples=("{type: median, column: amount, must_be: '= 2.5'}",),
+        doc=RuleDoc(
+            params="`column`; `must_be`/`warn`",
+            fails="the exact median (`percentile` at 0.5: the mean of the two middle values for an even count) is outside the threshold",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+    ),
+    "column_sum_check": RuleSpec(
+        build_column_sum_check,
+        ONE_COLUMN | {"min_value", "max_value", "inclusive"},
+        aliases=("columnSumCheck",),
+        examples=(
+            "{type: column_sum_check, column: qty, min_value: 24, max_value: 25, inclusive: true}",
+            "{type: columnSumCheck, column: price, max_value: 12}",
+        ),
+        doc=RuleDoc(
+            params="`column`; `min_value`, `max_value` (≥ 1, numbers, min < max); `inclusive` (default **`false`**)",
+            fails="the sum is not in (`min_value`, `max_value`) ([…] with `inclusive: true`)",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg",
+        ),
+        values={
+            "min_value": {"type": "number", "description": "Lower bound of the sum."},
+            "max_value": {"type": "number", "description": "Upper bound of the sum."},
+            "inclusive": {**KEY_VALUES["inclusive"], "default": False},
+        },
+        requires=(any_of("min_value", "max_value"),),
+    ),
+    "column_max_check": RuleSpec(
+        build_column_max_check,
+        ONE_COLUMN | {"value"},
+        aliases=("columnMaxCheck",),
+        examples=(
+            "{type: column_max_check, column: email, value: eve@x.io}",
+            "{type: columnMaxCheck, column: day, value: 2024-01-05}",
+        ),
+        doc=RuleDoc(
+            params="`column`, `value`",
+            fails="`max(column)` ≠ `value`, compared by Spark in the column's type",
+            nulls="ignored",
+            columns="by `value`: number → numeric, string → string (an ISO date string → string or temporal), boolean, date/timestamp → temporal",
+            plan="agg",
+        ),
+        requires=(required("value"),),
+    ),
+    "colstats": RuleSpec(
+        build_colstats,
+        ONE_COLUMN,
+        aliases=(),
+        examples=(
+            "{type: colstats, column: amount}",
+            "{type: colstats, column: qty}",
+        ),
+        doc=RuleDoc(
+            params="`column`",
+            fails="never (informational): reports count, mean, min, max, stdDev and a 10-bucket histogram in the result's `details`",
+            nulls="ignored",
+            columns="numeric",
+            plan="agg + **hist**",
+        ),
+    ),
+    "has_size": RuleSpec(
+        build_has_size,
+        frozenset({"size", "operator"}),
+        aliases=("hasSize",),
+        examples=(
+            "{type: has_size, size: 5, operator: '=='}",
+            "{type: hasSize, size: 4, operator: '>'}",
+        ),
+        doc=RuleDoc(
+            params="`size` (≥ 0), `operator` (`==` `!=` `>=` `>` `<=` `<`)",
+            fails="not `rows <operator> size`",
+            nulls="—",
+            columns="—",
+            plan="agg",
+        ),
+        requires=(required("size", "operator"),),
+    ),
+    "has_uniqueness": RuleSpec(
+        build_has_uniqueness,
+        ONE_OR_MORE_COLUMNS | {"fraction", "operator"},
+        aliases=("hasUniqueness",),
+        examples=(
+            "{type: has_uniqueness, columns: [id, status]}",
+            "{type: hasUniqueness, columns: [status], fraction: 0, operator: '>='}",
+        ),
+        doc=RuleDoc(
+            params="`column` or `columns`; `fraction` (0–1, default `1.0`); `operator` (default `==`)",
+            fails="not `uniqueness <operator> fraction`, uniqueness = rows whose value occurs exactly once / rows considered",
+            nulls="rows where **every** listed column is null are ignored; a null in some of them is a value",
+            columns="any",
+            plan="group",
+        ),
+        values={"operator": ref("operator", default="==")},
+    ),
+}
