@@ -15,7 +15,7 @@ import pytest
 
 import assay
 from assay.emit import compare as emit
-from assay.emit.spark import col
+from assay.emit.columns import col
 
 pytestmark = pytest.mark.spark
 

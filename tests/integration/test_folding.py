@@ -205,7 +205,7 @@ def test_finite_regexes_answer_as_rlike(spark, tmp_path):
     rules."""
     from pyspark.sql.connect import functions as F
 
-    from assay.emit.spark import column
+    from assay.emit.columns import column
     from assay.ir import Col, Matches
     from assay.planner.regex import cheaper
 

@@ -13,7 +13,7 @@ import typing
 
 import pytest
 
-from assay.emit import spark as emit
+from assay.emit import columns as emit
 from assay.ir import expr as ir
 from assay.ir.expr import (
     NODES,
@@ -64,7 +64,7 @@ SAMPLES: dict[type, Expr] = {
 }
 
 TRANSLATORS = {
-    "emit.spark.column": emit.column,
+    "emit.columns.column": emit.column,
     "planner.sqltext.render_expr": sqltext.render_expr,
     "planner.cost._pushable": cost._pushable,
 }

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
 
+from assay.emit.columns import balanced, col
 from assay.emit.compare_tolerance import decimal_type, within
-from assay.emit.spark import balanced, col
 from assay.planner.compare import ColumnPlan, ComparePlan
 from assay.planner.compare_tolerance import exact_difference
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect import functions as F
 
-from assay.emit.spark import balanced
+from assay.emit.columns import balanced
 from assay.planner.compare_tolerance import (
     LIMB,
     LIMB_DIGITS,

@@ -12,7 +12,7 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
 
-from assay.emit.spark import balanced, col, column
+from assay.emit.columns import balanced, col, column
 from assay.ir.outputs import Sink
 from assay.ir.rules import Rule, failing_rows_of
 

@@ -16,6 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from assay.emit.columns import balanced, col
 from assay.emit.compare import (
     S,
     T,
@@ -25,7 +26,6 @@ from assay.emit.compare import (
     pair_values,
     sdt_after_tolerance,
 )
-from assay.emit.spark import balanced, col
 from assay.planner.compare import ColumnPlan, ComparePlan
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
 from assay.emit import sdt_reports as reports
-from assay.emit.spark import balanced
+from assay.emit.columns import balanced
 from assay.executor.prepared_comparison import PreparedComparison
 from assay.executor.staging import Staging
 from assay.ir.compare import SdtReports
