@@ -1,7 +1,7 @@
 """The comparison benchmark must keep working: ``benchmarks/compare.py --quick`` on tiny
 data (TPC-H SF0.01 lineitem against its perturbed copy).
 
-Runs the harness once (a subprocess with its own embedded Spark server) and checks what it
+Runs the harness once (a subprocess on the session's Spark server) and checks what it
 wrote: every strategy ran, the strategies that compute the same numbers agree, and assay
 submitted the plans it says. Nothing here asserts anything about time. datacompy is not
 a test dependency: its strategy is left out.
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "compare.json"
     strategies = list(STRATEGIES)
     try:
@@ -41,6 +41,11 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> dict:
             ",".join(strategies),
             "--out",
             str(out),
+            # the session's server (its UI counts the plans): no JVM of the harness's own
+            "--remote",
+            server.url,
+            "--ui-url",
+            server.ui_url,
         ],
         cwd=ROOT,
         capture_output=True,

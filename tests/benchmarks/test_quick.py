@@ -1,6 +1,6 @@
 """The benchmark harness must keep working: ``benchmarks/run.py --quick`` on tiny data.
 
-Runs the harness once (a subprocess with its own embedded Spark server, about a minute)
+Runs the harness once (a subprocess on the session's Spark server)
 and checks the JSON it writes. Nothing here asserts anything about time.
 """
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "quick.json"
     done = subprocess.run(
         [
@@ -33,6 +33,11 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "1",
             "--out",
             str(out),
+            # the session's server (its UI counts the plans): no JVM of the harness's own
+            "--remote",
+            server.url,
+            "--ui-url",
+            server.ui_url,
         ],
         cwd=ROOT,
         capture_output=True,
