@@ -57,7 +57,7 @@ def test_a_rule_type_is_documented_by_its_declaration_alone(monkeypatch):
     import dataclasses
 
     from assay.dialects.catalogue import RULES
-    from assay.schema import rule_tables
+    from assay.schema import rule_schemas, rule_tables
 
     spec = RULES["regex"]
     assert spec.doc is not None
@@ -71,7 +71,7 @@ def test_a_rule_type_is_documented_by_its_declaration_alone(monkeypatch):
     assert "`regex` | `column`, `pattern`; `tolerance` | the value is not a palindrome" in (
         rule_tables.table("row")
     )
-    assert generate.description("regex").startswith("Fails when the value is not a palindrome.")
+    assert rule_schemas.description("regex").startswith("Fails when the value is not a palindrome.")
     assert {p.name for p in rule_tables.stale()} == {"rules.md", "config.md"}
     assert generate.main(["--check"]) == 1
 
