@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import typing
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from assay.planner.measures import (
     GroupStats,
     Measure,
     MeasureKind,
+    Percentile,
     RowCount,
     ServerNow,
     kind_of,
@@ -40,6 +42,7 @@ SAMPLES: dict[type, Measure] = {
     AggEquals: AggEquals("max", "a", 3),
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
+    Percentile: Percentile("a", Decimal("0.95")),
 }
 
 

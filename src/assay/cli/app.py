@@ -185,7 +185,6 @@ def explain(
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
     from assay.api import explain_tables
-    from assay.planner.passes import PASSES, describe
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
@@ -199,12 +198,8 @@ def explain(
                 + f"): the {suite.unresolved_rules} rules using them are not shown"
             )
         tables = explain_tables(suite)
-        if passes and format == "json":
-            listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
-                       "option": p.option} for p in PASSES]  # fmt: skip
-            _out({"event": "passes", "passes": listed})
-        elif passes:
-            sys.stdout.write(describe() + "\n")
+        if passes:
+            _explain_passes(format)
         for table in tables:
             if format == "json":
                 _out(
@@ -230,6 +225,18 @@ def explain(
         explain_comparisons(suite, format)
 
     guarded(debug, action)
+
+
+def _explain_passes(format: str) -> None:
+    """The planner's passes, in order: text, or one ``passes`` line."""
+    from assay.planner.passes import PASSES, describe
+
+    if format == "json":
+        listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
+                   "option": p.option} for p in PASSES]  # fmt: skip
+        _out({"event": "passes", "passes": listed})
+    else:
+        sys.stdout.write(describe() + "\n")
 
 
 app.command("report")(report_command)

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
@@ -99,12 +100,7 @@ def run_suite(
     workers = max(1, min(concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
         prepared = list(
-            pool.map(
-                lambda t: (
-                    blocked_by(t.source, unviewed) or prepare(spark, t, options, plan_timeout)
-                ),
-                suite.tables,
-            )
+            pool.map(partial(_ready, spark, unviewed, options, plan_timeout), suite.tables)
         )
         unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
         problems = _problems([*unviewed.values(), *prepared, *unread], compare_problems)
@@ -127,6 +123,17 @@ def run_suite(
         files=suite.files, dialects=suite.dialects, assay_version=__version__)  # fmt: skip
     sink(described)
     return described
+
+
+def _ready(
+    spark: SparkSession,
+    unviewed: Mapping[str, AssayError],
+    options: PlannerOptions,
+    timeout: float | None,
+    table: Table,
+) -> Prepared | AssayError:
+    """The table prepared, or the failure of an input view it reads."""
+    return blocked_by(table.source, unviewed) or prepare(spark, table, options, timeout)
 
 
 def _views(spark: SparkSession, suite: Suite, progress: Progress) -> dict[str, AssayError]:

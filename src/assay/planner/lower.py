@@ -153,6 +153,29 @@ def plan_detail(
     sampled_rules = {e.rule_index for e in entries}
     counts = {i: n for i, n in (failed_rows or {}).items() if i in sampled_rules}
     size = plan.detail.sample_size
+    bounds = _detail_bounds(counts, size, keys, key_range, hash_bounds, options)
+    bounded = {i for i, _ in bounds}
+    # A heavy rule with no bound would make the shared scan sort all its failing rows:
+    # it gets a branch of its own (a bounded heap of N rows per task), however many.
+    unbounded = {i: n for i, n in counts.items() if i not in bounded}
+    hashed = bool(bounds) and not keys
+    # hash-bounded rules share the one scan (it hashes each row once); key-bounded ones
+    # may still read fewer row groups in a branch of their own
+    heaviest = own_branches(counts, options) if not hashed else ()
+    own = tuple(sorted({*heaviest, *heavy(unbounded, options)}))
+    return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
+
+
+def _detail_bounds(
+    counts: Mapping[int, int],
+    size: int,
+    keys: tuple[str, ...],
+    key_range: tuple[object, object] | None,
+    hash_bounds: bool,
+    options: PlannerOptions,
+) -> list[tuple[int, Scalar]]:
+    """``(rule, bound)`` for each failed rule whose samples are read in the low end of a
+    range: the first key's, or without keys a row hash's (by rule index)."""
     bounds: list[tuple[int, Scalar]] = []
     if key_range is not None and keys:
         # Every rule with many failing rows reads only the low end of the first key's
@@ -172,16 +195,7 @@ def plan_detail(
             if bound is not None:
                 bounds.append((index, bound))  # type: ignore[arg-type]
         bounds.sort()
-    bounded = {i for i, _ in bounds}
-    # A heavy rule with no bound would make the shared scan sort all its failing rows:
-    # it gets a branch of its own (a bounded heap of N rows per task), however many.
-    unbounded = {i: n for i, n in counts.items() if i not in bounded}
-    hashed = bool(bounds) and not keys
-    # hash-bounded rules share the one scan (it hashes each row once); key-bounded ones
-    # may still read fewer row groups in a branch of their own
-    heaviest = own_branches(counts, options) if not hashed else ()
-    own = tuple(sorted({*heaviest, *heavy(unbounded, options)}))
-    return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
+    return bounds
 
 
 def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
