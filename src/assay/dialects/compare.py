@@ -18,6 +18,7 @@ from assay.grammar import parse_threshold
 from assay.ir.compare import (
     METRICS,
     CompareCheck,
+    ComparisonSetting,
     DatasetComparison,
     NumericTolerance,
 )
@@ -45,6 +46,13 @@ ENTRY_KEYS = frozenset(
 )
 TOLERANCE_KEYS = frozenset({"absolute", "relative"})
 CHECK_KEYS = frozenset({"must_be", "warn"})
+PLACES: dict[ComparisonSetting, str] = {
+    "keys": "keys",
+    "columns": "columns",
+    "source.format": "source.format",
+    "target.format": "target.format",
+}
+"""Where an entry's settings are written (its keys), for the errors that name them."""
 _LABEL = re.compile(r"\s*([a-z_]+)\s*(?:\(\s*([^()]+?)\s*\))?\s*")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
@@ -87,16 +95,7 @@ def _entry(
     per_column = _when(node, "column_tolerance", column_tolerances, attempt) or ()
     checks = _when(node, "checks", compare_checks, attempt) or ()
     flags = {k: attempt(_flag, node, k) for k in ("ignore_case", "ignore_whitespace")}
-    own_sample = node.get("sample_size")
-    size = (
-        attempt(lambda: own_sample.as_int("a sample size", minimum=0, maximum=1000))
-        if own_sample is not None
-        else sample_size
-    )
-    policy = node.get("on_failure")
-    mode = attempt(policy.as_str, "'fail' or 'warn'") if policy is not None else on_failure
-    if policy is not None and mode not in ("fail", "warn"):
-        errors.append(policy.error(f"expected 'fail' or 'warn', got '{mode}'"))
+    size, mode = _run_settings(node, sample_size, on_failure, attempt, errors)
     filters = {
         k: attempt(node.require(k).as_str, "a SQL predicate") if node.get(k) else None
         for k in ("source_filter", "target_filter")
@@ -124,15 +123,26 @@ def _entry(
         on_failure=mode,  # type: ignore[arg-type]
         source_filter=filters["source_filter"],
         target_filter=filters["target_filter"],
-        places=node.places(
-            {
-                "keys": "keys",
-                "columns": "columns",
-                "source.format": "source.format",
-                "target.format": "target.format",
-            }
-        ),
+        places=node.places(PLACES),
     )
+
+
+def _run_settings(
+    node: Node, sample_size: int, on_failure: str, attempt, errors: list[ConfigError]
+) -> tuple[int | None, str | None]:
+    """The entry's ``sample_size`` and ``on_failure``, else the suite's (``None`` for one
+    in error, whose error is in ``errors``)."""
+    own_sample = node.get("sample_size")
+    size = (
+        attempt(lambda: own_sample.as_int("a sample size", minimum=0, maximum=1000))
+        if own_sample is not None
+        else sample_size
+    )
+    policy = node.get("on_failure")
+    mode = attempt(policy.as_str, "'fail' or 'warn'") if policy is not None else on_failure
+    if policy is not None and mode not in ("fail", "warn"):
+        errors.append(policy.error(f"expected 'fail' or 'warn', got '{mode}'"))
+    return size, mode
 
 
 def _when(node: Node, key: str, build, attempt):
