@@ -159,32 +159,10 @@ def config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
     if kind == "rangeCheck":
         return _range_check(item, column)
     if kind == "stringLengthCheck":
-        if item.get("minLength") is None and item.get("maxLength") is None:
-            raise item.error("Must define minLength or maxLength or both.")
-        _bound_pair(item, "minLength", "maxLength", "<=")
-        for key in ("minLength", "maxLength"):
-            bound = item.get(key)
-            if bound is None or _is_ref(bound):
-                continue
-            node = bound
-            if not _is_number(node) or not _integer_types(node.value) >= {"int"}:  # type: ignore[arg-type]
-                raise node.error(
-                    f"{key} must be an integer (or a `column), got {_shown(node)}",
-                    hint=_UNSUPPORTED_RUNS,
-                )
+        _string_length_check(item)
         return ()
     if kind == "stringRegexCheck":
-        regex = item.get("regex")
-        if regex is None:
-            raise item.error("Must define a regex.")
-        node = regex
-        if not isinstance(node.value, str):
-            raise node.error(f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS)
-        if _is_ref(node):
-            raise node.error(
-                "a regex read from another column (`column) is not supported",
-                hint="write the regular expression itself",
-            )
+        _string_regex_check(item)
         return ()
     if kind == "columnSumCheck":
         _inclusive(item)
@@ -201,6 +179,39 @@ def config_check(kind: str, item: Node) -> tuple[TypeRequirement, ...]:
     if kind == "columnMaxCheck":
         return (_max_value(item.require("value"), column),)
     return ()
+
+
+def _string_length_check(item: Node) -> None:
+    """stringLengthCheck's config check: at least one bound; numbers ordered (min <= max);
+    each bound an integer (an int) or a `column."""
+    if item.get("minLength") is None and item.get("maxLength") is None:
+        raise item.error("Must define minLength or maxLength or both.")
+    _bound_pair(item, "minLength", "maxLength", "<=")
+    for key in ("minLength", "maxLength"):
+        bound = item.get(key)
+        if bound is None or _is_ref(bound):
+            continue
+        node = bound
+        if not _is_number(node) or not _integer_types(node.value) >= {"int"}:  # type: ignore[arg-type]
+            raise node.error(
+                f"{key} must be an integer (or a `column), got {_shown(node)}",
+                hint=_UNSUPPORTED_RUNS,
+            )
+
+
+def _string_regex_check(item: Node) -> None:
+    """stringRegexCheck's config check: a regex, written as a string (not a `column)."""
+    regex = item.get("regex")
+    if regex is None:
+        raise item.error("Must define a regex.")
+    node = regex
+    if not isinstance(node.value, str):
+        raise node.error(f"regex must be a string, got {_shown(node)}", hint=_UNSUPPORTED_RUNS)
+    if _is_ref(node):
+        raise node.error(
+            "a regex read from another column (`column) is not supported",
+            hint="write the regular expression itself",
+        )
 
 
 def _range_check(item: Node, column: str) -> tuple[TypeRequirement, ...]:
