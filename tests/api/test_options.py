@@ -27,7 +27,7 @@ from tests.conftest import ROOT
 FIELDS = [f.name for f in dataclasses.fields(RunOptions)]
 NOT_OPTIONS = {"config", "spark"}
 """What ``assay.run`` takes besides options: what to run, and the session to run it on."""
-COMMAND_ONLY = {"ctx", "configs", "debug", "format"}
+COMMAND_ONLY = {"ctx", "configs", "debug", "format", "passes"}
 """Parameters of the commands that are not options of a run."""
 
 
