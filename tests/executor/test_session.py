@@ -65,15 +65,24 @@ def _no_spark_remote(monkeypatch: pytest.MonkeyPatch) -> None:
 # --------------------------------------------------------------------------- embedded server
 
 
-def test_embedded_session_runs_queries_and_leaves_nothing_behind(
+def test_embedded_sessions_run_queries_on_their_own_ports_and_leave_nothing_behind(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    handle = open_session()
-    pid = handle.pid
-    try:
-        assert handle.embedded and pid is not None and _alive(pid)
+    """Two embedded sessions started at once, as two runs on one host would: each on its
+    own ports, log and state directory; each answers; closing removes it all."""
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: open_session(), range(2))
+    pids = (first.pid, second.pid)
+    with first, second:
+        assert _grpc_port(first) != _grpc_port(second)
+        assert first.ui_url != second.ui_url
+        assert first.log_path != second.log_path
+        assert first.spark.range(3).count() == 3
+        assert second.spark.range(4).count() == 4
+        assert len(_ui_answers(first)) == len(_ui_answers(second)) == 1
+        handle = first
+        assert handle.embedded and handle.pid is not None and _alive(handle.pid)
         assert handle.url.startswith("sc://localhost:") and handle.url.endswith(";token=***")
-        assert handle.spark.range(5).count() == 5
         # the server's heap is sized from this machine, not Spark's 1 GiB default
         assert handle.spark.conf.get("spark.driver.memory") == default_driver_memory()
         assert (
@@ -90,24 +99,11 @@ def test_embedded_session_runs_queries_and_leaves_nothing_behind(
         )
         warehouse = handle.spark.conf.get("spark.sql.warehouse.dir")
         assert handle.state_dir in warehouse
-    finally:
-        handle.close()
-    assert not _alive(pid)
-    assert not Path(handle.state_dir).exists()  # removed: the run ended well
-    handle.close()  # idempotent
+    assert not any(_alive(pid) for pid in pids if pid is not None)
+    for done in (first, second):
+        assert done.state_dir is not None and not Path(done.state_dir).exists()  # ended well
+    first.close()  # idempotent
     assert capfd.readouterr().out == ""
-
-
-def test_two_embedded_sessions_at_once_use_their_own_ports() -> None:
-    with ThreadPoolExecutor(2) as pool:  # started concurrently, as two runs on one host would
-        first, second = pool.map(lambda _: open_session(), range(2))
-    with first, second:
-        assert _grpc_port(first) != _grpc_port(second)
-        assert first.ui_url != second.ui_url
-        assert first.log_path != second.log_path
-        assert first.spark.range(3).count() == 3
-        assert second.spark.range(4).count() == 4
-        assert len(_ui_answers(first)) == len(_ui_answers(second)) == 1
 
 
 _CHILD = textwrap.dedent(
