@@ -231,7 +231,7 @@ RULE_CASES = [
         "numeric",
     ),
     (
-        "{type: percentile, column: a, fraction: 0.95, must_be: '> 0'}",
+        "{type: percentile, column: a, quantile: 0.95, must_be: '> 0'}",
         "percentile",
         MetricCheck(PercentileMetric("a", Decimal("0.95")), GT0),
         ("a",),

@@ -294,8 +294,8 @@ def _numeric(rng: random.Random, column: str, table: Table, variants: int) -> li
     out: list[dict[str, Any]] = [{"type": "negative_check", "column": column}]
     for kind in ("min", "max", "stddev", "median"):
         out.append({"type": kind, "column": column})
-    fraction = rng.choice([0, 0.1, 0.25, 0.5, 0.95, 1])
-    out.append({"type": "percentile", "column": column, "fraction": fraction})
+    quantile = rng.choice([0, 0.1, 0.25, 0.5, 0.95, 1])
+    out.append({"type": "percentile", "column": column, "quantile": quantile})
     if avg_safe:
         out.append({"type": "avg", "column": column})
         out.append({"type": "colstats", "column": column})

@@ -154,7 +154,7 @@ _INTEGER_RANGES = {
 
 
 def _fraction(rule: dict[str, Any]) -> str:
-    return "0.5" if rule["type"] == "median" else repr(float(rule["fraction"]))
+    return "0.5" if rule["type"] == "median" else repr(float(rule["quantile"]))
 
 
 def _percentile(c: str, fraction: str) -> str:

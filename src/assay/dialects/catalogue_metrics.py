@@ -283,24 +283,24 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "percentile": RuleSpec(
         partial(build_percentile, None),
-        METRIC_KEYS | ONE_COLUMN | {"fraction"},
-        examples=("{type: percentile, column: qty, fraction: 0.75, must_be: '= 7'}",),
+        METRIC_KEYS | ONE_COLUMN | {"quantile"},
+        examples=("{type: percentile, column: qty, quantile: 0.75, must_be: '= 7'}",),
         doc=RuleDoc(
-            params="`column`, `fraction` (0–1); `must_be`/`warn`",
-            fails="the exact `fraction` percentile (Spark's `percentile`: linear interpolation between the two nearest values) is outside the threshold",
+            params="`column`, `quantile` (0–1: 0.5 the median, 0.95 the 95th percentile); `must_be`/`warn`",
+            fails="the exact percentile at `quantile` (Spark's `percentile`: linear interpolation between the two nearest values) is outside the threshold",
             nulls="ignored",
             columns="numeric",
             plan="agg",
         ),
         values={
-            "fraction": {
+            "quantile": {
                 "type": "number",
                 "minimum": 0,
                 "maximum": 1,
-                "description": "Which percentile: 0.5 is the median, 0.95 the 95th.",
+                "description": "Which percentile, as a quantile: 0.5 is the median, 0.95 the 95th percentile.",
             }
         },
-        requires=(required("fraction"),),
+        requires=(required("quantile"),),
     ),
     "median": RuleSpec(
         partial(build_percentile, Decimal("0.5")),

@@ -174,15 +174,16 @@ def build_column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
     return _metric(rule, ColumnMetric(fn, name), (name,), family)
 
 
-def build_percentile(fraction: Decimal | None, rule: Node) -> Built:
-    """A percentile of a numeric column (``fraction`` given, or the rule's own)."""
+def build_percentile(quantile: Decimal | None, rule: Node) -> Built:
+    """A percentile of a numeric column: at ``quantile`` (0-1; the median's 0.5), given
+    or the rule's own (a quantile, as deequ's and numpy's: not a percentage)."""
     name = p.column(rule)
-    if fraction is None:
-        node = rule.require("fraction")
-        fraction = Decimal(str(node.as_number("a fraction between 0 and 1")))
-        if not 0 <= fraction <= 1:
-            raise node.error(f"expected a fraction between 0 and 1, got {fraction}")
-    return _metric(rule, PercentileMetric(name, fraction), (name,), "numeric")
+    if quantile is None:
+        node = rule.require("quantile")
+        quantile = Decimal(str(node.as_number("a quantile between 0 and 1")))
+        if not 0 <= quantile <= 1:
+            raise node.error(f"expected a quantile between 0 and 1 (0.95, not 95), got {quantile}")
+    return _metric(rule, PercentileMetric(name, quantile), (name,), "numeric")
 
 
 def build_missing(percent: bool, rule: Node) -> Built:
