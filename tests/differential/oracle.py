@@ -312,7 +312,7 @@ def format_valid(name: str, c: str) -> str:
         digits = f"regexp_replace({c}, '[^0-9]', '')"
         # Luhn: from the right, every second digit doubled (minus 9 above 9)
         luhn = (
-            f"aggregate(sequence(1, length({digits})), 0, (acc, k) -> acc + CASE WHEN k % 2 = 0 "
+            f"aggregate(sequence(1, length({digits})), CAST(0 AS BIGINT), (acc, k) -> acc + CASE WHEN k % 2 = 0 "
             f"THEN (try_cast(substring(reverse({digits}), k, 1) AS INT) * 2) % 10 + "
             f"(try_cast(substring(reverse({digits}), k, 1) AS INT) * 2) DIV 10 "
             f"ELSE try_cast(substring(reverse({digits}), k, 1) AS INT) END) % 10 = 0"
