@@ -432,6 +432,10 @@ def _string(rng: random.Random, column: str, table: Table, variants: int) -> lis
                 options[key] = _values(rng, column, table)
             else:
                 options[key] = rng.randint(0, 5)
+        low, high = options.get("valid_min_length"), options.get("valid_max_length")
+        if low is not None and high is not None and low > high:
+            # bounds out of order are a config error (tests/cli/bad_inputs), not a count
+            options["valid_min_length"], options["valid_max_length"] = high, low
         rule = {
             "type": rng.choice(["invalid_count", "invalid_percent"]),
             "column": column,

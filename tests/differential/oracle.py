@@ -279,7 +279,9 @@ def _exists(year: str, month: str, day: str) -> str:
         f"CASE WHEN {month} IN (1, 3, 5, 7, 8, 10, 12) THEN 31 WHEN {month} IN (4, 6, 9, 11) "
         f"THEN 30 WHEN {month} = 2 THEN CASE WHEN {leap} THEN 29 ELSE 28 END END"
     )
-    return f"({year} >= 1 AND {day} >= 1 AND {day} <= {days})"
+    # the month's range first: a CASE without a branch is NULL, and NULL would make an
+    # impossible date neither valid nor invalid
+    return f"({year} >= 1 AND {month} >= 1 AND {month} <= 12 AND {day} >= 1 AND {day} <= {days})"
 
 
 def _part(c: str, start: int, length: int) -> str:
