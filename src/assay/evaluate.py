@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from assay.ir.rules import (
+    AggregateMetric,
     Check,
     ColStatsCheck,
     ColumnMetric,
@@ -31,7 +32,6 @@ from assay.ir.rules import (
     GroupNulls,
     Metric,
     MetricCheck,
-    PercentileMetric,
     RowCheck,
     RowCountMetric,
     Rule,
@@ -43,9 +43,9 @@ from assay.ir.rules import (
 )
 from assay.planner.measures import (
     AgeMicros,
+    Aggregate,
     ColumnAgg,
     Histogram,
-    Percentile,
     RowCount,
     agg_equals,
     colstats_measures,
@@ -490,8 +490,8 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
         metric, _group(values, metric.columns, metric.nulls), rows
     ),
     FreshnessMetric: _freshness_value,
-    PercentileMetric: lambda metric, values, rows: _number(
-        values[Percentile(metric.column, metric.fraction)]
+    AggregateMetric: lambda metric, values, rows: _number(
+        values[Aggregate(metric.function, metric.column, metric.args, metric.where, metric.cast)]
     ),
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""

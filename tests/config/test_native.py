@@ -19,6 +19,7 @@ from assay.dialects.rule_spec import COMMON_KEYS
 from assay.errors import ConfigErrors
 from assay.ir import (
     ZERO_TOLERANCE,
+    AggregateMetric,
     Between,
     CatalogSource,
     Coalesce,
@@ -29,6 +30,7 @@ from assay.ir import (
     CountMetric,
     GroupMetric,
     InSet,
+    IsNaN,
     IsNull,
     Length,
     Lit,
@@ -39,7 +41,6 @@ from assay.ir import (
     Or,
     Origin,
     PathSource,
-    PercentileMetric,
     RowCheck,
     RowCountMetric,
     SchemaCheck,
@@ -233,14 +234,30 @@ RULE_CASES = [
     (
         "{type: percentile, column: a, quantile: 0.95, must_be: '> 0'}",
         "percentile",
-        MetricCheck(PercentileMetric("a", Decimal("0.95")), GT0),
+        MetricCheck(AggregateMetric("percentile", "a", (Decimal("0.95"),)), GT0),
         ("a",),
         "numeric",
     ),
     (
         "{type: median, column: a, must_be: '> 0'}",
         "median",
-        MetricCheck(PercentileMetric("a", Decimal("0.5")), GT0),
+        MetricCheck(AggregateMetric("percentile", "a", (Decimal("0.5"),)), GT0),
+        ("a",),
+        "numeric",
+    ),
+    (
+        "{type: median, column: a, accuracy: 100, must_be: '> 0'}",
+        "median",
+        MetricCheck(
+            AggregateMetric(
+                "percentile_approx",
+                "a",
+                (Decimal("0.5"), 100),
+                Not(IsNaN(A)),
+                "double",
+            ),
+            GT0,
+        ),
         ("a",),
         "numeric",
     ),

@@ -296,6 +296,11 @@ def _numeric(rng: random.Random, column: str, table: Table, variants: int) -> li
         out.append({"type": kind, "column": column})
     quantile = rng.choice([0, 0.1, 0.25, 0.5, 0.95, 1])
     out.append({"type": "percentile", "column": column, "quantile": quantile})
+    # approximate, with an accuracy above the row count (so its answer is a known rank)
+    accuracy = rng.choice([10_000, 1_000_000])
+    quantile = rng.choice([0, 0.1, 0.33, 0.5, 0.9, 1])
+    out.append({"type": "percentile", "column": column, "quantile": quantile, "accuracy": accuracy})
+    out.append({"type": "median", "column": column, "accuracy": accuracy})
     if avg_safe:
         out.append({"type": "avg", "column": column})
         out.append({"type": "colstats", "column": column})

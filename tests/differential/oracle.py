@@ -173,6 +173,16 @@ def _percentile(c: str, fraction: str) -> str:
     )
 
 
+def _nearest_rank(c: str, fraction: str) -> str:
+    """The approximate percentile's answer where its accuracy is at least the row count
+    (docs/rules.md: then a rank error below one row, so exact): the value at rank
+    ceil(fraction * n) (at least 1) of the sorted numbers as doubles, NaN ignored like
+    null."""
+    values = f"array_sort(filter(collect_list(CAST({c} AS DOUBLE)), v -> v IS NOT NULL AND NOT isnan(v)))"
+    rank = f"greatest(1, CAST(ceil(CAST({fraction} AS DOUBLE) * size({values})) AS INT))"
+    return f"CASE WHEN size({values}) = 0 THEN NULL ELSE element_at({values}, {rank}) END"
+
+
 def _exact_range(spark_type: str) -> tuple[Decimal, Decimal, int]:
     """The smallest and largest value of an exact numeric type, and its scale."""
     if spark_type in _INTEGER_RANGES:
@@ -510,7 +520,11 @@ class Oracle:
             m.aliases["value"] = self._out(f"{fn}({self._col(rule)[1]})")
             return m
         if kind in ("percentile", "median"):
-            m.aliases["value"] = self._out(_percentile(self._col(rule)[1], _fraction(rule)))
+            c, fraction = self._col(rule)[1], _fraction(rule)
+            value = (
+                _percentile(c, fraction) if "accuracy" not in rule else _nearest_rank(c, fraction)
+            )
+            m.aliases["value"] = self._out(value)
             return m
         if kind in ("missing_count", "missing_percent"):
             m.aliases["count"] = self._out(f"count_if({self._missing(rule)})")

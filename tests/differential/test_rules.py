@@ -632,7 +632,10 @@ def test_oracle_dates_by_hand(spark, fmt: str, valid: list[str], invalid: list[s
     got = spark.sql(
         f"SELECT v, {format_valid(fmt, 'v')} AS ok FROM VALUES {values} AS t(v)"
     ).collect()
-    assert {r.v: r.ok for r in got} == {**dict.fromkeys(valid, True), **dict.fromkeys(invalid, False)}
+    assert {r.v: r.ok for r in got} == {
+        **dict.fromkeys(valid, True),
+        **dict.fromkeys(invalid, False),
+    }
 
 
 def test_every_rule_type_of_the_catalogue_is_checked_against_the_oracle():

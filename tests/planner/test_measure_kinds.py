@@ -20,12 +20,12 @@ from assay.planner.measures import (
     MEASURE_KINDS,
     AgeMicros,
     AggEquals,
+    Aggregate,
     ColumnAgg,
     CountIf,
     GroupStats,
     Measure,
     MeasureKind,
-    Percentile,
     RowCount,
     ServerNow,
     kind_of,
@@ -42,7 +42,7 @@ SAMPLES: dict[type, Measure] = {
     AggEquals: AggEquals("max", "a", 3),
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
-    Percentile: Percentile("a", Decimal("0.95")),
+    Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
 }
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import partial
 
+from assay.config.node import Node
+from assay.dialects import params as p
 from assay.dialects.native_rules import (
     METRIC_KEYS,
     build_colstats,
@@ -22,15 +24,16 @@ from assay.dialects.native_rules import (
     build_has_uniqueness,
     build_invalid,
     build_missing,
-    build_percentile,
     build_row_count,
     build_schema,
     build_sql,
+    metric_rule,
 )
 from assay.dialects.rule_spec import (
     KEY_VALUES,
     ONE_COLUMN,
     ONE_OR_MORE_COLUMNS,
+    Built,
     RuleDoc,
     RuleSpec,
     any_of,
@@ -39,7 +42,44 @@ from assay.dialects.rule_spec import (
     required,
 )
 from assay.dialects.validity import VALIDITY_KEYS
+from assay.ir.expr import Col, IsNaN, Not
+from assay.ir.rules import AggregateMetric
 
+
+def build_percentile(quantile: Decimal | None, rule: Node) -> Built:
+    """A percentile of a numeric column: at ``quantile`` (0-1; the median's 0.5), given
+    or the rule's own (a quantile, as deequ's and numpy's: not a percentage). Exact
+    (Spark's ``percentile``) unless the rule gives an ``accuracy``: then Spark's
+    ``percentile_approx`` with that accuracy (a value of the column whose rank is within
+    ``rows / accuracy`` of the exact rank)."""
+    name = p.column(rule)
+    if quantile is None:
+        node = rule.require("quantile")
+        quantile = Decimal(str(node.as_number("a quantile between 0 and 1")))
+        if not 0 <= quantile <= 1:
+            raise node.error(f"expected a quantile between 0 and 1 (0.95, not 95), got {quantile}")
+    accuracy = rule.get("accuracy")
+    if accuracy is None:
+        metric = AggregateMetric("percentile", name, (quantile,))
+    else:
+        bound = accuracy.as_int(
+            "an accuracy (an integer, the rank error 1/accuracy)", minimum=1, maximum=2**31 - 1
+        )
+        # percentile_approx ranks doubles (a decimal or bigint beyond a double's precision
+        # came back rounded, or as null past the type's range): the column as a double,
+        # explicitly; NaN breaks its ordering (its answers are then no rank at all), so it
+        # is ignored like a null
+        where = Not(IsNaN(Col(name)))
+        metric = AggregateMetric("percentile_approx", name, (quantile, bound), where, "double")
+    return metric_rule(rule, metric, (name,), "numeric")
+
+
+ACCURACY = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 2**31 - 1,
+    "description": "Approximate (Spark's percentile_approx) with this accuracy: the value's rank is within rows/accuracy of the exact rank.",
+}
 _INVALID = METRIC_KEYS | ONE_COLUMN | VALIDITY_KEYS | {"missing_values"}
 _ROW_COUNT_FORMS = {
     "oneOf": [
@@ -283,11 +323,14 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "percentile": RuleSpec(
         partial(build_percentile, None),
-        METRIC_KEYS | ONE_COLUMN | {"quantile"},
-        examples=("{type: percentile, column: qty, quantile: 0.75, must_be: '= 7'}",),
+        METRIC_KEYS | ONE_COLUMN | {"quantile", "accuracy"},
+        examples=(
+            "{type: percentile, column: qty, quantile: 0.75, must_be: '= 7'}",
+            "{type: percentile, column: qty, quantile: 0.5, accuracy: 10000, must_be: '= 5'}",
+        ),
         doc=RuleDoc(
-            params="`column`, `quantile` (0–1: 0.5 the median, 0.95 the 95th percentile); `must_be`/`warn`",
-            fails="the exact percentile at `quantile` (Spark's `percentile`: linear interpolation between the two nearest values) is outside the threshold",
+            params="`column`, `quantile` (0–1: 0.5 the median, 0.95 the 95th percentile); `accuracy` (approximate); `must_be`/`warn`",
+            fails="the percentile at `quantile` is outside the threshold: exact (Spark's `percentile`: linear interpolation between the two nearest values), or with `accuracy` Spark's `percentile_approx` (a value of the column whose rank is within rows/accuracy of the exact rank)",
             nulls="ignored",
             columns="numeric",
             plan="agg",
@@ -298,17 +341,22 @@ METRIC_RULES: dict[str, RuleSpec] = {
                 "minimum": 0,
                 "maximum": 1,
                 "description": "Which percentile, as a quantile: 0.5 is the median, 0.95 the 95th percentile.",
-            }
+            },
+            "accuracy": ACCURACY,
         },
         requires=(required("quantile"),),
     ),
     "median": RuleSpec(
         partial(build_percentile, Decimal("0.5")),
-        METRIC_KEYS | ONE_COLUMN,
-        examples=("{type: median, column: amount, must_be: '= 2.5'}",),
+        METRIC_KEYS | ONE_COLUMN | {"accuracy"},
+        examples=(
+            "{type: median, column: amount, must_be: '= 2.5'}",
+            "{type: median, column: amount, accuracy: 100, must_be: '= 2.5'}",
+        ),
+        values={"accuracy": ACCURACY},
         doc=RuleDoc(
-            params="`column`; `must_be`/`warn`",
-            fails="the exact median (`percentile` at 0.5: the mean of the two middle values for an even count) is outside the threshold",
+            params="`column`; `accuracy` (approximate); `must_be`/`warn`",
+            fails="the median is outside the threshold: exact (`percentile` at 0.5: the mean of the two middle values for an even count), or with `accuracy` `percentile_approx` at 0.5 (a value of the column)",
             nulls="ignored",
             columns="numeric",
             plan="agg",

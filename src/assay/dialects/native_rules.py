@@ -38,7 +38,6 @@ from assay.ir.rules import (
     GroupStat,
     Metric,
     MetricCheck,
-    PercentileMetric,
     RowCheck,
     RowCountMetric,
     SchemaCheck,
@@ -134,7 +133,8 @@ def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
 METRIC_KEYS = frozenset({"must_be", "warn"})
 
 
-def _metric(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFamily) -> Built:
+def metric_rule(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFamily) -> Built:
+    """A metric rule's result: ``metric`` judged by the rule's ``must_be`` (and ``warn``)."""
     must, text = p.threshold(rule.require("must_be"))
     warn_node = rule.get("warn")
     warn = None
@@ -156,7 +156,7 @@ def build_row_count(rule: Node) -> Built:
     if low is None and high is None:
         if rule.get("must_be") is None:
             raise rule.error("row_count needs 'must_be' (or 'min'/'max')")
-        return _metric(rule, RowCountMetric(), (), "any")
+        return metric_rule(rule, RowCountMetric(), (), "any")
     for key in ("must_be", "warn"):
         if rule.get(key) is not None:
             raise rule.require(key).error(f"use either '{key}' or 'min'/'max', not both")
@@ -171,29 +171,17 @@ def build_row_count(rule: Node) -> Built:
 
 def build_column_metric(fn: ColumnFn, family: TypeFamily, rule: Node) -> Built:
     name = p.column(rule)
-    return _metric(rule, ColumnMetric(fn, name), (name,), family)
-
-
-def build_percentile(quantile: Decimal | None, rule: Node) -> Built:
-    """A percentile of a numeric column: at ``quantile`` (0-1; the median's 0.5), given
-    or the rule's own (a quantile, as deequ's and numpy's: not a percentage)."""
-    name = p.column(rule)
-    if quantile is None:
-        node = rule.require("quantile")
-        quantile = Decimal(str(node.as_number("a quantile between 0 and 1")))
-        if not 0 <= quantile <= 1:
-            raise node.error(f"expected a quantile between 0 and 1 (0.95, not 95), got {quantile}")
-    return _metric(rule, PercentileMetric(name, quantile), (name,), "numeric")
+    return metric_rule(rule, ColumnMetric(fn, name), (name,), family)
 
 
 def build_missing(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
-    return _metric(rule, CountMetric(missing(rule, name), percent), (name,), "any")
+    return metric_rule(rule, CountMetric(missing(rule, name), percent), (name,), "any")
 
 
 def build_group(stat: GroupStat, rule: Node) -> Built:
     cols = p.columns(rule)
-    return _metric(rule, GroupMetric(cols, stat), cols, "any")
+    return metric_rule(rule, GroupMetric(cols, stat), cols, "any")
 
 
 # --- other rules --------------------------------------------------------------------------
@@ -448,11 +436,11 @@ def build_is_contained_in(rule: Node) -> Built:
 def build_invalid(percent: bool, rule: Node) -> Built:
     name = p.column(rule)
     found = validity(rule, name, NATIVE)
-    built = _metric(rule, CountMetric(found.invalid, percent), (name,), "any")
+    built = metric_rule(rule, CountMetric(found.invalid, percent), (name,), "any")
     requires = tuple((name, f) for f in found.families) or built.requires
     return Built(built.check, built.columns, requires, built.threshold)
 
 
 def build_freshness(rule: Node) -> Built:
     name = p.column(rule)
-    return _metric(rule, FreshnessMetric(name), (name,), "temporal")
+    return metric_rule(rule, FreshnessMetric(name), (name,), "temporal")

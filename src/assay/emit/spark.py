@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from pyspark.sql.connect import functions as F
@@ -23,11 +24,11 @@ from assay.planner.measures import (
     MEASURE_KINDS,
     AgeMicros,
     AggEquals,
+    Aggregate,
     ColumnAgg,
     CountIf,
     GroupStats,
     Measure,
-    Percentile,
     RowCount,
     ServerNow,
 )
@@ -156,9 +157,14 @@ def _(measure: ColumnAgg, name: str) -> list[Column]:
     return [_AGG[measure.fn](col(measure.column)).alias(name)]
 
 
-@_emit_measure.register(Percentile)
-def _(measure: Percentile, name: str) -> list[Column]:
-    return [F.percentile(col(measure.column), float(measure.fraction)).alias(name)]
+@_emit_measure.register(Aggregate)
+def _(measure: Aggregate, name: str) -> list[Column]:
+    # a decimal argument is a fraction Spark reads as a DOUBLE (percentile's percentage)
+    args = [F.lit(float(a) if isinstance(a, Decimal) else a) for a in measure.args]
+    value = col(measure.column) if measure.cast is None else col(measure.column).cast(measure.cast)
+    if measure.where is not None:  # the other rows as nulls, which the function ignores
+        value = F.when(column(measure.where), value)
+    return [F.call_function(measure.function, value, *args).alias(name)]
 
 
 @_emit_measure.register(ServerNow)

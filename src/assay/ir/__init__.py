@@ -25,6 +25,7 @@ from assay.ir.expr import (
 )
 from assay.ir.origin import Origin
 from assay.ir.rules import (
+    AggregateMetric,
     Check,
     ColStatsCheck,
     ColumnMetric,
@@ -36,7 +37,6 @@ from assay.ir.rules import (
     Metric,
     MetricCheck,
     OnFailure,
-    PercentileMetric,
     RowCheck,
     RowCountMetric,
     Rule,
@@ -73,7 +73,7 @@ __all__ = [
     "EqualsCheck",
     "Expr",
     "FreshnessMetric",
-    "PercentileMetric",
+    "AggregateMetric",
     "GroupMetric",
     "InSet",
     "IsNaN",

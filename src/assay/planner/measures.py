@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from assay.ir.expr import Col, Expr, IsNull, Not, Scalar, columns_of
 from assay.ir.rules import (
+    AggregateMetric,
     Check,
     ColStatsCheck,
     ColumnFn,
@@ -24,7 +24,6 @@ from assay.ir.rules import (
     GroupNulls,
     Metric,
     MetricCheck,
-    PercentileMetric,
     RowCheck,
     RowCountMetric,
     Rule,
@@ -116,15 +115,20 @@ def agg_equals(check: EqualsCheck) -> AggEquals:
 
 
 @dataclass(frozen=True, slots=True)
-class Percentile:
-    """``percentile(column, fraction)``: exact, nulls ignored."""
+class Aggregate:
+    """``function(column, *args)``: one aggregate function of one column with literal
+    arguments, over the rows where ``where`` holds, of the column cast to ``cast`` (an
+    :class:`~assay.ir.rules.AggregateMetric`'s measure)."""
 
+    function: str
     column: str
-    fraction: Decimal
+    args: tuple[Scalar, ...] = ()
+    where: Expr | None = None
+    cast: str | None = None
 
 
 Measure = (
-    RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros | Percentile
+    RowCount | CountIf | ColumnAgg | ServerNow | GroupStats | AggEquals | AgeMicros | Aggregate
 )
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
@@ -149,6 +153,10 @@ class MeasureKind:
     columns: Callable[[Any], tuple[str, ...]]
     outputs: tuple[str, ...] = ()
     scan: bool = True
+
+
+def _argument(m: Aggregate) -> str:
+    return quote(m.column) if m.cast is None else f"CAST({quote(m.column)} AS {m.cast.upper()})"
 
 
 MEASURE_KINDS: dict[type, MeasureKind] = {
@@ -181,10 +189,13 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         ),
         lambda m: (m.column,),
     ),
-    Percentile: MeasureKind(
-        lambda m: "pct",
-        lambda m: f"percentile({quote(m.column)}, {m.fraction})",
-        lambda m: (m.column,),
+    Aggregate: MeasureKind(
+        lambda m: m.function,
+        lambda m: (
+            f"{m.function}({', '.join([_argument(m), *map(literal, m.args)])})"
+            + (f" FILTER (WHERE {render_expr(m.where)})" if m.where is not None else "")
+        ),
+        lambda m: tuple(sorted({m.column, *(columns_of(m.where) if m.where else ())})),
     ),
     GroupStats: MeasureKind(
         lambda m: "groups",
@@ -266,7 +277,7 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     CountMetric: lambda m: (RowCount(), count_if(m.counted)),
     GroupMetric: lambda m: (RowCount(), group_stats(m)),
     FreshnessMetric: lambda m: (AgeMicros(m.column, m.whole_seconds),),
-    PercentileMetric: lambda m: (Percentile(m.column, m.fraction),),
+    AggregateMetric: lambda m: (Aggregate(m.function, m.column, m.args, m.where, m.cast),),
 }
 """The measures of each kind of metric."""
 
