@@ -13,6 +13,7 @@ Three notions, never mixed (docs/events.md):
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +46,7 @@ from assay.planner.measures import (
     AgeMicros,
     Aggregate,
     ColumnAgg,
+    Filtered,
     Histogram,
     RowCount,
     agg_equals,
@@ -71,6 +73,8 @@ class Outcome:
     held: bool | None = None
     """Whether the condition held, when the severity alone does not say (a metric's own
     warn threshold: severity ``warn``, condition held)."""
+    rows: int | None = None
+    """The rows the rule considered, when not the table's (a rule's filter)."""
 
     @property
     def passed(self) -> bool:
@@ -83,7 +87,12 @@ def judge(rule: Rule, values: Values) -> Outcome:
     judged = JUDGES.get(type(rule.check))
     if judged is None:
         raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
-    return judged(rule, rule.check, values, int(values.get(RowCount(), 0) or 0))
+    if rule.filter is None:
+        return judged(rule, rule.check, values, int(values.get(RowCount(), 0) or 0))
+    # every measure of a filtered rule is read over the rows its filter keeps
+    kept = Filtered(values, rule.filter)
+    rows = int(kept.get(RowCount(), 0) or 0)
+    return dataclasses.replace(judged(rule, rule.check, kept, rows), rows=rows)
 
 
 def _row_outcome(rule: Rule, check: RowCheck, values: Values, rows: int) -> Outcome:

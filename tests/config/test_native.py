@@ -44,6 +44,7 @@ from assay.ir import (
     RowCheck,
     RowCountMetric,
     SchemaCheck,
+    Sql,
     SqlCheck,
     SqlSource,
     Tolerance,
@@ -260,6 +261,13 @@ RULE_CASES = [
         ),
         ("a",),
         "numeric",
+    ),
+    (
+        "{type: expression, expression: 'a >= b'}",
+        "expression",
+        RowCheck(Not(Coalesce((Sql("a >= b"), Lit(False))))),
+        (),
+        None,
     ),
     (
         "{type: missing_count, column: a, must_be: '> 0'}",

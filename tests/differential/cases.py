@@ -186,6 +186,19 @@ def pattern(rng: random.Random, values: list[str]) -> str:
 # --- base rules ---------------------------------------------------------------------------
 
 
+EXPRESSIONS = [
+    "`i` >= 0",  # null i: unknown, fails
+    "`i` < `b` OR `s` IS NULL",
+    "`dbl val` > 0.5 AND NOT isnan(`dbl val`)",
+    "`dec.38` <= 0.1",
+    "length(`fmt``s`) BETWEEN 1 AND 5",
+    "`dátum` >= DATE'2000-01-01'",
+    "`bo`",
+    "coalesce(`f`, 0) <> 1.5",
+]
+"""Row conditions for ``expression`` rules: nulls, NaN, decimals, odd names."""
+
+
 def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str, Any]]:
     """Rules without tolerance or threshold for every kind and column."""
     rules: list[dict[str, Any]] = []
@@ -194,6 +207,8 @@ def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str
     # table-level and multi-column rules
     add({"type": "row_count"})
     add({"type": "has_size"})
+    for _ in range(variants):
+        add({"type": "expression", "expression": rng.choice(EXPRESSIONS)})
     for _ in range(variants):
         cols = rng.sample(names, rng.randint(2, 3))
         for kind in ("not_null", "unique", "duplicate_count", "duplicate_percent",

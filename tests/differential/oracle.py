@@ -62,7 +62,7 @@ ROW_KINDS = frozenset(
     {
         "not_null", "unique", "range", "range_check", "regex", "string_regex_check",
         "accepted_values", "is_contained_in", "length", "string_length_check",
-        "negative_check",
+        "negative_check", "expression",
     }
 )  # fmt: skip
 """Row-level rule types: a failed-row count judged against a tolerance."""
@@ -578,6 +578,8 @@ class Oracle:
         kind = rule["type"]
         if kind == "not_null":
             return " OR ".join(f"{ident(c)} IS NULL" for c in self._columns(rule))
+        if kind == "expression":  # docs/rules.md: false or null fails
+            return f"NOT coalesce(({rule['expression']}), false)"
         name, c, t = self._col(rule)
         if kind == "range":
             strict = rule.get("inclusive") is False

@@ -14,6 +14,7 @@ from assay.config.node import Node, unknown_message
 from assay.dialects.catalogue_metrics import METRIC_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, RuleSpec
+from assay.ir.expr import Sql
 from assay.ir.rules import Level, Rule
 
 RULES: dict[str, RuleSpec] = {**ROW_RULES, **METRIC_RULES}
@@ -36,8 +37,14 @@ def build_rule(node: Node) -> Rule:
         raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
     kind = rule_type(node)
     spec = RULES[kind]
+    if node.get("filter") is not None and "filter" not in spec.keys:
+        raise node.require("filter").error(
+            f"a {kind} rule takes no filter (it is not measured over the table's rows"
+            + ("; write the condition in its query)" if kind == "sql" else ")")
+        )
     node.check_keys(COMMON_KEYS | spec.keys)
     built = spec.build(node)
+    where = rule_filter(node)
     return Rule(
         kind=kind,
         check=built.check,
@@ -49,7 +56,25 @@ def build_rule(node: Node) -> Rule:
         requires=built.requires,
         code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
+        filter=None if where is None else Sql(where),
+        places=tuple((k, node.require(k).origin) for k in SNIPPET_KEYS if node.get(k) is not None),
     )
+
+
+SNIPPET_KEYS = ("filter", "expression")
+"""Keys holding SQL the user wrote (analysed by Spark before any scan, errors placed at
+the key: :mod:`assay.executor.snippets`)."""
+
+
+def rule_filter(node: Node) -> str | None:
+    """A rule's ``filter``: a SQL predicate (analysed by Spark before any scan)."""
+    child = node.get("filter")
+    if child is None:
+        return None
+    text = child.as_str("a SQL predicate such as \"status = 'shipped'\"")
+    if not text.strip():
+        raise child.error("the filter is empty: a SQL predicate such as \"status = 'shipped'\"")
+    return text
 
 
 def rule_type(node: Node) -> str:

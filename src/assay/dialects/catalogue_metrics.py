@@ -30,6 +30,7 @@ from assay.dialects.native_rules import (
     metric_rule,
 )
 from assay.dialects.rule_spec import (
+    FILTER_KEY,
     KEY_VALUES,
     ONE_COLUMN,
     ONE_OR_MORE_COLUMNS,
@@ -364,7 +365,7 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "column_sum_check": RuleSpec(
         build_column_sum_check,
-        ONE_COLUMN | {"min_value", "max_value", "inclusive"},
+        ONE_COLUMN | FILTER_KEY | {"min_value", "max_value", "inclusive"},
         aliases=("columnSumCheck",),
         examples=(
             "{type: column_sum_check, column: qty, min_value: 24, max_value: 25, inclusive: true}",
@@ -386,7 +387,7 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "column_max_check": RuleSpec(
         build_column_max_check,
-        ONE_COLUMN | {"value"},
+        ONE_COLUMN | FILTER_KEY | {"value"},
         aliases=("columnMaxCheck",),
         examples=(
             "{type: column_max_check, column: email, value: eve@x.io}",
@@ -419,7 +420,7 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "has_size": RuleSpec(
         build_has_size,
-        frozenset({"size", "operator"}),
+        FILTER_KEY | {"size", "operator"},
         aliases=("hasSize",),
         examples=(
             "{type: has_size, size: 5, operator: '=='}",
@@ -436,7 +437,7 @@ METRIC_RULES: dict[str, RuleSpec] = {
     ),
     "has_uniqueness": RuleSpec(
         build_has_uniqueness,
-        ONE_OR_MORE_COLUMNS | {"fraction", "operator"},
+        ONE_OR_MORE_COLUMNS | FILTER_KEY | {"fraction", "operator"},
         aliases=("hasUniqueness",),
         examples=(
             "{type: has_uniqueness, columns: [id, status]}",

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from assay.config.node import Node
 from assay.dialects.native_rules import (
     build_accepted_values,
     build_is_contained_in,
@@ -19,20 +20,34 @@ from assay.dialects.native_rules import (
     build_string_regex_check,
     build_unique,
     column_test,
+    row_rule,
 )
 from assay.dialects.rule_spec import (
     KEY_VALUES,
     ONE_COLUMN,
     ONE_OR_MORE_COLUMNS,
     ROW_KEYS,
+    Built,
     RuleDoc,
     RuleSpec,
     any_of,
     ref,
     required,
 )
-from assay.ir.expr import Compare, Lit
+from assay.ir.expr import Compare, Lit, Not, Sql, is_true
 from assay.ir.values import Op
+
+
+def build_expression(rule: Node) -> Built:
+    """A row condition in Spark SQL, analysed by Spark before any scan
+    (:mod:`assay.executor.snippets`): a row fails where it is false or null (deequ's
+    ``satisfies`` reads compliance as the rows where it is true)."""
+    node = rule.require("expression")
+    text = node.as_str("a SQL condition such as 'shipped_at >= ordered_at'")
+    if not text.strip():
+        raise node.error("the expression is empty: a SQL condition such as 'qty >= 0'")
+    return row_rule(rule, Not(is_true(Sql(text))), (), "any")
+
 
 ROW_RULES: dict[str, RuleSpec] = {
     "not_null": RuleSpec(
@@ -225,5 +240,28 @@ ROW_RULES: dict[str, RuleSpec] = {
             plan="agg",
         ),
         requires=(required("allowed_values"),),
+    ),
+    "expression": RuleSpec(
+        build_expression,
+        ROW_KEYS | {"expression"},
+        examples=(
+            "{type: expression, expression: 'qty >= 0 AND amount > 0'}",
+            "{type: expression, expression: \"day >= DATE'2024-01-01' OR status = 'b'\", filter: 'qty > 0'}",
+        ),
+        doc=RuleDoc(
+            params="`expression` (a Spark SQL condition on one row); `tolerance`",
+            fails="the expression is false **or null** for the row (deequ's `satisfies`: only a true row complies; write `x IS NULL OR ...` to let nulls pass)",
+            nulls="fail (the expression is unknown)",
+            columns="any",
+            plan="agg",
+        ),
+        values={
+            "expression": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A Spark SQL condition over one row's columns (no aggregate or window function): the row fails where it is false or null.",
+            }
+        },
+        requires=(required("expression"),),
     ),
 }

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from assay.config.node import Node
 from assay.dialects import params as p
-from assay.dialects.rule_spec import Built
+from assay.dialects.rule_spec import FILTER_KEY, Built
 from assay.dialects.validity import NATIVE, missing, validity
 from assay.errors import ConfigError
 from assay.ir.expr import (
@@ -55,14 +55,16 @@ def _needs(columns: tuple[str, ...], family: TypeFamily) -> tuple[tuple[str, Typ
 # --- row-level rules ----------------------------------------------------------------------
 
 
-def _row(rule: Node, failing: Expr, columns: tuple[str, ...], family: TypeFamily) -> Built:
+def row_rule(rule: Node, failing: Expr, columns: tuple[str, ...], family: TypeFamily) -> Built:
+    """A row rule's result: rows fail where ``failing`` is true, within the rule's
+    ``tolerance``."""
     tolerance, text = p.tolerance(rule)
     return Built(RowCheck(failing, tolerance), columns, _needs(columns, family), text)
 
 
 def build_not_null(rule: Node) -> Built:
     cols = p.columns(rule)
-    return _row(rule, any_of(*(IsNull(Col(c)) for c in cols)), cols, "any")
+    return row_rule(rule, any_of(*(IsNull(Col(c)) for c in cols)), cols, "any")
 
 
 def build_unique(rule: Node) -> Built:
@@ -93,20 +95,20 @@ def build_range(rule: Node) -> Built:
     # Numbers bound numeric columns, dates and timestamps temporal ones (anything else
     # would make Spark cast every value, and fail at run time on a string).
     family = p.bound_family(bounds[0] if bounds[0] is not None else bounds[1])  # type: ignore[arg-type]
-    return _row(rule, is_true(any_of(*outside)), (name,), family)
+    return row_rule(rule, is_true(any_of(*outside)), (name,), family)
 
 
 def build_regex(rule: Node) -> Built:
     name = p.column(rule)
     pattern = rule.require("pattern").as_str("a regular expression")
     col = Col(name)
-    return _row(rule, any_of(IsNull(col), Not(Matches(col, pattern))), (name,), "string")
+    return row_rule(rule, any_of(IsNull(col), Not(Matches(col, pattern))), (name,), "string")
 
 
 def build_accepted_values(rule: Node) -> Built:
     name = p.column(rule)
     values = p.scalar_values(rule.require("values"), "a list of accepted values")
-    return _row(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
+    return row_rule(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
 
 
 def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
@@ -125,12 +127,12 @@ def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
         outside.append(Compare(Op.LT, length, Lit(lo)))
     if hi is not None:
         outside.append(Compare(Op.GT, length, Lit(hi)))
-    return _row(rule, is_true(any_of(*outside)), (name,), "string")
+    return row_rule(rule, is_true(any_of(*outside)), (name,), "string")
 
 
 # --- metric rules -------------------------------------------------------------------------
 
-METRIC_KEYS = frozenset({"must_be", "warn"})
+METRIC_KEYS = frozenset({"must_be", "warn"}) | FILTER_KEY
 
 
 def metric_rule(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFamily) -> Built:
@@ -235,7 +237,7 @@ def column_test(failing: Callable[[Col], Expr], family: TypeFamily) -> Callable[
 
     def build(rule: Node) -> Built:
         name = p.column(rule)
-        return _row(rule, is_true(failing(Col(name))), (name,), family)
+        return row_rule(rule, is_true(failing(Col(name))), (name,), family)
 
     return build
 
@@ -353,7 +355,7 @@ def build_string_regex_check(rule: Node) -> Built:
     # data-validator's stringRegexCheck lets nulls pass (unlike regex, where they fail).
     name = p.column(rule)
     pattern = rule.require("regex").as_str("a regular expression")
-    return _row(rule, is_true(Not(Matches(Col(name), pattern))), (name,), "string")
+    return row_rule(rule, is_true(Not(Matches(Col(name), pattern))), (name,), "string")
 
 
 def build_column_sum_check(rule: Node) -> Built:
@@ -427,7 +429,7 @@ def build_is_contained_in(rule: Node) -> Built:
     # deequ's isContainedIn: the same row test as accepted_values (nulls pass).
     name = p.column(rule)
     values = p.scalar_values(rule.require("allowed_values"), "a list of allowed values")
-    return _row(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
+    return row_rule(rule, is_true(Not(InSet(Col(name), values))), (name,), "any")
 
 
 # --- sparquet / SODA metrics --------------------------------------------------------------

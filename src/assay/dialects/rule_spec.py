@@ -21,7 +21,10 @@ Schema = dict[str, Any]
 COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets"})
 """Keys every rule accepts (``targets`` is expanded away before a rule is built)."""
 LEVELS: tuple[Level, ...] = ("error", "warn")
-ROW_KEYS = frozenset({"tolerance"})
+FILTER_KEY = frozenset({"filter"})
+"""A rule whose measures can be taken over some rows only (every row-level and metric
+rule; not schema, sql or colstats)."""
+ROW_KEYS = frozenset({"tolerance"}) | FILTER_KEY
 """What a row-level rule takes besides its columns."""
 ONE_COLUMN = frozenset({"column"})
 ONE_OR_MORE_COLUMNS = frozenset({"column", "columns"})
@@ -114,6 +117,11 @@ KEY_VALUES: dict[str, Schema] = {
     "column": ref("column"),
     "columns": ref("columns"),
     "tolerance": ref("tolerance"),
+    "filter": {
+        **TEXT,
+        "description": "A SQL predicate: only the rows where it is true are checked (null"
+        " excludes a row), on top of the table's filter.",
+    },
     "must_be": ref("threshold", description="Must hold, else the rule fails."),
     "warn": ref("threshold", description="The rule warns when must_be holds and this does not."),
     "min": ref("bound", description="Lowest allowed value."),

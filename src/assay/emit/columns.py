@@ -14,12 +14,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from pyspark.sql.connect import functions as F
+from pyspark.sql.connect.window import Window
 
 from assay.ir.expr import (
     And,
     Coalesce,
     Col,
     Compare,
+    Expr,
     HasText,
     InSet,
     IsNaN,
@@ -106,3 +108,10 @@ column.register(HasText, _has_text)
 column.register(Length, lambda e: F.length(column(e.item)))
 column.register(Sql, lambda e: F.expr(e.text))
 require_translations(column, "a Spark translation (emit.columns.column)")
+
+
+def shared_count(group: Sequence[str], where: Expr | None) -> Column:
+    """Per row, how many rows share its ``group`` value (among those where ``where``
+    holds: a rule's filter), as a window count."""
+    one = F.lit(1) if where is None else F.when(column(where), F.lit(1))
+    return F.count(one).over(Window.partitionBy(*(col(c) for c in group)))

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
-from pyspark.sql.connect.window import Window
 
-from assay.emit.columns import balanced, col, column
+from assay.emit.columns import balanced, col, column, shared_count
 from assay.ir.outputs import Sink
-from assay.ir.rules import Rule, failing_rows_of
+from assay.ir.rules import Rule
 
 if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and
@@ -50,12 +49,14 @@ def failing_predicates(
     windows: list[Column] = []
     tests: list[Column] = []
     for rule in rules:
-        rows = failing_rows_of(rule.check)
+        rows = rule.failing_rows
         if rows.group:
             name = f"_assay_w{len(windows)}"
-            over = Window.partitionBy(*(col(c) for c in rows.group))
-            windows.append(F.count(F.lit(1)).over(over).alias(name))
-            tests.append(_group_test(rows.group, rows.nulls, F.col(name)))
+            windows.append(shared_count(rows.group, rows.where).alias(name))
+            test = _group_test(rows.group, rows.nulls, F.col(name))
+            if rows.where is not None:
+                test = F.coalesce(column(rows.where), F.lit(False)) & test
+            tests.append(test)
         elif rows.predicate is not None:
             tests.append(F.coalesce(column(rows.predicate), F.lit(False)))
         else:

@@ -18,7 +18,8 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
 
-from assay.emit.columns import balanced, col, column, lit
+from assay.emit.columns import balanced, col, column, lit, shared_count
+from assay.ir.expr import Expr
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -152,9 +153,15 @@ def _(measure: CountIf, name: str) -> list[Column]:
     return [F.count_if(column(measure.predicate)).alias(name)]
 
 
+def _kept(value: Column, where: Expr | None) -> Column:
+    """``value`` on the rows where ``where`` holds, null on the others (which the
+    aggregate functions reading it ignore): a rule's filter inside the one scan."""
+    return value if where is None else F.when(column(where), value)
+
+
 @_emit_measure.register(ColumnAgg)
 def _(measure: ColumnAgg, name: str) -> list[Column]:
-    return [_AGG[measure.fn](col(measure.column)).alias(name)]
+    return [_AGG[measure.fn](_kept(col(measure.column), measure.where)).alias(name)]
 
 
 @_emit_measure.register(Aggregate)
@@ -162,9 +169,7 @@ def _(measure: Aggregate, name: str) -> list[Column]:
     # a decimal argument is a fraction Spark reads as a DOUBLE (percentile's percentage)
     args = [F.lit(float(a) if isinstance(a, Decimal) else a) for a in measure.args]
     value = col(measure.column) if measure.cast is None else col(measure.column).cast(measure.cast)
-    if measure.where is not None:  # the other rows as nulls, which the function ignores
-        value = F.when(column(measure.where), value)
-    return [F.call_function(measure.function, value, *args).alias(name)]
+    return [F.call_function(measure.function, _kept(value, measure.where), *args).alias(name)]
 
 
 @_emit_measure.register(ServerNow)
@@ -174,7 +179,7 @@ def _(measure: ServerNow, name: str) -> list[Column]:
 
 @_emit_measure.register(AggEquals)
 def _(measure: AggEquals, name: str) -> list[Column]:
-    value = _AGG[measure.fn](col(measure.column))
+    value = _AGG[measure.fn](_kept(col(measure.column), measure.where))
     if not measure.representable:
         # the column's type cannot hold the value: no aggregate of it equals it
         return [F.when(value.isNotNull(), F.lit(False)).alias(name)]
@@ -183,7 +188,7 @@ def _(measure: AggEquals, name: str) -> list[Column]:
 
 @_emit_measure.register(AgeMicros)
 def _(measure: AgeMicros, name: str) -> list[Column]:
-    newest = F.max(col(measure.column)).cast("timestamp")
+    newest = F.max(_kept(col(measure.column), measure.where)).cast("timestamp")
     if measure.whole_seconds:
         age = F.unix_seconds(F.current_timestamp()) - F.unix_seconds(newest)
         return [(age * F.lit(1_000_000)).alias(name)]
@@ -219,6 +224,8 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     keys = [col(c) for c in group.columns]
     measure = group.slot.measure
     nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
+    if isinstance(measure, GroupStats) and measure.where is not None:
+        df = df.where(column(measure.where))  # a rule's filter: the groups of its rows
     if nulls == "none":
         rows = df  # a null is a value: Spark groups nulls together
     elif nulls == "all":
@@ -354,6 +361,19 @@ def uncompilable_patterns(spark: SparkSession, patterns: Sequence[str]) -> dict[
     return bad
 
 
+def snippet_types(df: DataFrame, texts: Sequence[str]) -> list[str]:
+    """The Spark type of each SQL expression over ``df`` (one analysis RPC, no scan)."""
+    frame = df.select(*(F.expr(t).alias(f"_assay_s{n}") for n, t in enumerate(texts)))
+    return [f.dataType.simpleString() for f in frame.schema.fields]
+
+
+def snippet_counts(df: DataFrame, texts: Sequence[str]) -> list[str]:
+    """Analyse each boolean SQL expression as the aggregate reads it, ``count_if(...)``
+    (one analysis RPC, no scan): Spark refuses an aggregate or window function there."""
+    frame = df.agg(*(F.count_if(F.expr(t)).alias(f"_assay_s{n}") for n, t in enumerate(texts)))
+    return [f.dataType.simpleString() for f in frame.schema.fields]
+
+
 def analysed(spark: SparkSession, text: str) -> None:
     """Have Spark parse and analyse a query (one analysis RPC, no scan, no command).
     Raises what Spark raises for it."""
@@ -411,9 +431,7 @@ def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
     the shuffle, after sorting every failing row: so a heavy rule comes here only under
     a key bound, which keeps about ``detail_bound_margin`` x N of its rows)."""
     windows = {
-        n: F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
-        for n, e in enumerate(plan.entries)
-        if e.group is not None
+        n: shared_count(e.group, e.where) for n, e in enumerate(plan.entries) if e.group is not None
     }
     names = list(dict.fromkeys((*plan.order, *(c for e in plan.entries for c in e.columns))))
     extra = [w.alias(f"_assay_dup{n}") for n, w in windows.items()]
@@ -446,8 +464,7 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
     rule's key bound when it has one (``plan.bounds``)."""
     rows = df
     if e.group is not None:
-        dup = F.count(F.lit(1)).over(Window.partitionBy(*(col(c) for c in e.group)))
-        rows = df.select("*", dup.alias(f"_assay_dup{n}"))
+        rows = df.select("*", shared_count(e.group, e.where).alias(f"_assay_dup{n}"))
     if plan.hashed and e.rule_index in dict(plan.bounds):
         rows = rows.select("*", _row_hash(e.columns))
     order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
@@ -483,6 +500,8 @@ def _bounded(plan: DetailPlan, entry: DetailEntry, test: Column) -> Column:
 def _entry_test(n: int, entry) -> Column:
     if entry.group is not None:
         shared = F.col(f"_assay_dup{n}") > 1
+        if entry.where is not None:
+            shared = F.coalesce(column(entry.where), F.lit(False)) & shared
         if entry.nulls == "none":
             return shared
         keys = [col(c).isNotNull() for c in entry.group]

@@ -25,6 +25,7 @@ from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor.outputs import check_sinks
+from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared
 from assay.ir.expr import patterns_of
@@ -67,6 +68,8 @@ def prepare(
     problems = schema_problems(spark, whole, plan.table, schema, keys)
     if isinstance(problems, AssayError):
         return problems
+    if not problems:
+        problems += snippet_problems(df, table)
     sql = SqlBinding()
     if plan.sql is not None and not problems:
         sql = bound_sql(spark, plan, df)

@@ -47,7 +47,7 @@ def rule_result(
         passed=outcome.passed,
         severity=outcome.severity,
         failed_count=outcome.failed_count,
-        row_count=row_count,
+        row_count=outcome.rows if outcome.rows is not None else row_count,
         metric_value=outcome.metric_value,
         threshold=rule.threshold,
         message=outcome.message,

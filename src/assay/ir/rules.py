@@ -6,11 +6,12 @@ judges the measured values. Every dialect front end produces these same types.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from assay.ir.expr import Expr, Scalar
+from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.origin import Origin
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
@@ -331,6 +332,28 @@ class Rule:
     params: tuple[tuple[str, object], ...] = field(default=(), compare=False)
     type_checks: tuple[TypeRequirement, ...] = ()
     on_failure: OnFailure = "fail"
+    filter: Expr | None = None
+    """Only the rows where this holds are checked (a row where it is null is not): every
+    measure of the rule is taken over them, in the table's one plan; its failing rows,
+    row count, percentages and groups are of those rows."""
+    places: tuple[tuple[str, Origin], ...] = field(default=(), compare=False)
+    """Where settings of the rule were written (``filter``, ``expression``); see
+    :meth:`place`."""
+
+    def snippet(self, setting: str) -> str | None:
+        """The SQL text the user wrote under ``setting`` (``filter``, ``expression``)."""
+        if setting == "filter":
+            return self.filter.text if isinstance(self.filter, Sql) else None
+        value = dict(self.params).get(setting)
+        return value if setting == "expression" and isinstance(value, str) else None
+
+    def place(self, setting: str) -> Origin:
+        """Where ``setting`` was written: its own line when recorded, else
+        ``<rule>.<setting>`` on the rule's line."""
+        for name, origin in self.places:
+            if name == setting:
+                return origin
+        return self.origin.child(setting)
 
     @property
     def blocks(self) -> bool:
@@ -352,6 +375,18 @@ class Rule:
         """Whether a failure can be explained by sample rows (the detail pass)."""
         return failing_rows_of(self.check).sampled
 
+    @property
+    def failing_rows(self) -> FailingRows:
+        """The rows failing this rule: its check's, among the rows its filter keeps."""
+        rows = failing_rows_of(self.check)
+        if self.filter is None:
+            return rows
+        if rows.group:
+            where = self.filter if rows.where is None else And((self.filter, rows.where))
+            return dataclasses.replace(rows, where=where)
+        predicate = self.filter if rows.predicate is None else And((self.filter, rows.predicate))
+        return dataclasses.replace(rows, predicate=predicate)
+
 
 # --- what each kind of check reads of the rows, in one place ------------------------------
 
@@ -368,6 +403,8 @@ class FailingRows:
     group: tuple[str, ...] = ()
     nulls: GroupNulls = "any"
     sampled: bool = False
+    where: Expr | None = None
+    """With ``group``: only rows where this holds are grouped (a rule's filter)."""
 
 
 @dataclass(frozen=True, slots=True)

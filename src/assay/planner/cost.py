@@ -156,6 +156,12 @@ def scan_branches(
     """
     if not slots:
         return ()
+    apart = tuple(s for s in slots if kind_of(s.measure).apart(s.measure))
+    if apart:
+        # one object aggregate would make Spark interpret the whole aggregate: a branch
+        rest = [s for s in slots if s not in apart]
+        others = scan_branches(rest, source, options, size_bytes) if rest else ()
+        return (*others, ScanAggregate(apart))
     split = splits(source, options, size_bytes)
     if not split:
         return (ScanAggregate(tuple(slots)),)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from assay.ir.expr import Scalar, Sql
@@ -11,7 +12,6 @@ from assay.ir.rules import (
     SchemaCheck,
     SqlCheck,
     UniqueCheck,
-    failing_rows_of,
 )
 from assay.ir.suite import Table
 from assay.planner.cost import (
@@ -142,7 +142,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        DetailEntry(e.rule_index, _identified(keys, e.columns, row), e.predicate, e.group, e.nulls)
+        dataclasses.replace(e, columns=_identified(keys, e.columns, row))
         for e in plan.detail.entries
         if e.rule_index in failed
     )
@@ -267,11 +267,13 @@ def _detail_template(table: Table) -> DetailPlan | None:
 
 def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     """The sample rows of a rule whose failure shows them (its IR's failing rows)."""
-    rows = failing_rows_of(rule.check)
+    rows = rule.failing_rows
     if not rows.sampled:
         return None
     if rows.group:
-        return DetailEntry(index, rule.columns, group=rows.group, nulls=rows.nulls)
+        return DetailEntry(
+            index, rule.columns, group=rows.group, nulls=rows.nulls, where=rows.where
+        )
     assert rows.predicate is not None
     return DetailEntry(index, rule.columns, predicate=cheaper(rows.predicate))
 

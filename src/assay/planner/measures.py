@@ -6,11 +6,12 @@ rules are one slot in the plan. Measures are frozen, so equality is structural.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assay.ir.expr import Col, Expr, IsNull, Not, Scalar, columns_of
+from assay.ir.expr import And, Col, Expr, IsNull, Not, Scalar, columns_of
 from assay.ir.rules import (
     AggregateMetric,
     Check,
@@ -51,10 +52,11 @@ class CountIf:
 
 @dataclass(frozen=True, slots=True)
 class ColumnAgg:
-    """``fn(column)`` ignoring nulls."""
+    """``fn(column)`` ignoring nulls, over the rows where ``where`` holds."""
 
     fn: ColumnFn
     column: str
+    where: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +69,12 @@ class GroupStats:
     """Statistics of the groups of equal ``columns`` values (rows with a null in any key
     excluded; with ``nulls="all"``, only rows where every key is null; with ``"none"``, no
     row: a null is a value): number of groups,
-    rows considered, rows in groups of 2+, rows in groups of exactly 1."""
+    rows considered, rows in groups of 2+, rows in groups of exactly 1; with ``where``,
+    of the rows where it holds."""
 
     columns: tuple[str, ...]
     nulls: GroupNulls = "any"
+    where: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,7 @@ class AggEquals:
     representable: bool = True
     """False: the column's type cannot hold ``value``, so the answer is false (or null
     when ``fn`` has no value)."""
+    where: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +100,7 @@ class AgeMicros:
 
     column: str
     whole_seconds: bool = False
+    where: Expr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +159,25 @@ class MeasureKind:
     columns: Callable[[Any], tuple[str, ...]]
     outputs: tuple[str, ...] = ()
     scan: bool = True
+    apart: Callable[[Any], bool] = lambda m: False
+    """Whether Spark computes the measure as an object aggregate (no generated code): one
+    such function turns the whole aggregate into an ``ObjectHashAggregate`` whose every
+    other expression is interpreted (a percentile made a 100-rule scan of TPC-H SF1 about
+    3x slower), so these get a scan branch of their own."""
+
+
+OBJECT_AGGREGATES = frozenset({"percentile", "percentile_approx", "approx_percentile"})
+"""Aggregate functions Spark runs as ``TypedImperativeAggregate`` (no generated code)."""
+
+
+def _where(m: Any) -> str:
+    return f" FILTER (WHERE {render_expr(m.where)})" if m.where is not None else ""
+
+
+def _read(m: Any, *columns: str) -> tuple[str, ...]:
+    """The columns a measure reads: its own, then those of its ``where``."""
+    extra = sorted(set(columns_of(m.where)) - set(columns)) if m.where is not None else []
+    return (*columns, *extra)
 
 
 def _argument(m: Aggregate) -> str:
@@ -168,39 +193,37 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
     ),
     ColumnAgg: MeasureKind(
         lambda m: m.fn,
-        lambda m: f"{'stddev_samp' if m.fn == 'stddev' else m.fn}({quote(m.column)})",
-        lambda m: (m.column,),
+        lambda m: f"{'stddev_samp' if m.fn == 'stddev' else m.fn}({quote(m.column)})" + _where(m),
+        lambda m: _read(m, m.column),
     ),
     ServerNow: MeasureKind(lambda m: "now", lambda m: "current_timestamp()", lambda m: ()),
     AggEquals: MeasureKind(
         lambda m: f"{m.fn}_eq",
         lambda m: (
-            f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column))} = "
+            f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column, m.where))} = "
             + (literal(m.value, m.cast) if m.representable else f"{literal(m.value)} (never)")
         ),
-        lambda m: (m.column,),
+        lambda m: _read(m, m.column),
     ),
     AgeMicros: MeasureKind(
         lambda m: "age",
         lambda m: (
             f"unix_{'seconds' if m.whole_seconds else 'micros'}(current_timestamp()) - "
             f"unix_{'seconds' if m.whole_seconds else 'micros'}"
-            f"(CAST(max({quote(m.column)}) AS TIMESTAMP))"
+            f"(CAST(max({quote(m.column)}){_where(m)} AS TIMESTAMP))"
         ),
-        lambda m: (m.column,),
+        lambda m: _read(m, m.column),
     ),
     Aggregate: MeasureKind(
         lambda m: m.function,
-        lambda m: (
-            f"{m.function}({', '.join([_argument(m), *map(literal, m.args)])})"
-            + (f" FILTER (WHERE {render_expr(m.where)})" if m.where is not None else "")
-        ),
-        lambda m: tuple(sorted({m.column, *(columns_of(m.where) if m.where else ())})),
+        lambda m: f"{m.function}({', '.join([_argument(m), *map(literal, m.args)])})" + _where(m),
+        lambda m: _read(m, m.column),
+        apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),
     GroupStats: MeasureKind(
         lambda m: "groups",
-        lambda m: ", ".join(GROUP_OUTPUTS),
-        lambda m: m.columns,
+        lambda m: ", ".join(GROUP_OUTPUTS) + _where(m),
+        lambda m: _read(m, *m.columns),
         outputs=GROUP_OUTPUTS,
         scan=False,
     ),
@@ -234,7 +257,50 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
             f"no measures for check {type(rule.check).__name__}: register it in"
             " assay.planner.measures.CHECK_MEASURES"
         )
-    return measures(rule.check)
+    if rule.filter is None:
+        return measures(rule.check)
+    return tuple(filtered(m, rule.filter) for m in measures(rule.check))
+
+
+def _also(where: Expr | None, condition: Expr) -> Expr:
+    return condition if where is None else And((condition, where))
+
+
+FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
+    RowCount: lambda m, c: CountIf(c),
+    CountIf: lambda m, c: CountIf(And((c, m.predicate))),
+    ColumnAgg: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    ServerNow: lambda m, c: m,
+    GroupStats: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    AggEquals: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    AgeMicros: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    Aggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+}
+"""Each measure kind over the rows where a condition holds (a rule's ``filter``): the one
+rewrite that planning (:func:`measures_of`) and judging (:class:`Filtered`) share;
+complete over the kinds, checked at import."""
+
+
+def filtered(measure: Measure, condition: Expr) -> Measure:
+    """``measure`` over the rows where ``condition`` holds."""
+    return FILTERED[type(measure)](measure, condition)  # type: ignore[no-any-return]
+
+
+class Filtered(Mapping[Any, Any]):
+    """A filtered rule's view of the measured values: each measure the judge asks for is
+    read as its filtered form (:func:`filtered`), the row count as the filtered rows."""
+
+    def __init__(self, values: Mapping[Any, Any], condition: Expr) -> None:
+        self._values, self._condition = values, condition
+
+    def __getitem__(self, measure: Any) -> Any:
+        return self._values[filtered(measure, self._condition)]
+
+    def __iter__(self) -> Iterator[Any]:
+        raise TypeError("a filtered view is read by key only")
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 def count_if(predicate: Expr) -> CountIf:
@@ -296,3 +362,4 @@ IR's ``Check`` and ``Metric`` unions, as :data:`MEASURE_KINDS` is over the emitt
 
 complete(METRIC_MEASURES, Metric, "assay.planner.measures.METRIC_MEASURES")
 complete(CHECK_MEASURES, Check, "assay.planner.measures.CHECK_MEASURES")
+complete(FILTERED, Measure, "assay.planner.measures.FILTERED")

@@ -70,6 +70,13 @@ PASSES: tuple[Pass, ...] = (
         option="strategy",
     ),
     Pass(
+        "object aggregates apart",
+        "an aggregate Spark cannot compile to code (percentile, percentile_approx) gets a"
+        " scan branch of its own, so the other measures keep their generated code",
+        cost.scan_branches,
+        "tests/differential/test_rules.py",
+    ),
+    Pass(
         "key bound",
         "the aggregate also measures the first key's min and max, so the detail plan can"
         " read the failing rows of a heavy rule within the key range it needs",

@@ -129,6 +129,8 @@ class DetailEntry:
     predicate: Expr | None = None
     group: tuple[str, ...] | None = None
     nulls: GroupNulls = "any"
+    where: Expr | None = None
+    """With ``group``: only rows where this holds are grouped (a rule's filter)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,124 @@
+"""A rule's ``filter``: every filterable rule of the catalogue, its filter inside the
+table's one aggregate plan, gives exactly what the same rule gives on a table filtered
+the plain way (the table's ``filter``, a WHERE before every rule), on data built to break
+it: nulls in the filtered column and in the groups, a filter keeping no row, filtered and
+unfiltered rules of one column side by side; and in the plan count the Spark UI sees."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from assay.dialects.catalogue import RULES
+from tests.helpers import run_config, validate_event, write_config
+from tests.integration.test_catalogue_fused import EVERY
+
+pytestmark = pytest.mark.spark
+
+ROWS = [
+    (1, 1.5, 3, Decimal("1.10"), "ann", "ann@x.com", "a", dt.date(2024, 1, 1)),
+    (2, 2.5, 0, Decimal("2.20"), "bob", "bob@x.com", "b", dt.date(2024, 1, 2)),
+    (3, 4.0, 7, Decimal("0.30"), "cy", "cy@x.org", "a", dt.date(2024, 1, 3)),
+    (4, 0.5, 10, Decimal("5.00"), "dee", "dee@x.net", "b", dt.date(2024, 1, 4)),
+    (5, 9.0, 5, Decimal("3.33"), "eve", "eve@x.io", "a", dt.date(2024, 1, 5)),
+    (6, None, 3, None, "ann", None, None, dt.date(2024, 1, 6)),  # a null status: excluded
+    (7, 2.5, None, Decimal("1.10"), "cy", "cy@x.org", "a", None),  # duplicates within 'a'
+    (8, -1.0, 3, Decimal("-2.00"), None, "bad", "b", dt.date(2023, 12, 31)),
+]
+COLUMNS = (
+    "id long, amount double, qty int, price decimal(10,2), name string, email string,"
+    " status string, day date"
+)
+
+FILTERS = {
+    "status a": "status = 'a'",  # true, false and null (row 6) rows
+    "nothing": "qty > 1000",  # keeps no row
+}
+
+
+def _filterable(example: str) -> bool:
+    kind = example.split("type: ", 1)[1].split(",", 1)[0].split("}", 1)[0].strip()
+    spec = RULES.get(kind) or next(s for s in RULES.values() if kind in s.aliases)
+    return "filter" in spec.keys and "filter:" not in example
+
+
+FILTERABLE = [e for e in EVERY if _filterable(e)]
+
+
+def _with_filter(example: str, condition: str) -> str:
+    quoted = condition.replace('"', '\\"')
+    return example[:-1] + f', filter: "{quoted}"}}'
+
+
+def _config(path: str, rules: list[str], table_filter: str | None = None) -> str:
+    body = "\n".join(f"      - {r}" for r in rules)
+    where = f'    filter: "{table_filter}"\n' if table_filter else ""
+    return (
+        f'tables:\n  - name: t\n    source: {{path: "{path}"}}\n{where}    keys: [id]\n'
+        f"    sample_size: 3\n    rules:\n{body}\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def data(spark, tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("filtered") / "t.parquet")
+    spark.createDataFrame(ROWS, COLUMNS).write.parquet(path)
+    return path
+
+
+COMPARED = ("severity", "failed_count", "metric_value", "row_count", "samples", "message")
+
+
+def _plain(result: dict) -> dict:
+    clock = result["rule"]["type"] == "freshness"  # measured against the clock, a moment apart
+    return {k: result[k] for k in COMPARED if not (clock and k in ("metric_value", "message"))}
+
+
+@pytest.mark.parametrize("name", list(FILTERS))
+def test_a_rule_filter_equals_the_table_filter(server, data, tmp_path, name):
+    condition = FILTERS[name]
+    filtered = [_with_filter(e, condition) for e in FILTERABLE]
+    # every filtered rule beside its unfiltered self: the two must not share a measure
+    fused_rules = [r for pair in zip(filtered, FILTERABLE, strict=True) for r in pair]
+    before = server.sql_executions()
+    fused = run_config(server.spark, write_config(tmp_path, _config(data, fused_rules), "f.yaml"))
+    plans = server.sql_executions() - before
+    plain = run_config(
+        server.spark, write_config(tmp_path, _config(data, FILTERABLE, condition), "p.yaml")
+    )
+    whole = run_config(server.spark, write_config(tmp_path, _config(data, FILTERABLE), "w.yaml"))
+    for k, example in enumerate(FILTERABLE):
+        got, want = fused.result("t", 2 * k), plain.result("t", k)
+        assert _plain(got) == _plain(want), example
+        assert _plain(fused.result("t", 2 * k + 1)) == _plain(whole.result("t", k)), example
+        validate_event(got)
+    failing = any(r["severity"] != "pass" for r in fused.results)
+    assert plans == fused.tables()["t"]["spark_plans"] == (2 if failing else 1)
+
+
+def test_a_filter_keeping_no_row_measures_an_empty_table(spark, data, tmp_path):
+    rules = [
+        "{type: not_null, column: name, filter: 'qty > 1000'}",
+        "{type: row_count, must_be: '= 0', filter: 'qty > 1000'}",
+        "{type: missing_percent, column: email, must_be: '= 0', filter: 'qty > 1000'}",
+        "{type: avg, column: amount, must_be: '> 0', filter: 'qty > 1000'}",
+    ]
+    out = run_config(spark, write_config(tmp_path, _config(data, rules)))
+    got = [(r["severity"], r["row_count"], r["metric_value"]) for r in out.results]
+    assert got == [("pass", 0, None), ("pass", 0, 0), ("pass", 0, 0), ("fail", 0, None)]
+
+
+def test_a_filter_null_for_a_row_leaves_the_row_out(spark, data, tmp_path):
+    # status is null on row 6: `status <> 'b'` is null there, so row 6 is not checked
+    rules = ["{type: not_null, column: email, filter: \"status <> 'b'\"}"]
+    out = run_config(spark, write_config(tmp_path, _config(data, rules)))
+    result = out.result("t", 0)
+    assert (result["severity"], result["failed_count"], result["row_count"]) == ("pass", 0, 4)
+
+
+def test_a_filter_composes_with_the_table_filter(spark, data, tmp_path):
+    rules = ["{type: row_count, must_be: '= 2', filter: 'qty >= 5'}"]
+    out = run_config(spark, write_config(tmp_path, _config(data, rules, "status = 'a'")))
+    assert out.result("t", 0)["metric_value"] == 2  # rows 3 and 5 (row 7's qty is null)
