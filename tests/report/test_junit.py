@@ -111,7 +111,7 @@ def test_a_comparison_has_a_case_per_check(events, tmp_path):
 def test_markup_control_characters_and_shared_names_stay_valid(events, tmp_path):
     """A rule name that is markup, a message with a control character XML cannot hold,
     and two rules of one name: the file still validates, names are told apart."""
-    nasty = "<script>&\"quoted\"]]> \x1b[31m ünï"
+    nasty = '<script>&"quoted"]]> \x1b[31m ünï'
     changed = copy.deepcopy(events)
     first = next(e for e in changed if e["event"] == "result" and e["severity"] == "fail")
     first["rule"]["name"] = nasty
