@@ -44,10 +44,11 @@ class RunOptions:
     (``--concurrency``) tables run at once; ``plan_timeout`` (``--plan-timeout``) bounds
     one Spark plan in seconds (None: no bound).
 
-    Reporting: ``json_report`` and ``html_report`` (``--jsonReport``, ``--htmlReport``)
-    are files written after the run; ``email_on_pass`` (``--emailOnPass``) sends the
-    config's email report when every check passed; ``on_event`` gets each event as it is
-    streamed, ``progress`` each progress line (``--progress``: the CLI's stderr).
+    Reporting: ``json_report``, ``html_report`` and ``junit_report`` (``--jsonReport``,
+    ``--htmlReport``, ``--junit``) are files written after the run; ``email_on_pass``
+    (``--emailOnPass``) sends the config's email report when every check passed;
+    ``on_event`` gets each event as it is streamed, ``progress`` each progress line
+    (``--progress``: the CLI's stderr).
 
     The mappings are copied (None is empty) and ``plugins`` is a tuple, so an options
     object never changes after it is built.
@@ -68,6 +69,7 @@ class RunOptions:
     plan_timeout: float | None = PLAN_TIMEOUT
     json_report: str | None = None
     html_report: str | None = None
+    junit_report: str | None = None
     email_on_pass: bool = False
     on_event: Callable[[Event], None] | None = None
     progress: Callable[[str], None] | None = None

@@ -66,6 +66,7 @@ def run(
     email_on_pass: bool = False,
     json_report: str | None = None,
     html_report: str | None = None,
+    junit_report: str | None = None,
     on_event: EventSink | None = None,
     progress: Callable[[str], None] | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
@@ -219,7 +220,7 @@ def execute(
     except ConfigErrors as errors:
         raise _with_sources(errors, target, reporter=progress) from None
     if not suite.deferred:
-        preflight(suite.reports, options.json_report, options.html_report)
+        preflight(suite.reports, _report_files(options))
     reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
     events: list[Event] = []
     lock = threading.Lock()
@@ -234,7 +235,7 @@ def execute(
     with _session(target, reporter) as (spark, url):
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
-            preflight(suite.reports, options.json_report, options.html_report)
+            preflight(suite.reports, _report_files(options))
         summary = run_suite(
             suite,
             spark,
@@ -255,20 +256,28 @@ def _reported(
     """The result of a run once the reports are written (a report that cannot be written
     makes the exit code at least 3)."""
     code, problems = summary.exit_code, []
-    if suite.reports or options.json_report or options.html_report:
+    if suite.reports or any(_report_files(options).values()):
         from assay.report.files import write_reports
 
         problems = write_reports(
             suite.reports,
             [e.to_dict() for e in events],
-            json_report=options.json_report,
-            html_report=options.html_report,
+            files=_report_files(options),
             failed=code != 0 or summary.failed > 0,
             email_on_pass=options.email_on_pass,
         )
         if problems:
             code = max(code, 3)
     return Result(summary, events, code, tuple(problems))
+
+
+def _report_files(options: RunOptions) -> dict[str, str | None]:
+    """The report files of the command line, by their option."""
+    return {
+        "--jsonReport": options.json_report,
+        "--htmlReport": options.html_report,
+        "--junit": options.junit_report,
+    }
 
 
 def _with_sources(

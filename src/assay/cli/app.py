@@ -90,6 +90,7 @@ def run(
     email_on_pass: opt.EmailOnPass = None,
     json_report: opt.JsonReport = None,
     html_report: opt.HtmlReport = None,
+    junit_report: opt.JunitReport = None,
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
@@ -126,7 +127,20 @@ def _run(configs: list[Path], params: Mapping[str, Any], debug: bool) -> Result:
         err(f"assay: {result.exit_reason}")
     for problem in result.report_problems:
         err(f"error: report: {problem}")
+    _github(result)
     return result
+
+
+def _github(result: Result) -> None:
+    """In a GitHub Actions step: the Markdown summary appended to the job summary, and
+    the annotations on stderr (stdout is the JSON lines'; the runner reads both)."""
+    import os
+
+    from assay.report.github import publish
+
+    events = [e.to_dict() for e in result.events]
+    for problem in publish(events, os.environ, err, annotate=True):
+        err(f"warning: {problem}")
 
 
 @app.command()

@@ -182,6 +182,15 @@ HtmlReport = Annotated[
         show_default=False,
     ),
 ]
+JunitReport = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--junit",
+        help="Also write a JUnit XML report to FILE (atomically): a test suite per table "
+        "and comparison, a test case per rule.",
+        show_default=False,
+    ),
+]
 
 
 def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
@@ -270,6 +279,7 @@ FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
     "plan_timeout": (("plan_timeout",), lambda given: parse_duration(given, "--plan-timeout")),
     "json_report": (("json_report",), lambda given: None if given is None else str(given)),
     "html_report": (("html_report",), lambda given: None if given is None else str(given)),
+    "junit_report": (("junit_report",), lambda given: None if given is None else str(given)),
     "email_on_pass": (
         ("email_on_pass",),
         lambda given: bool_option(given, "--emailOnPass", False),

@@ -32,8 +32,26 @@ Markdown = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--markdown",
-        help="Write the Markdown summary here ('-': stdout). Default: stdout when no --html.",
+        help="Write the Markdown summary here ('-': stdout). Default: stdout when no --html, "
+        "--junit or --github.",
         show_default=False,
+    ),
+]
+Junit = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--junit",
+        help="Write the JUnit XML report here: a test suite per table and comparison, a test "
+        "case per rule.",
+        show_default=False,
+    ),
+]
+Github = Annotated[
+    bool,
+    typer.Option(
+        "--github",
+        help="Print GitHub Actions annotations (::error / ::warning workflow commands at each "
+        "rule's file and line) on stdout.",
     ),
 ]
 History = Annotated[
@@ -58,25 +76,22 @@ def report(
     *,
     html: Html = None,
     markdown: Markdown = None,
+    junit: Junit = None,
+    github: Github = False,
     history: History = None,
     history_format: HistoryFormat = "parquet",
     remote: opt.Remote = None,
     debug: opt.Debug = False,
 ) -> None:
-    """Render saved JSON lines as one self-contained HTML page and a Markdown summary."""
+    """Render saved JSON lines as an HTML page, a Markdown summary, a JUnit XML report or
+    GitHub Actions annotations."""
 
     def action() -> None:
-        from assay.report.files import atomic_write, writable
         from assay.report.history import earlier_than, load_runs
-        from assay.report.render import render_html, render_markdown
 
         # before any reading: an output that cannot be written is the user's mistake
         fmt = history_format_of(history_format)
-        for path, what in ((html, "--html"), (markdown, "--markdown")):
-            if path is not None and str(path) != "-":
-                why = writable(str(path), append=False)
-                if why is not None:
-                    raise ConfigError(f"{what} {path}: cannot write it: {why}")
+        _writable((html, "--html"), (markdown, "--markdown"), (junit, "--junit"))
         try:
             found = load_runs(runs)
         except (OSError, ValueError) as e:
@@ -85,19 +100,75 @@ def report(
         if history:
             earlier = _read_history(history, fmt, remote) + earlier
         earlier = earlier_than(earlier, current)
-        if html is not None:
-            atomic_write(str(html), render_html(current, earlier).encode())
-            err(f"assay: wrote {html}")
-        if markdown is not None or html is None:
-            text = render_markdown(current, earlier)
-            if markdown in (None, "-"):
-                sys.stdout.write(text)
-                sys.stdout.flush()
-            else:
-                atomic_write(markdown, text.encode())
-                err(f"assay: wrote {markdown}")
+        _write_files(current, earlier, html, junit)
+        if github:
+            _annotate(current)
+        if markdown is not None or (html is None and junit is None and not github):
+            _markdown(current, earlier, markdown)
+        _step_summary(current, earlier)
 
     guarded(debug, action)
+
+
+def _writable(*outputs: tuple[Path | str | None, str]) -> None:
+    """Every output file can be written (``-`` is stdout)."""
+    from assay.report.files import writable
+
+    for path, what in outputs:
+        if path is not None and str(path) != "-":
+            why = writable(str(path), append=False)
+            if why is not None:
+                raise ConfigError(f"{what} {path}: cannot write it: {why}")
+
+
+def _write_files(
+    current: list[dict], earlier: list[list[dict]], html: Path | None, junit: Path | None
+) -> None:
+    from assay.report.files import atomic_write
+    from assay.report.junit import junit_xml
+    from assay.report.render import render_html
+
+    if html is not None:
+        atomic_write(str(html), render_html(current, earlier).encode())
+        err(f"assay: wrote {html}")
+    if junit is not None:
+        atomic_write(str(junit), junit_xml(current))
+        err(f"assay: wrote {junit}")
+
+
+def _markdown(current: list[dict], earlier: list[list[dict]], markdown: str | None) -> None:
+    from assay.report.files import atomic_write
+    from assay.report.render import render_markdown
+
+    text = render_markdown(current, earlier)
+    if markdown in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        atomic_write(markdown, text.encode())
+        err(f"assay: wrote {markdown}")
+
+
+def _annotate(current: list[dict]) -> None:
+    """The annotations on stdout, where GitHub's documentation has workflow commands."""
+    from assay.report.github import annotations_of
+
+    for annotation in annotations_of(current):
+        sys.stdout.write(annotation.command() + "\n")
+    sys.stdout.flush()
+
+
+def _step_summary(current: list[dict], earlier: list[list[dict]]) -> None:
+    """In a GitHub Actions step, the Markdown summary appended to the job summary."""
+    import os
+
+    from assay.report.github import append_summary
+
+    try:
+        if append_summary(os.environ, current, earlier):
+            err("assay: appended the summary to $GITHUB_STEP_SUMMARY")
+    except OSError as e:
+        err(f"warning: GITHUB_STEP_SUMMARY {os.environ.get('GITHUB_STEP_SUMMARY')}: {e}")
 
 
 def history_format_of(text: str) -> str:

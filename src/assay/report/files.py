@@ -13,7 +13,7 @@ import os
 import smtplib
 import ssl
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from email.message import EmailMessage
 from typing import Any
 
@@ -103,13 +103,14 @@ def writable(path: str, append: bool) -> str | None:
     return None
 
 
-def preflight(reports: Sequence[Report], json_report: str | None, html_report: str | None) -> None:
-    """Before any scan: every report file can be written and every pipe program executed.
+def preflight(reports: Sequence[Report], files: Mapping[str, str | None]) -> None:
+    """Before any scan: every report file (``files``: the command line's, by option) can
+    be written and every pipe program executed.
 
     Raises:
         ConfigError: listing the first output that cannot (exit 2, nothing ran).
     """
-    for path, what in ((json_report, "--jsonReport"), (html_report, "--htmlReport")):
+    for what, path in files.items():
         if path is not None:
             why = writable(path, append=False)
             if why is not None:
@@ -136,33 +137,24 @@ def write_reports(
     reports: Sequence[Report],
     events: Sequence[dict[str, Any]],
     *,
-    json_report: str | None,
-    html_report: str | None,
+    files: Mapping[str, str | None],
     failed: bool,
     email_on_pass: bool,
 ) -> list[str]:
-    """Write every report; return the problems of those that failed (``ignoreError``
-    pipes excepted), each naming the output."""
+    """Write every report (``files``: the command line's report files, by option);
+    return the problems of those that failed (``ignoreError`` pipes excepted), each
+    naming the output."""
     data = json_bytes(events)
     problems: list[str] = []
-    page: str | None = None
-
-    def html_page() -> str:
-        nonlocal page
-        if page is None:
-            page = render_html(events)
-        return page
 
     def email_page() -> str:
         return render_html(events, email=True)
 
-    attempts: list[tuple[str, Any]] = []
-    if json_report is not None:
-        attempts.append((f"--jsonReport {json_report}", lambda: atomic_write(json_report, data)))
-    if html_report is not None:
-        attempts.append(
-            (f"--htmlReport {html_report}", lambda: atomic_write(html_report, html_page().encode()))
-        )
+    attempts: list[tuple[str, Any]] = [
+        (f"{what} {path}", lambda p=path, w=what: atomic_write(p, _file_bytes(w, events, data)))
+        for what, path in files.items()
+        if path is not None
+    ]
     for report in reports:
         if isinstance(report, ReportFile):
             write = append_line if report.append else atomic_write
@@ -189,6 +181,17 @@ def write_reports(
         except Exception as e:  # noqa: BLE001 - each output fails on its own
             problems.append(f"{what}: {e}")
     return problems
+
+
+def _file_bytes(option: str, events: Sequence[dict[str, Any]], document: bytes) -> bytes:
+    """What the command line's report file of ``option`` holds."""
+    if option == "--htmlReport":
+        return render_html(events).encode()
+    if option == "--junit":
+        from assay.report.junit import junit_xml
+
+        return junit_xml(events)
+    return document
 
 
 def _pipe(report: ReportPipe, data: bytes) -> None:
