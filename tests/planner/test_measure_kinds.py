@@ -14,7 +14,7 @@ import pytest
 
 from assay.config import load_suite
 from assay.evaluate import judge
-from assay.ir import Col, IsNull, Origin, Rule, SchemaCheck, SqlCheck
+from assay.ir import Col, ColumnMetric, Comparison, IsNull, Op, Origin, Rule, SchemaCheck, SqlCheck
 from assay.planner import plan_table
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -27,6 +27,7 @@ from assay.planner.measures import (
     Measure,
     MeasureKind,
     RowCount,
+    PerGroup,
     ServerNow,
     kind_of,
     measures_of,
@@ -43,6 +44,7 @@ SAMPLES: dict[type, Measure] = {
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
+    PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
 }
 
 

@@ -206,6 +206,11 @@ class MetricCheck:
     count_when_passed: bool = True
     """Whether a passing check reports its measured count as the failed count (False:
     it reports 0, as sparquet-cola does)."""
+    group_by: tuple[str, ...] = ()
+    """Judged for every group of equal values of these columns (a null is a value, as in
+    SQL ``GROUP BY``): the check fails when any group fails ``must`` (warns when any
+    fails ``warn``); its failed count is the failing groups, its samples those groups
+    with their values. Empty: judged once over the table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,8 +377,10 @@ class Rule:
 
     @property
     def is_row_level(self) -> bool:
-        """Whether a failure can be explained by sample rows (the detail pass)."""
-        return failing_rows_of(self.check).sampled
+        """Whether a failure can be explained by samples (the detail pass): rows, or the
+        failing groups of a metric judged per group."""
+        grouped = isinstance(self.check, MetricCheck) and bool(self.check.group_by)
+        return grouped or failing_rows_of(self.check).sampled
 
     @property
     def failing_rows(self) -> FailingRows:
@@ -438,7 +445,8 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     ),
     UniqueCheck: CheckShape(lambda c: FailingRows(group=c.columns, nulls=c.nulls, sampled=True)),
     MetricCheck: CheckShape(
-        lambda c: METRIC_SHAPES[type(c.metric)].rows(c.metric),
+        # judged per group: its samples are groups, not rows (no failing rows of its own)
+        lambda c: FailingRows() if c.group_by else METRIC_SHAPES[type(c.metric)].rows(c.metric),
         lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
     ),
     SchemaCheck: _WHOLE_TABLE,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from assay.ir.expr import Expr, Scalar
 from assay.ir.rules import GroupNulls, SqlCheck
 from assay.ir.suite import Table
-from assay.planner.measures import CountIf, Histogram, Measure, RowCount
+from assay.planner.measures import CountIf, Histogram, Measure, PerGroup, RowCount
 from assay.planner.sqlfold import RowCountQuery
 
 
@@ -131,6 +131,9 @@ class DetailEntry:
     nulls: GroupNulls = "any"
     where: Expr | None = None
     """With ``group``: only rows where this holds are grouped (a rule's filter)."""
+    grouped: PerGroup | None = None
+    """A metric judged per group: its samples are the failing groups (``columns``: the
+    group-by columns), each with the group's value."""
 
 
 @dataclass(frozen=True, slots=True)
