@@ -43,8 +43,8 @@ Rules = list[dict[str, Any]]
 def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
     """Each case: its rules and the hand-written query answering the same (or None)."""
 
-    def agg(expr: str) -> Callable[[Any], Any]:
-        return lambda df: df.selectExpr(expr).collect()
+    def agg(*exprs: str) -> Callable[[Any], Any]:
+        return lambda df: df.selectExpr(*exprs).collect()
 
     price = "l_extendedprice"
     return {
@@ -78,11 +78,7 @@ def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
                 for c in (price, "l_discount")
                 for q in (0.5, 0.99)
             ],
-            agg(
-                ", ".join(
-                    f"percentile({c}, {q})" for c in (price, "l_discount") for q in (0.5, 0.99)
-                )
-            ),
+            agg(*(f"percentile({c}, {q})" for c in (price, "l_discount") for q in (0.5, 0.99))),
         ),
         "4 percentiles approx": (
             [
@@ -97,7 +93,7 @@ def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
                 for q in (0.5, 0.99)
             ],
             agg(
-                ", ".join(
+                *(
                     f"percentile_approx({c}, {q}, 10000)"
                     for c in (price, "l_discount")
                     for q in (0.5, 0.99)
@@ -120,11 +116,11 @@ def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
                 )
             ],
             agg(
-                "count_if(NOT coalesce(l_commitdate < l_receiptdate + INTERVAL 90 DAYS, false)),"
-                " count_if(NOT coalesce(l_extendedprice >= l_quantity, false)),"
-                " count_if(NOT coalesce(l_discount <= 0.1 OR l_tax > 0, false)),"
-                " count_if(NOT coalesce(l_shipdate >= DATE'1992-01-01', false)),"
-                " count_if(NOT coalesce(length(l_comment) < 50, false))"
+                "count_if(NOT coalesce(l_commitdate < l_receiptdate + INTERVAL 90 DAYS, false))",
+                "count_if(NOT coalesce(l_extendedprice >= l_quantity, false))",
+                "count_if(NOT coalesce(l_discount <= 0.1 OR l_tax > 0, false))",
+                "count_if(NOT coalesce(l_shipdate >= DATE'1992-01-01', false))",
+                "count_if(NOT coalesce(length(l_comment) < 50, false))",
             ),
         ),
         "3 metrics per group": (
