@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_CMP: dict[Op, Callable[[Column, Column], Column]] = {
+COMPARISONS: dict[Op, Callable[[Column, Column], Column]] = {
     Op.LT: lambda a, b: a < b,
     Op.LE: lambda a, b: a <= b,
     Op.EQ: lambda a, b: a == b,
@@ -95,7 +95,7 @@ def _has_text(expr: HasText) -> Column:
 
 column.register(Col, lambda e: col(e.name))
 column.register(Lit, lambda e: lit(e.value, e.type))
-column.register(Compare, lambda e: _CMP[e.op](column(e.left), column(e.right)))
+column.register(Compare, lambda e: COMPARISONS[e.op](column(e.left), column(e.right)))
 column.register(And, lambda e: balanced([column(i) for i in e.items], lambda a, b: a & b))
 column.register(Or, lambda e: balanced([column(i) for i in e.items], lambda a, b: a | b))
 column.register(Coalesce, lambda e: F.coalesce(*(column(i) for i in e.items)))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect import functions as F
 
-from assay.emit.columns import col, column
+from assay.emit.columns import COMPARISONS, col, column
 from assay.ir.rules import (
     AggregateMetric,
     ColumnMetric,
@@ -26,7 +26,7 @@ from assay.ir.rules import (
     RowCountMetric,
     complete,
 )
-from assay.ir.values import Between, Comparison, Op, Threshold
+from assay.ir.values import Between, Comparison, Threshold
 from assay.planner.measures import (
     AgeMicros,
     Aggregate,
@@ -69,22 +69,13 @@ union (None: not offered per group)."""
 
 complete(GROUP_VALUES, Metric, "assay.emit.groups.GROUP_VALUES")
 
-_OPS: dict[Op, Callable[[Column, Column], Column]] = {
-    Op.LT: lambda a, b: a < b,
-    Op.LE: lambda a, b: a <= b,
-    Op.EQ: lambda a, b: a == b,
-    Op.NE: lambda a, b: a != b,
-    Op.GE: lambda a, b: a >= b,
-    Op.GT: lambda a, b: a > b,
-}
-
 
 def holds(threshold: Threshold, value: Column) -> Column:
     """True where ``value`` satisfies ``threshold``; false for NaN or no value (Spark
     orders NaN above every number and NaN = NaN: it is excluded first)."""
     number = value.isNotNull() & ~F.isnan(value)
     if isinstance(threshold, Comparison):
-        test = _OPS[threshold.op](value, F.lit(threshold.value))
+        test = COMPARISONS[threshold.op](value, F.lit(threshold.value))
         return F.coalesce(number & test, F.lit(False))
     assert isinstance(threshold, Between)
     inside = F.lit(True)
