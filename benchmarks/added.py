@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1)
     parser.add_argument("--base", type=int, default=100, help="rules of the base suite")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", default="", help="cases whose name contains this")
+    parser.add_argument("--only", default="", help="cases whose name contains one of these (comma-separated)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "added.json")
     args = parser.parse_args(argv)
 
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         out["base"] = measure(run(base), args.repeat)
         print(f"base ({len(base)} rules)            {out['base']['median']:8.2f} s", flush=True)
         for name, (rules, hand) in cases().items():
-            if args.only not in name:
+            if not any(part in name for part in args.only.split(",")):
                 continue
             row = {
                 "with base": measure(run(base + rules), args.repeat),
