@@ -287,6 +287,7 @@ def run_comparison(
         severity=severity,
         message=message,
         counts=p.totals,
+        schema=p.plan.schema.to_dict(),
         columns=tuple(p.columns),
         checks=tuple(o.to_dict() for o in outcomes),
         samples=samples,
