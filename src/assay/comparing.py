@@ -34,6 +34,8 @@ def compare(
     columns: Sequence[str] | None = None,
     select_cols: Sequence[str] | None = None,
     drop_cols: Sequence[str] = (),
+    source_filter: str | None = None,
+    target_filter: str | None = None,
     tolerance: float = 0.0,
     relative_tolerance: float = 0.0,
     column_tolerance: Mapping[str, float | Mapping[str, float]] | None = None,
@@ -46,7 +48,9 @@ def compare(
     """Compare ``target_df`` with ``source_df`` by ``keys`` (Spark Connect DataFrames):
     the :class:`~assay.report.comparison.ComparisonResult` of one aggregate plan (plus
     one samples plan when rows differ). ``checks`` as in a config's ``compare`` entry
-    (``{"mismatch_percent(price)": "< 0.1%"}``); without checks everything must match.
+    (``{"mismatch_percent(price)": "< 0.1%"}``); without checks every row must match and
+    no column of the source may be missing from the target. ``source_filter`` /
+    ``target_filter`` (Spark SQL predicates) keep only the matching rows of a side.
 
     Raises:
         ConfigError: a key, column or check is wrong.
@@ -71,6 +75,8 @@ def compare(
         columns=tuple(columns) if columns is not None else None,
         select_cols=tuple(select_cols) if select_cols is not None else None,
         drop_cols=tuple(drop_cols),
+        source_filter=source_filter,
+        target_filter=target_filter,
         tolerance=NumericTolerance(Decimal(str(tolerance)), Decimal(str(relative_tolerance))),
         column_tolerances=per_column,
         ignore_case=ignore_case,
