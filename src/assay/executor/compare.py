@@ -15,12 +15,18 @@ import orjson
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
-from assay.emit.spark import source_frame
+from assay.emit.spark import snippet_types, source_frame
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.prepared_comparison import PreparedComparison
 from assay.executor.sdt_reports import job_writes
-from assay.executor.spark_errors import condition_of, spark_message, to_assay_error
+from assay.executor.spark_errors import (
+    condition_of,
+    in_users_text,
+    spark_message,
+    to_assay_error,
+)
 from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports
+from assay.ir.origin import Origin
 from assay.ir.suite import RunPolicy
 from assay.planner import compare as compare_plan
 from assay.planner.compare import UnboundComparison, plan_comparison
@@ -99,6 +105,10 @@ def _read_side(
     except Exception as exc:  # noqa: BLE001 - classified below
         origin = c.place(fmt) if _unknown_format(exc) else c.origin
         return to_assay_error(exc, f"comparison {c.name}: cannot read its {which}", origin)
+    if row_filter:
+        wrong = _filter_problem(frame, row_filter, f"comparison {c.name}: {where}", c.place(where))
+        if wrong is not None:
+            return wrong
     try:
         if row_filter:
             frame = frame.where(row_filter)
@@ -110,6 +120,18 @@ def _read_side(
             return to_assay_error(exc, what, c.place(where))
         origin = c.place(fmt) if _unknown_format(exc) else c.origin
         return to_assay_error(exc, f"comparison {c.name}: cannot read its {which}", origin)
+
+
+def _filter_problem(frame: DataFrame, text: str, what: str, origin: Origin) -> ConfigError | None:
+    """What Spark finds wrong with a side's filter over its rows (one analysis RPC: the
+    client alone would take any filter's schema for its side's)."""
+    try:
+        (found,) = snippet_types(frame, [text])
+    except Exception as exc:  # noqa: BLE001 - the user's text, reported at its place
+        return ConfigError(f"{what} {text!r} does not run: {in_users_text(exc, text, 1)}", origin)
+    if found != "boolean":
+        return ConfigError(f"{what} {text!r} is a {found}, not a condition (a boolean)", origin)
+    return None
 
 
 _UNKNOWN_FORMAT = "DATA_SOURCE_NOT_FOUND"
