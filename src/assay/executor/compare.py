@@ -130,7 +130,8 @@ def _filter_problem(frame: DataFrame, text: str, what: str, origin: Origin) -> C
     except Exception as exc:  # noqa: BLE001 - the user's text, reported at its place
         return ConfigError(f"{what} {text!r} does not run: {in_users_text(exc, text, 1)}", origin)
     if found != "boolean":
-        return ConfigError(f"{what} {text!r} is a {found}, not a condition (a boolean)", origin)
+        a = "an" if found[:1] in "aeiou" else "a"
+        return ConfigError(f"{what} {text!r} is {a} {found}, not a condition (a boolean)", origin)
     return None
 
 
