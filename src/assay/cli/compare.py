@@ -243,7 +243,7 @@ def check_option(item: str) -> tuple[str, str]:
             f"--check {item!r} must look like METRIC THRESHOLD",
             hint="e.g. --check 'missing_in_target < 5' or --check 'mismatch_percent(price) < 0.1%'",
         )
-    label, rest = found.group(1), found.group(2).strip()
+    label, rest = found.group(1).strip(), found.group(2).strip()
     if not rest.startswith("="):
         return label, rest
     try:
