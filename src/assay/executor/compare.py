@@ -60,13 +60,13 @@ def prepare_comparison(
     wrong = tolerance_errors(c)
     if wrong:
         return ConfigError(f"comparison {c.name}: " + "; ".join(wrong), origin=c.origin)
-    read: list[tuple[DataFrame, list[tuple[str, str]]]] = []
-    for which in ("source", "target"):
-        found = _read_side(spark, c, which, frames)
-        if isinstance(found, AssayError):
-            return found
-        read.append(found)
-    (source, s_schema), (target, t_schema) = read
+    read = [_read_side(spark, c, which, frames) for which in ("source", "target")]
+    failed = [r for r in read if isinstance(r, AssayError)]
+    if len(failed) == 2 and all(isinstance(r, ConfigError) for r in failed):
+        return ConfigErrors(failed)  # type: ignore[arg-type]  # both filters, say
+    if failed:
+        return failed[0]
+    (source, s_schema), (target, t_schema) = read  # type: ignore[misc]
     try:
         plan = plan_comparison(c, s_schema, t_schema)
     except UnboundComparison as error:
