@@ -94,16 +94,22 @@ def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
     return side
 
 
+_UNORDERED = ("map<", "variant")
+"""Spark types no ``ORDER BY`` takes (alone or inside a struct or an array)."""
+
+
 def _pairing_order(plan: ComparePlan, p: str) -> list[Column]:
     """How a native side's rows of one key are numbered (``row_number``), so that the
     i-th source row pairs with the i-th target row: by the compared columns' values as
     they are compared (trimmed / lower-cased strings), then as read, nulls first; map
-    columns, which Spark cannot order, are left out. spark-data-test pairs every row
+    and variant columns, which Spark cannot order, are left out. spark-data-test pairs every row
     with every row of its key: its sides keep the key order."""
     if plan.sdt:
         return []
     orderable = [
-        c for c in plan.columns if "map<" not in (c.source_type if p == "s" else c.target_type)
+        c
+        for c in plan.columns
+        if not any(t in (c.source_type if p == "s" else c.target_type) for t in _UNORDERED)
     ]
     values = [F.col(f"{p}_{c.slot}") for c in orderable]
     compared = [
