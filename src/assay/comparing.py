@@ -34,6 +34,8 @@ def compare(
     columns: Sequence[str] | None = None,
     select_cols: Sequence[str] | None = None,
     drop_cols: Sequence[str] = (),
+    source_filter: str | None = None,
+    target_filter: str | None = None,
     tolerance: float = 0.0,
     relative_tolerance: float = 0.0,
     column_tolerance: Mapping[str, float | Mapping[str, float]] | None = None,
@@ -46,7 +48,8 @@ def compare(
     """Compare ``target_df`` with ``source_df`` by ``keys`` (Spark Connect DataFrames):
     the :class:`~assay.report.comparison.ComparisonResult` of one aggregate plan (plus
     one samples plan when rows differ). ``checks`` as in a config's ``compare`` entry
-    (``{"mismatch_percent(price)": "< 0.1%"}``); without checks everything must match.
+    (``{"mismatch_percent(price)": "< 0.1%"}``); without, every row must match and every
+    source column be in the target. ``*_filter``: Spark SQL predicates on a side's rows.
 
     Raises:
         ConfigError: a key, column or check is wrong.
@@ -57,10 +60,8 @@ def compare(
 
     origin = Origin("<python>", "compare")
     found = compare_checks(_node(dict(checks), origin.child("checks"))) if checks else ()
-    per_column = (
-        column_tolerances(_node(dict(column_tolerance), origin.child("column_tolerance")))
-        if column_tolerance
-        else ()
+    per_column = column_tolerance and column_tolerances(
+        _node(dict(column_tolerance), origin.child("column_tolerance"))
     )
     comparison = DatasetComparison(
         name=name,
@@ -71,16 +72,17 @@ def compare(
         columns=tuple(columns) if columns is not None else None,
         select_cols=tuple(select_cols) if select_cols is not None else None,
         drop_cols=tuple(drop_cols),
+        source_filter=source_filter,
+        target_filter=target_filter,
         tolerance=NumericTolerance(Decimal(str(tolerance)), Decimal(str(relative_tolerance))),
-        column_tolerances=per_column,
+        column_tolerances=per_column or (),
         ignore_case=ignore_case,
         ignore_whitespace=ignore_whitespace,
         checks=found,
         sample_size=sample_size,
     )
-    spark = source_df.sparkSession
     frames = {"source_df": source_df, "target_df": target_df}
-    (prepared,) = prepare_all(spark, [comparison], frames)
+    (prepared,) = prepare_all(source_df.sparkSession, [comparison], frames)
     result, _ = run_comparison(prepared, "python", RunPolicy())
     return result
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.cli.compare import (
+    Narrowing,
     command_line_places,
     compare_checks_of,
     comparison_of,
@@ -210,7 +211,7 @@ def test_the_comparison_of_the_command_line_carries_its_places():
         CatalogSource("s"),
         CatalogSource("t"),
         "id",
-        None,
+        Narrowing(),
         0.0,
         0.0,
         False,

@@ -71,13 +71,15 @@ def test_split_null_safe_keys_count_as_spark_null_safe_join(spark, monkeypatch):
     assert _plain(split) == _plain(plain)
     counts = split["counts"]
     # On both sides: (0,"",1970-01-01), (null,"",1970-01-01), (0,null,1970-01-01), the
-    # all-null key (twice in the source), key 1 (twice in the source), key 2. Only in the
-    # source: (0,"",null), whose split form equals (0,"",1970-01-01) but for its null
-    # flag; only in the target: key 3.
+    # all-null key (twice in the source), key 1 (twice in the source), key 2: one pair
+    # each. Only in the source: (0,"",null), whose split form equals (0,"",1970-01-01) but
+    # for its null flag, and the second source rows of the all-null key and key 1; only in
+    # the target: key 3.
     assert counts["missing_in_source"] == 1
-    assert counts["missing_in_target"] == 1
-    assert counts["compared"] == 8  # the null key and key 1: 2 pairs each
+    assert counts["missing_in_target"] == 3
+    assert counts["compared"] == 6
     assert counts["duplicate_keys"] == {"source": 2, "target": 0}
+    assert counts["duplicate_rows"] == {"source": 2, "target": 0}
 
 
 def test_split_keys_shuffle_each_side_once(spark, tmp_path, monkeypatch):

@@ -1,8 +1,10 @@
 """Differential test of comparisons: ``assay.compare(...)`` against an independent
 implementation of docs/compare.md's counts, in plain Python over the collected rows.
 
-The oracle reads the documented semantics only: rows per side, compared pairs (m x n per
-key), matched / mismatched pairs, keys missing on a side, duplicated keys, null-safe keys
+The oracle reads the documented semantics only: rows per side, compared pairs (a key's
+i-th source row with its i-th target row, each side in the order of its compared values;
+min(m, n) pairs per key, the other rows missing on the other side), matched / mismatched
+pairs, duplicated keys and rows per side, the type differences, null-safe keys
 (a null key part matches a null), and per column mismatches, null-versus-value
 mismatches and the largest difference, with absolute and relative tolerances (exact for
 integers and decimals, IEEE doubles between finite floats and doubles, the tolerance in
@@ -296,6 +298,8 @@ def _generate() -> tuple[list[Call], list[dict], list[dict]]:
                     t_value = partner[c] if partner is not None else None
                     row[c] = _near(rng, VALUE_TYPES[c][0], t_value, a, r)
                 source.append(row)
+            if n_source and rng.random() < 0.2:  # a row copied twice: one too many
+                source.append(dict(rng.choice(source[-n_source:])))
             target.extend(tgt_rows)
         scenario += n
     return calls, source, target
@@ -486,6 +490,40 @@ def _exact_difference(source_type: str, target_type: str) -> bool:
     return whole + scale + 1 <= 38
 
 
+def _order_part(value: Any) -> tuple:
+    """A value as Spark orders it ascending with nulls first: NaN above every number,
+    -0.0 equal to 0.0, strings by code point (UTF-8 byte order)."""
+    if value is None:
+        return (0,)
+    if isinstance(value, float) and value != value:
+        return (1, 1)
+    return (1, 0, value)
+
+
+def _pairing_order(call: Call, row: dict) -> tuple:
+    """docs/compare.md: a key's rows are numbered by the compared columns' values as they
+    are compared (strings trimmed / lower-cased when asked), then as read."""
+    compared = []
+    if call.ignore_case or call.ignore_whitespace:
+        for c in call.columns:
+            if _kind(*VALUE_TYPES[c]) != "string":
+                continue
+            v = row[c]
+            if v is not None and call.ignore_whitespace:
+                v = v.strip(" ")
+            if v is not None and call.ignore_case:
+                v = v.lower()
+            compared.append(_order_part(v))
+    return (*compared, *(_order_part(row[c]) for c in call.columns))
+
+
+def _pair_up(call: Call, src_rows: list[dict], tgt_rows: list[dict]) -> list[tuple[dict, dict]]:
+    """The pairs of one key: the i-th row of each side, both in pairing order."""
+    src = sorted(src_rows, key=lambda r: _pairing_order(call, r))
+    tgt = sorted(tgt_rows, key=lambda r: _pairing_order(call, r))
+    return list(zip(src, tgt))
+
+
 def oracle(call: Call, source: list[dict], target: list[dict]) -> dict:
     """The counts docs/compare.md defines, from the rows of both sides."""
     groups: dict[tuple, list[list[dict]]] = {}
@@ -497,27 +535,29 @@ def oracle(call: Call, source: list[dict], target: list[dict]) -> dict:
         ["compared", "matched", "missing_in_target", "missing_in_source"], 0
     )
     duplicates = {"source": 0, "target": 0}
+    duplicate_rows = {"source": 0, "target": 0}
     per_column = {c: {"mismatched": 0, "null_mismatched": 0, "diffs": []} for c in call.columns}
     for src_rows, tgt_rows in groups.values():
         duplicates["source"] += len(src_rows) > 1
         duplicates["target"] += len(tgt_rows) > 1
-        if not tgt_rows:
-            counts["missing_in_target"] += len(src_rows)
-        if not src_rows:
-            counts["missing_in_source"] += len(tgt_rows)
-        for s_row in src_rows:
-            for t_row in tgt_rows:
-                counts["compared"] += 1
-                STATS["pairs"] += 1
-                matched = True
-                for c in call.columns:
-                    mismatched, null_mismatch, diff = _column_verdict(call, c, s_row[c], t_row[c])
-                    per_column[c]["mismatched"] += mismatched
-                    per_column[c]["null_mismatched"] += null_mismatch
-                    if diff is not None:
-                        per_column[c]["diffs"].append(diff)
-                    matched = matched and not mismatched
-                counts["matched"] += matched
+        duplicate_rows["source"] += max(len(src_rows) - 1, 0)
+        duplicate_rows["target"] += max(len(tgt_rows) - 1, 0)
+        counts["missing_in_target"] += max(len(src_rows) - len(tgt_rows), 0)
+        counts["missing_in_source"] += max(len(tgt_rows) - len(src_rows), 0)
+        if len(src_rows) > 1 and len(tgt_rows) > 1 and len(src_rows) != len(tgt_rows):
+            STATS["keys duplicated on both sides, unevenly"] += 1
+        for s_row, t_row in _pair_up(call, src_rows, tgt_rows):
+            counts["compared"] += 1
+            STATS["pairs"] += 1
+            matched = True
+            for c in call.columns:
+                mismatched, null_mismatch, diff = _column_verdict(call, c, s_row[c], t_row[c])
+                per_column[c]["mismatched"] += mismatched
+                per_column[c]["null_mismatched"] += null_mismatch
+                if diff is not None:
+                    per_column[c]["diffs"].append(diff)
+                matched = matched and not mismatched
+            counts["matched"] += matched
     n_source, n_target = len(source), len(target)
     compared, matched = counts["compared"], counts["matched"]
     mismatched = compared - matched
@@ -533,9 +573,17 @@ def oracle(call: Call, source: list[dict], target: list[dict]) -> dict:
         "unmatched": counts["missing_in_target"] + counts["missing_in_source"] + mismatched,
         "unreconciled": n_source + n_target - 2 * matched,
         "duplicate_keys": duplicates,
+        "duplicate_rows": duplicate_rows,
         "matched_percent": 100.0 if larger == 0 else 100.0 * matched / larger,
         "mismatch_percent": 0.0 if compared == 0 else 100.0 * mismatched / compared,
+        "columns_missing_in_target": 0,  # both sides have every column
+        "columns_missing_in_source": 0,
+        "type_differences": sum(VALUE_TYPES[c][0] != VALUE_TYPES[c][1] for c in call.columns),
     }
+    # The identities that make a loss visible: every row is paired or missing.
+    assert totals["source_rows"] == compared + totals["missing_in_target"]
+    assert totals["target_rows"] == compared + totals["missing_in_source"]
+    assert totals["unreconciled"] >= 0
     columns = []
     for c in call.columns:
         found = per_column[c]

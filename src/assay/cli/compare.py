@@ -10,6 +10,8 @@ it was given in (``<command line> --keys``).
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
@@ -42,9 +44,25 @@ Check = Annotated[
     list[str] | None,
     typer.Option(
         "--check",
-        help="METRIC=THRESHOLD, repeatable: 'missing_in_target== 0',"
-        " 'mismatch_percent(price)=< 0.1%' (default: 'unmatched== 0')",
+        help="METRIC THRESHOLD in the metric DSL, repeatable: 'missing_in_target < 5',"
+        " 'mismatch_percent(price) < 0.1%' (default: 'unmatched = 0' and"
+        " 'columns_missing_in_target = 0')",
     ),
+]
+SourceFilter = Annotated[
+    str | None,
+    typer.Option("--source-filter", help="Spark SQL predicate: only these SOURCE rows"),
+]
+TargetFilter = Annotated[
+    str | None,
+    typer.Option("--target-filter", help="Spark SQL predicate: only these TARGET rows"),
+]
+SelectCols = Annotated[
+    str | None,
+    typer.Option("--select-cols", help="Keep only these columns of both sides: id,price"),
+]
+DropCols = Annotated[
+    str | None, typer.Option("--drop-cols", help="Remove these columns of both sides: loaded_at")
 ]
 SourceFormat = Annotated[
     str | None, typer.Option("--source-format", help="Spark format of a SOURCE path")
@@ -115,13 +133,20 @@ def tolerances(tolerance: float, relative: float) -> NumericTolerance:
 
 
 def command_line_places(
-    source_format: str | None, target_format: str | None, columns: str | None
+    source_format: str | None,
+    target_format: str | None,
+    columns: str | None,
+    filters: tuple[str | None, str | None] = (None, None),
 ) -> tuple[tuple[ComparisonSetting, Origin], ...]:
-    """Where the comparison's settings were given: ``--keys``, ``--columns``, and each
-    side's format (``--source-format``, else the SOURCE whose extension tells it)."""
+    """Where the comparison's settings were given: ``--keys``, ``--columns``, each side's
+    format (``--source-format``, else the SOURCE whose extension tells it) and filter."""
     found: list[tuple[ComparisonSetting, Origin]] = [("keys", Origin(COMMAND_LINE, "--keys"))]
     if columns is not None:
         found.append(("columns", Origin(COMMAND_LINE, "--columns")))
+    for setting, given in zip(("source_filter", "target_filter"), filters, strict=True):
+        if given is not None:
+            option = "--" + setting.replace("_", "-")
+            found.append((setting, Origin(COMMAND_LINE, option)))  # type: ignore[arg-type]
     found.append(
         ("source.format", Origin(COMMAND_LINE, "--source-format" if source_format else "SOURCE"))
     )
@@ -131,11 +156,39 @@ def command_line_places(
     return tuple(found)
 
 
+@dataclass(frozen=True, slots=True)
+class Narrowing:
+    """What narrows both sides before comparing: rows (each side's filter) and columns
+    (``--select-cols``, ``--drop-cols``, ``--columns``)."""
+
+    columns: str | None = None
+    select_cols: str | None = None
+    drop_cols: str | None = None
+    source_filter: str | None = None
+    target_filter: str | None = None
+
+
+def _names(text: str | None, option: str) -> tuple[str, ...] | None:
+    """A comma-separated list of columns (``None`` when the option is not given)."""
+    if text is None:
+        return None
+    names = tuple(c.strip() for c in text.split(",") if c.strip())
+    if not names:
+        raise ConfigError(f"{option} needs at least one column")
+    return names
+
+
+def _predicate(text: str | None, option: str) -> str | None:
+    if text is not None and not text.strip():
+        raise ConfigError(f"{option} needs a Spark SQL predicate, got an empty one")
+    return text
+
+
 def comparison_of(
     source: CatalogSource | PathSource,
     target: CatalogSource | PathSource,
     keys: str,
-    columns: str | None,
+    narrowing: Narrowing,
     tolerance: float,
     relative: float,
     ignore_case: bool,
@@ -149,13 +202,18 @@ def comparison_of(
     key_list = tuple(k.strip() for k in keys.split(",") if k.strip())
     if not key_list:
         raise ConfigError("--keys needs at least one column")
+    n = narrowing
     return DatasetComparison(
         name="compare",
         source=source,
         target=target,
         keys=key_list,
         origin=Origin(COMMAND_LINE, "compare"),
-        columns=tuple(c.strip() for c in columns.split(",") if c.strip()) if columns else None,
+        columns=_names(n.columns, "--columns"),
+        select_cols=_names(n.select_cols, "--select-cols"),
+        drop_cols=_names(n.drop_cols, "--drop-cols") or (),
+        source_filter=_predicate(n.source_filter, "--source-filter"),
+        target_filter=_predicate(n.target_filter, "--target-filter"),
         tolerance=tolerances(tolerance, relative),
         ignore_case=ignore_case,
         ignore_whitespace=ignore_whitespace,
@@ -165,15 +223,45 @@ def comparison_of(
     )
 
 
+_CHECK = re.compile(r"\s*([A-Za-z_]+\s*(?:\([^()]*\))?)\s*(.*)", re.DOTALL)
+
+
+def check_option(item: str) -> tuple[str, str]:
+    """One ``--check``: the metric and its threshold, in the metric DSL of a config
+    (``missing_in_target < 5``, ``mismatch_percent(price) < 0.1%``). The older
+    ``METRIC=THRESHOLD`` (``missing_in_target=< 5``, ``unmatched== 0``) still reads: a
+    ``=`` right after the metric that leaves a valid threshold is that separator.
+
+    >>> check_option("missing_in_target < 5"), check_option("unmatched=<= 1")
+    (('missing_in_target', '< 5'), ('unmatched', '<= 1'))
+    """
+    from assay.grammar import parse_threshold
+
+    found = _CHECK.fullmatch(item)
+    if found is None or not found.group(2).strip():
+        raise ConfigError(
+            f"--check {item!r} must look like METRIC THRESHOLD",
+            hint="e.g. --check 'missing_in_target < 5' or --check 'mismatch_percent(price) < 0.1%'",
+        )
+    label, rest = found.group(1).strip(), found.group(2).strip()
+    if not rest.startswith("="):
+        return label, rest
+    try:
+        parse_threshold(rest, Origin(COMMAND_LINE, "--check"))
+    except ConfigError:
+        return label, rest[1:].strip()  # METRIC=THRESHOLD (its error, if any, is that one's)
+    return label, rest
+
+
 def compare_checks_of(items: list[str]) -> tuple[CompareCheck, ...]:
-    """The ``--check METRIC=THRESHOLD`` items, each placed at its option
+    """The ``--check METRIC THRESHOLD`` items, each placed at its option
     (``<command line> --check mismatch_percent(price)``)."""
     from assay.config.node import Node
     from assay.dialects.compare import compare_checks
 
     if not items:
         return ()
-    mapping = parse_assignments(items, "--check")
+    mapping = dict(check_option(item) for item in items)
     node = Node(
         {k: Node(v, Origin(COMMAND_LINE, f"--check {k}")) for k, v in mapping.items()},
         Origin(COMMAND_LINE, "--check"),
@@ -192,6 +280,10 @@ def compare(
     ignore_case: IgnoreCase = False,
     ignore_whitespace: IgnoreSpace = False,
     check: Check = None,
+    source_filter: SourceFilter = None,
+    target_filter: TargetFilter = None,
+    select_cols: SelectCols = None,
+    drop_cols: DropCols = None,
     source_format: SourceFormat = None,
     target_format: TargetFormat = None,
     source_option: SourceOption = None,
@@ -208,14 +300,16 @@ def compare(
             side(source, source_format, "source", source_option),
             side(target, target_format, "target", target_option),
             keys,
-            columns,
+            Narrowing(columns, select_cols, drop_cols, source_filter, target_filter),
             tolerance,
             relative_tolerance,
             ignore_case,
             ignore_whitespace,
             check or [],
             sample_size,
-            command_line_places(source_format, target_format, columns),
+            command_line_places(
+                source_format, target_format, columns, (source_filter, target_filter)
+            ),
         )
         return _run(Suite(tables=(), comparisons=(comparison,)), remote, conf or [], debug)
 

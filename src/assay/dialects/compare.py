@@ -51,6 +51,8 @@ PLACES: dict[ComparisonSetting, str] = {
     "columns": "columns",
     "source.format": "source.format",
     "target.format": "target.format",
+    "source_filter": "source_filter",
+    "target_filter": "target_filter",
 }
 """Where an entry's settings are written (its keys), for the errors that name them."""
 _LABEL = re.compile(r"\s*([a-z_]+)\s*(?:\(\s*([^()]+?)\s*\))?\s*")

@@ -85,23 +85,56 @@ def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
     if computed:
         side = side.select("*", *computed)
     order = [F.col(name) for name, _ in parts]
+    within = _pairing_order(plan, p) or order
     side = side.withColumn(
-        f"{p}_rn", F.row_number().over(Window.partitionBy(*order).orderBy(*order))
+        f"{p}_rn", F.row_number().over(Window.partitionBy(*order).orderBy(*within))
     )
     if plan.sdt:  # rows of the key on this side (matched keys are counted with it)
         side = side.withColumn(f"{p}_cnt", F.count(F.lit(1)).over(Window.partitionBy(*order)))
     return side
 
 
+_UNORDERED = ("map<", "variant")
+"""Spark types no ``ORDER BY`` takes (alone or inside a struct or an array)."""
+
+
+def _pairing_order(plan: ComparePlan, p: str) -> list[Column]:
+    """How a native side's rows of one key are numbered (``row_number``), so that the
+    i-th source row pairs with the i-th target row: by the compared columns' values as
+    they are compared (trimmed / lower-cased strings), then as read, nulls first; map
+    and variant columns, which Spark cannot order, are left out. spark-data-test pairs every row
+    with every row of its key: its sides keep the key order."""
+    if plan.sdt:
+        return []
+    orderable = [
+        c
+        for c in plan.columns
+        if not any(t in (c.source_type if p == "s" else c.target_type) for t in _UNORDERED)
+    ]
+    values = [F.col(f"{p}_{c.slot}") for c in orderable]
+    compared = [
+        _normalized(v, plan) for c, v in zip(orderable, values, strict=True) if c.kind == "string"
+    ]
+    if not (plan.comparison.ignore_case or plan.comparison.ignore_whitespace):
+        compared = []
+    return [v.asc_nulls_first() for v in (*compared, *values)]
+
+
 def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame:
-    """Every (source row, target row) pair of a key, and the rows of one side alone: a
-    full outer join on the keys (null-safe unless spark-data-test's semantics)."""
+    """The pairs of a key and the rows of one side alone: a full outer join on the keys
+    (null-safe unless spark-data-test's semantics). Native: a key with m source and n
+    target rows gives min(m, n) pairs, the i-th row of each side together (its
+    ``row_number``), and its other rows alone; spark-data-test: its m * n pairs."""
     s, t = _side(source, plan, "s"), _side(target, plan, "t")
     # Split parts and spark-data-test's keys are equated; a native key left whole keeps <=>.
     on = [
         F.col(a).eqNullSafe(F.col(b)) if split is None and not plan.sdt else F.col(a) == F.col(b)
         for (a, split), (b, _) in zip(_key_parts(plan, "s"), _key_parts(plan, "t"), strict=True)
     ]
+    if not plan.sdt:
+        # A condition of the join, not one of its keys (Spark would shuffle both sides
+        # again by key and number; by key alone, the join reuses the windows' shuffles).
+        on.append((F.col("s_rn") - F.col("t_rn")) == 0)
     pairs = s.join(t, on=balanced(on, lambda a, b: a & b), how="full_outer")
     keys = [
         F.coalesce(F.col(f"s_k{i}"), F.col(f"t_k{i}")).alias(k) for i, k in enumerate(plan.keys)
@@ -220,7 +253,10 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
     """The one aggregate: every count of the comparison, named as
     :meth:`ComparePlan.outputs`."""
     rn_s, rn_t = F.col("s_rn"), F.col("t_rn")
-    first_s, first_t = ~S | (rn_s == 1), ~T | (rn_t == 1)
+    # spark-data-test's m * n pairs hold a row once per row of the other side's key:
+    # it is counted with the other side's first row; a native row is in one pair or alone.
+    first_s = F.lit(True) if not plan.sdt else ~S | (rn_s == 1)
+    first_t = F.lit(True) if not plan.sdt else ~T | (rn_t == 1)
     outputs = {
         "source_rows": _count_if(S & first_t),
         "target_rows": _count_if(T & first_s),
@@ -233,6 +269,8 @@ def aggregate(pairs: DataFrame, plan: ComparePlan) -> DataFrame:
         "missing_keys_source": _count_if(T & ~S & (rn_t == 1)),
         "duplicate_keys_source": _count_if((rn_s == 2) & first_t),
         "duplicate_keys_target": _count_if((rn_t == 2) & first_s),
+        "duplicate_rows_source": _count_if((rn_s > 1) & first_t),
+        "duplicate_rows_target": _count_if((rn_t > 1) & first_s),
     }
     if plan.sdt:
         # Distinct keys with a matched pair: a key with one row on each side has one

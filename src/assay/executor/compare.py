@@ -9,18 +9,24 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
-from assay.emit.spark import source_frame
+from assay.emit.spark import snippet_types, source_frame
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.prepared_comparison import PreparedComparison
 from assay.executor.sdt_reports import job_writes
-from assay.executor.spark_errors import condition_of, spark_message, to_assay_error
-from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports, Side
+from assay.executor.spark_errors import (
+    condition_of,
+    in_users_text,
+    spark_message,
+    to_assay_error,
+)
+from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports
+from assay.ir.origin import Origin
 from assay.ir.suite import RunPolicy
 from assay.planner import compare as compare_plan
 from assay.planner.compare import UnboundComparison, plan_comparison
@@ -36,13 +42,10 @@ if TYPE_CHECKING:
 Sink = Callable[[Any], None]
 
 
-def _frame(
-    spark: SparkSession, side: Any, row_filter: str | None, frames: Mapping[str, DataFrame]
-) -> DataFrame:
+def _frame(spark: SparkSession, side: Any, frames: Mapping[str, DataFrame]) -> DataFrame:
     if isinstance(side, FrameRef):
-        df = frames[side.label]
-        return df.where(row_filter) if row_filter else df
-    return source_frame(spark, side, row_filter)
+        return frames[side.label]
+    return source_frame(spark, side, None)
 
 
 def prepare_comparison(
@@ -57,21 +60,13 @@ def prepare_comparison(
     wrong = tolerance_errors(c)
     if wrong:
         return ConfigError(f"comparison {c.name}: " + "; ".join(wrong), origin=c.origin)
-    read: list[tuple[DataFrame, list[tuple[str, str]]]] = []
-    sides: tuple[tuple[ComparisonSetting, Side, str | None], ...] = (
-        ("source.format", c.source, c.source_filter),
-        ("target.format", c.target, c.target_filter),
-    )
-    for fmt, side, row_filter in sides:
-        try:
-            frame = emit.narrowed(
-                _frame(spark, side, row_filter, frames), c.select_cols, c.drop_cols
-            )
-            read.append((frame, [(f.name, f.dataType.simpleString()) for f in frame.schema.fields]))
-        except Exception as exc:  # noqa: BLE001 - classified below
-            origin = c.place(fmt) if _unknown_format(exc) else c.origin
-            return to_assay_error(exc, f"comparison {c.name}: cannot read its sides", origin)
-    (source, s_schema), (target, t_schema) = read
+    read = [_read_side(spark, c, which, frames) for which in ("source", "target")]
+    failed = [r for r in read if isinstance(r, AssayError)]
+    if len(failed) == 2 and all(isinstance(r, ConfigError) for r in failed):
+        return ConfigErrors(failed)  # type: ignore[arg-type]  # both filters, say
+    if failed:
+        return failed[0]
+    (source, s_schema), (target, t_schema) = read  # type: ignore[misc]
     try:
         plan = plan_comparison(c, s_schema, t_schema)
     except UnboundComparison as error:
@@ -89,6 +84,55 @@ def prepare_comparison(
             f"comparison {c.name}: {names}: not a compared column", origin=unknown[0].origin
         )
     return PreparedComparison(c, plan, source, target)
+
+
+def _read_side(
+    spark: SparkSession,
+    c: DatasetComparison,
+    which: Literal["source", "target"],
+    frames: Mapping[str, DataFrame],
+) -> tuple[DataFrame, list[tuple[str, str]]] | AssayError:
+    """One side filtered and narrowed, with its schema (analysis RPCs only); an error of
+    its filter is placed at the filter, an unknown format at the format."""
+    side = c.source if which == "source" else c.target
+    row_filter = c.source_filter if which == "source" else c.target_filter
+    fmt: ComparisonSetting = "source.format" if which == "source" else "target.format"
+    where: ComparisonSetting = "source_filter" if which == "source" else "target_filter"
+    try:
+        frame = _frame(spark, side, frames)
+        if row_filter:
+            frame.schema  # noqa: B018 - read first, so a failing filter is the filter's
+    except Exception as exc:  # noqa: BLE001 - classified below
+        origin = c.place(fmt) if _unknown_format(exc) else c.origin
+        return to_assay_error(exc, f"comparison {c.name}: cannot read its {which}", origin)
+    if row_filter:
+        wrong = _filter_problem(frame, row_filter, f"comparison {c.name}: {where}", c.place(where))
+        if wrong is not None:
+            return wrong
+    try:
+        if row_filter:
+            frame = frame.where(row_filter)
+        frame = emit.narrowed(frame, c.select_cols, c.drop_cols)
+        return frame, [(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
+    except Exception as exc:  # noqa: BLE001 - classified below
+        if row_filter and not _unknown_format(exc):
+            what = f"comparison {c.name}: {where} {row_filter!r}"
+            return to_assay_error(exc, what, c.place(where))
+        origin = c.place(fmt) if _unknown_format(exc) else c.origin
+        return to_assay_error(exc, f"comparison {c.name}: cannot read its {which}", origin)
+
+
+def _filter_problem(frame: DataFrame, text: str, what: str, origin: Origin) -> ConfigError | None:
+    """What Spark finds wrong with a side's filter over its rows (one analysis RPC: the
+    client alone would take any filter's schema for its side's)."""
+    try:
+        (found,) = snippet_types(frame, [text])
+    except Exception as exc:  # noqa: BLE001 - the user's text, reported at its place
+        return ConfigError(f"{what} {text!r} does not run: {in_users_text(exc, text, 1)}", origin)
+    if found != "boolean":
+        a = "an" if found[:1] in "aeiou" else "a"
+        return ConfigError(f"{what} {text!r} is {a} {found}, not a condition (a boolean)", origin)
+    return None
 
 
 _UNKNOWN_FORMAT = "DATA_SOURCE_NOT_FOUND"
@@ -287,6 +331,7 @@ def run_comparison(
         severity=severity,
         message=message,
         counts=p.totals,
+        schema=p.plan.schema.to_dict(),
         columns=tuple(p.columns),
         checks=tuple(o.to_dict() for o in outcomes),
         samples=samples,

@@ -34,7 +34,9 @@ class FrameRef:
 
 Side = Source | FrameRef
 
-ComparisonSetting = Literal["keys", "columns", "source.format", "target.format"]
+ComparisonSetting = Literal[
+    "keys", "columns", "source.format", "target.format", "source_filter", "target_filter"
+]
 """The settings of a comparison whose own place an error names (:meth:`DatasetComparison.place`)."""
 
 
@@ -159,6 +161,10 @@ METRICS: dict[str, MetricArg] = {
     "matched_percent": "none",
     "mismatch_percent": "none",
     "duplicate_keys": "side",
+    "duplicate_rows": "side",
+    "columns_missing_in_target": "none",
+    "columns_missing_in_source": "none",
+    "type_differences": "none",
     "mismatched_column": "column",
     "mismatch_percent_column": "column",
     "null_mismatched": "column",
@@ -169,5 +175,6 @@ METRICS: dict[str, MetricArg] = {
 ``mismatched_column`` / ``mismatch_percent_column``: the same words without an argument
 are the whole-row metrics."""
 
-DEFAULT_CHECK_METRIC = "unmatched"
-"""With no checks, a comparison passes when no row is unmatched (``unmatched = 0``)."""
+DEFAULT_CHECK_METRICS = ("unmatched", "columns_missing_in_target")
+"""With no checks, a comparison passes when no row is unmatched (``unmatched = 0``) and
+no column of the source is missing from the target (``columns_missing_in_target = 0``)."""

@@ -35,8 +35,71 @@ COUNTS = (
     "missing_keys_source",
     "duplicate_keys_source",
     "duplicate_keys_target",
+    "duplicate_rows_source",
+    "duplicate_rows_target",
 )
 """The aggregate's whole-comparison outputs (named, never by position)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDifference:
+    """A column both sides have, of two different Spark types."""
+
+    column: str
+    source: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaDiff:
+    """The two sides' non-key columns (after ``select_cols`` / ``drop_cols``) set side by
+    side: those of one side only, and those whose types differ. ``counted`` is whether a
+    column of one side only counts in ``columns_missing_in_*`` (not when the comparison
+    names its ``columns``: those not named are excluded, as dropped ones are)."""
+
+    source_only: tuple[str, ...] = ()
+    target_only: tuple[str, ...] = ()
+    type_differences: tuple[TypeDifference, ...] = ()
+    counted: bool = True
+
+    def missing_in(self, side: Literal["source", "target"]) -> int:
+        """Columns the other side has and ``side`` has not, as the metric counts them."""
+        if not self.counted:
+            return 0
+        return len(self.target_only if side == "source" else self.source_only)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source_only": list(self.source_only),
+            "target_only": list(self.target_only),
+            "type_differences": [
+                {"column": d.column, "source": d.source, "target": d.target}
+                for d in self.type_differences
+            ],
+        }
+
+
+def schema_diff(
+    comparison: DatasetComparison,
+    source_schema: Sequence[tuple[str, str]],
+    target_schema: Sequence[tuple[str, str]],
+    keys: Sequence[str],
+) -> SchemaDiff:
+    """The columns of one side only and the type differences (names matched
+    case-insensitively, keys included in the type differences)."""
+    key_set = {k.lower() for k in keys}
+    src = {name.lower(): (name, t) for name, t in source_schema}
+    tgt = {name.lower(): (name, t) for name, t in target_schema}
+    return SchemaDiff(
+        tuple(n for n, _ in source_schema if n.lower() not in tgt and n.lower() not in key_set),
+        tuple(n for n, _ in target_schema if n.lower() not in src and n.lower() not in key_set),
+        tuple(
+            TypeDifference(name, t, tgt[name.lower()][1])
+            for name, t in source_schema
+            if name.lower() in tgt and tgt[name.lower()][1] != t
+        ),
+        counted=comparison.columns is None,
+    )
 
 
 DIFFERING_KEYS_LIMIT = 50_000
@@ -81,6 +144,8 @@ class ComparePlan:
     key_types: tuple[str | None, ...] = ()
     """Per key, the Spark type both sides share (``None`` when they differ): a shared type
     lets the null-safe join split into plain equalities the side windows partition by."""
+    schema: SchemaDiff = SchemaDiff()
+    """The columns of one side only and the type differences (the event's ``schema``)."""
 
     @property
     def sdt(self) -> bool:
@@ -232,6 +297,7 @@ def plan_comparison(
         tuple(name for name, _ in target_schema),
         checksum,
         key_types,
+        schema_diff(comparison, source_schema, target_schema, keys),
     )
 
 

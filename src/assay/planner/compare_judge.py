@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from assay.ir.compare import DEFAULT_CHECK_METRIC, CompareCheck, DatasetComparison
+from assay.ir.compare import DEFAULT_CHECK_METRICS, CompareCheck, DatasetComparison
 from assay.ir.values import Comparison, Op
 from assay.planner.compare import COUNTS, ComparePlan
 
@@ -68,8 +68,15 @@ def counts(plan: ComparePlan, row: Mapping[str, Any]) -> dict[str, Any]:
             "source": n["duplicate_keys_source"],
             "target": n["duplicate_keys_target"],
         },
+        "duplicate_rows": {
+            "source": n["duplicate_rows_source"],
+            "target": n["duplicate_rows_target"],
+        },
         "matched_percent": 100.0 if larger == 0 else 100.0 * matched / larger,
         "mismatch_percent": _percent(mismatched, n["compared"]),
+        "columns_missing_in_target": plan.schema.missing_in("target"),
+        "columns_missing_in_source": plan.schema.missing_in("source"),
+        "type_differences": len(plan.schema.type_differences),
     }
 
 
@@ -107,7 +114,7 @@ def _finite(value: object) -> float | None:
 def metric(check: CompareCheck, totals: Mapping[str, Any], per_column: Sequence[Mapping]) -> Any:
     """The value ``check`` judges."""
     if check.side is not None:
-        return totals["duplicate_keys"][check.side]
+        return totals[check.metric][check.side]
     if check.column is not None:
         entry = next(c for c in per_column if c["column"].lower() == check.column.lower())
         field = {"mismatched_column": "mismatched", "mismatch_percent_column": "mismatch_percent"}
@@ -115,19 +122,21 @@ def metric(check: CompareCheck, totals: Mapping[str, Any], per_column: Sequence[
     return totals[check.metric]
 
 
-def default_check(comparison: DatasetComparison) -> CompareCheck:
-    """What a comparison with no checks must satisfy: no unmatched row."""
-    return CompareCheck(
-        DEFAULT_CHECK_METRIC, Comparison(Op.EQ, Decimal(0), "= 0"), comparison.origin
+def default_checks(comparison: DatasetComparison) -> tuple[CompareCheck, ...]:
+    """What a comparison with no checks must satisfy: no unmatched row, and no column of
+    the source missing from the target (unless dropped, or not among named ``columns``)."""
+    return tuple(
+        CompareCheck(metric, Comparison(Op.EQ, Decimal(0), "= 0"), comparison.origin)
+        for metric in DEFAULT_CHECK_METRICS
     )
 
 
 def judge(
     comparison: DatasetComparison, totals: Mapping[str, Any], per_column: Sequence[Mapping]
 ) -> list[CheckOutcome]:
-    """Every check's verdict (the default check when there is none)."""
+    """Every check's verdict (the default checks when there is none)."""
     outcomes = []
-    for check in comparison.checks or (default_check(comparison),):
+    for check in comparison.checks or default_checks(comparison):
         value = metric(check, totals, per_column)
         shown = f"{check.label} = {_fmt(value)}"
         if value is None:

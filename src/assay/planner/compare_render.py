@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from assay.ir.compare import DatasetComparison, FrameRef, Side
 from assay.ir.suite import CatalogSource, PathSource, SqlSource
 from assay.planner.compare import DIFFERING_KEYS_LIMIT
-from assay.planner.compare_judge import default_check
+from assay.planner.compare_judge import default_checks
 
 
 def describe_source(source: Side) -> str:
@@ -66,17 +66,24 @@ def _pairing(c: DatasetComparison) -> list[str]:
         cols = "every non-key column of the source"
     else:
         cols = "every non-key column both sides have"
+    keys = ", ".join(c.keys)
+    if c.semantics == "spark-data-test":
+        window = f"row_number() over (partition by {keys})"
+        join = f"full outer join on {on}: every source row with every target row of its key"
+    else:
+        window = f"row_number() over (partition by {keys} order by the compared values)"
+        join = (
+            f"full outer join on {on} AND s.row_number - t.row_number = 0: the i-th rows of"
+            " a key pair, the others are missing on the other side (a key of one simple type"
+            " on both sides as coalesce(k, d), isnull(k): the join reuses each side's window"
+            " shuffle)"
+        )
     lines = [
-        f"  each side: row_number() over (partition by {', '.join(c.keys)})",
-        f"  full outer join on {on}"
-        + (
-            ""
-            if c.semantics == "spark-data-test"
-            else " (a key of one simple type on both sides as coalesce(k, d), isnull(k):"
-            " the join reuses each side's window shuffle)"
-        ),
-        f"  one aggregate: rows per side, duplicate keys per side, matched, missing per side;"
-        f" per column ({cols}): count_if(mismatch), count_if(null vs value), max |s - t|",
+        f"  each side: {window}",
+        f"  {join}",
+        f"  one aggregate: rows per side, duplicate keys and rows per side, matched, missing"
+        f" per side; per column ({cols}): count_if(mismatch), count_if(null vs value),"
+        " max |s - t|",
     ]
     if c.semantics == "spark-data-test":
         lines.append(
@@ -102,7 +109,7 @@ def _settings(c: DatasetComparison) -> list[str]:
             w for w, on_ in (("case", c.ignore_case), ("whitespace", c.ignore_whitespace)) if on_
         ]
         lines.append(f"  strings: ignoring {' and '.join(said)}")
-    checks = c.checks or (default_check(c),)
+    checks = c.checks or default_checks(c)
     lines.append("  checks:")
     for check in checks:
         warn = f"; warn: {check.warn.text}" if check.warn is not None else ""

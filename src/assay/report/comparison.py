@@ -7,7 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.ir.origin import Origin
-from assay.report.events import SCHEMA_VERSION, json_safe, location
+from assay.report.events import json_safe, location
+
+COMPARISON_SCHEMA_VERSION = 2
+"""The ``comparison`` event's ``schema_version`` (docs/events.md#versions): 2 since native
+comparisons pair duplicated keys row by row (``compared``, ``matched``, ``missing_in_*``
+and ``unreconciled`` changed meaning) and the event has its ``schema``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +34,8 @@ class ComparisonResult:
     message: str
     origin: Origin
     counts: dict[str, Any] | None = None
+    schema: dict[str, Any] | None = None
+    """The columns of one side only and the type differences (``None`` after an error)."""
     columns: tuple[dict[str, Any], ...] = ()
     checks: tuple[dict[str, Any], ...] = ()
     samples: dict[str, Any] | None = None
@@ -45,7 +52,7 @@ class ComparisonResult:
         """The JSON object of this event."""
         return {
             "event": "comparison",
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": COMPARISON_SCHEMA_VERSION,
             "run_id": self.run_id,
             "comparison": self.comparison,
             "semantics": self.semantics,
@@ -57,6 +64,7 @@ class ComparisonResult:
             "blocking": self.blocking,
             "waiver": self.waiver,
             "counts": json_safe(self.counts),
+            "schema": json_safe(self.schema),
             "columns": json_safe(list(self.columns)),
             "checks": json_safe(list(self.checks)),
             "samples": json_safe(self.samples),
