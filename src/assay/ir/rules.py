@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from assay.ir.expr import And, Expr, Scalar, Sql
+from assay.ir.expr import And, Col, Expr, IsNull, Not, Scalar, Sql
 from assay.ir.origin import Origin
+from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
@@ -135,7 +136,13 @@ class AggregateMetric:
 
 
 Metric = (
-    RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
+    RowCountMetric
+    | ColumnMetric
+    | CountMetric
+    | GroupMetric
+    | FreshnessMetric
+    | AggregateMetric
+    | RowCountMatchMetric
 )
 
 
@@ -306,6 +313,7 @@ Check = (
     | EqualsCheck
     | ColStatsCheck
     | ValidatorCheck
+    | ForeignKeyCheck
 )
 
 
@@ -405,6 +413,15 @@ class FailingRows:
     sampled: bool = False
     where: Expr | None = None
     """With ``group``: only rows where this holds are grouped (a rule's filter)."""
+    absent: Lookup | None = None
+    """With ``predicate``: only those of its rows whose key has no match in another
+    source (a foreign key)."""
+
+
+def _keyed(columns: tuple[str, ...]) -> Expr:
+    """True for a row with no null in ``columns``."""
+    tests = tuple(Not(IsNull(Col(c))) for c in columns)
+    return tests[0] if len(tests) == 1 else And(tests)
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,6 +447,7 @@ METRIC_SHAPES: dict[type, CheckShape] = {
     AggregateMetric: CheckShape(
         lambda m: FailingRows(), lambda m: (m.where,) if m.where is not None else ()
     ),
+    RowCountMatchMetric: _WHOLE_TABLE,
 }
 
 CHECK_SHAPES: dict[type, CheckShape] = {
@@ -446,6 +464,9 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     EqualsCheck: _WHOLE_TABLE,
     ColStatsCheck: _WHOLE_TABLE,
     ValidatorCheck: _WHOLE_TABLE,
+    ForeignKeyCheck: CheckShape(
+        lambda c: FailingRows(_keyed(c.lookup.columns), sampled=True, absent=c.lookup)
+    ),
 }
 """Every kind of check and metric: a new one is a dataclass above and its entry here (and
 in the planner's :data:`assay.planner.measures.CHECK_MEASURES` and the judge's
