@@ -31,6 +31,9 @@ from assay.planner.measures import (
     kind_of,
     measures_of,
 )
+from assay.ir.references import Lookup, Reference
+from assay.ir.sources import CatalogSource
+from assay.planner.references import ReferenceRows, Unmatched
 from assay.planner.render import render_measure
 from tests.config.test_catalogue import CASES as NATIVE_CASES
 
@@ -43,6 +46,8 @@ SAMPLES: dict[type, Measure] = {
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
+    Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
+    ReferenceRows: ReferenceRows(CatalogSource("r")),
 }
 
 
