@@ -501,7 +501,7 @@ def _references(rng: random.Random, table: Table, names: list[str]) -> list[dict
     one = rng.choice(names)
     two = rng.sample(names, 2)
     hashed = lambda cols: f"xxhash64({', '.join(quote(c) for c in cols)}) % 3 <> 0"  # noqa: E731
-    rules = [
+    return [
         {
             "type": "foreign_key",
             "column": one,
@@ -524,7 +524,6 @@ def _references(rng: random.Random, table: Table, names: list[str]) -> list[dict
             "references": {"sql": f"SELECT * FROM {view} WHERE {hashed(['id'])}"},
         },
     ]
-    return rules
 
 
 def _sql(rng: random.Random, table: Table) -> list[dict[str, Any]]:

@@ -587,7 +587,9 @@ class Oracle:
         cols = self._columns(rule)
         refs = list(ref["columns"]) if "columns" in ref else [ref["column"]]
         keyed = " AND ".join(f"_o.{ident(c)} IS NOT NULL" for c in cols)
-        match = " AND ".join(f"_r.{ident(r)} = _o.{ident(c)}" for c, r in zip(cols, refs))
+        match = " AND ".join(
+            f"_r.{ident(r)} = _o.{ident(c)}" for c, r in zip(cols, refs, strict=True)
+        )
         return (
             f"(SELECT count(*) FROM w AS _o WHERE {keyed} AND NOT EXISTS"
             f" (SELECT 1 FROM ({ref['sql']}) AS _r WHERE {match}))"

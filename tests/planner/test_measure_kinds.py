@@ -15,6 +15,8 @@ import pytest
 from assay.config import load_suite
 from assay.evaluate import judge
 from assay.ir import Col, IsNull, Origin, Rule, SchemaCheck, SqlCheck
+from assay.ir.references import Lookup, Reference
+from assay.ir.sources import CatalogSource
 from assay.planner import plan_table
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -31,8 +33,6 @@ from assay.planner.measures import (
     kind_of,
     measures_of,
 )
-from assay.ir.references import Lookup, Reference
-from assay.ir.sources import CatalogSource
 from assay.planner.references import ReferenceRows, Unmatched
 from assay.planner.render import render_measure
 from tests.config.test_catalogue import CASES as NATIVE_CASES
