@@ -49,6 +49,7 @@ from assay.planner.measures import (
     ColumnAgg,
     Filtered,
     Histogram,
+    PerGroup,
     RowCount,
     agg_equals,
     colstats_measures,
@@ -244,7 +245,28 @@ def _number(value: object) -> Number | None:
     return value
 
 
+def _per_group_outcome(rule: Rule, check: MetricCheck, values: Values) -> Outcome:
+    stats = values[PerGroup(check.group_by, check.metric, check.must, check.warn)]
+    groups, failed, warned = (int(stats[k] or 0) for k in ("groups", "failed", "warned"))
+    by = ", ".join(check.group_by)
+    label = metric_label(rule)
+    details = {"group_by": list(check.group_by), "groups": groups, "failed_groups": failed}
+    if check.warn is not None:
+        details["warned_groups"] = warned
+    if failed:
+        said = f"{failed} of {groups} groups ({by}) fail: {label} must be {check.must.text}"
+        return Outcome(_fail(rule), failed, failed, said, details)
+    if warned:
+        assert check.warn is not None
+        said = f"{warned} of {groups} groups ({by}) warn: {label} warn unless {check.warn.text}"
+        return Outcome("warn", warned, 0, said, details, held=True)
+    said = f"all {groups} groups ({by}): {label} {check.must.text}"
+    return Outcome("pass", 0, 0, said, details)
+
+
 def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -> Outcome:
+    if check.group_by:
+        return _per_group_outcome(rule, check, values)
     label = metric_label(rule)
     try:
         value = metric_value(check, values, rows)

@@ -164,3 +164,43 @@ def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin):
         full = _run(command, cluster.url)
         assert alone.returncode == full.returncode, alone.stderr[-2000:]
         assert _lines(alone.stdout) == _lines(full.stdout), command
+
+
+def _mixed_suite(failing: bool) -> list[dict]:
+    """100 rules mixing per-rule filters, expressions, percentiles (exact and approximate)
+    and per-group metrics with the existing kinds; all passing unless ``failing`` (then
+    one row-level rule fails)."""
+    rules: list[dict] = []
+    for k in range(10):
+        where = f"g = {k % 5}"
+        rules += [
+            {"type": "not_null", "column": "a", "filter": where},
+            {"type": "range", "column": "a", "min": 0, "max": 6, "filter": where},
+            {"type": "expression", "expression": f"a + {k} >= {k}"},
+            {"type": "percentile", "column": "id", "quantile": k / 10, "must_be": ">= 0"},
+            {"type": "median", "column": "a", "accuracy": 10000, "must_be": "<= 6"},
+            {"type": "row_count", "group_by": ["g"], "must_be": "> 100", "filter": f"a <> {k % 7}"},
+            {"type": "missing_percent", "column": "s", "group_by": "g", "must_be": "< 50%"},
+            {"type": "accepted_values", "column": "g", "values": [0, 1, 2, 3, 4]},
+            {"type": "unique", "column": "id", "filter": where},
+            {"type": "avg", "column": "a", "must_be": "between 0 and 6", "filter": where},
+        ]
+    if failing:
+        rules[1] = {"type": "range", "column": "a", "min": 0, "max": 5, "filter": "g = 0"}
+    return rules
+
+
+@pytest.mark.parametrize("failing", [False, True], ids=["passing", "failing"])
+def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
+    import assay
+
+    df = cluster.spark.range(2000).selectExpr(
+        "id", "id % 7 AS a", "id % 5 AS g", "IF(id % 3 = 0, NULL, 'x') AS s"
+    )
+    rules = _mixed_suite(failing)
+    assert len(rules) == 100
+    before = cluster.sql_executions()
+    result = assay.validate(df, rules, keys=["id"])
+    assert cluster.sql_executions() - before == (2 if failing else 1)
+    bad = [(r.rule_index, r.message) for r in result.results if not r.passed]
+    assert bad == ([(1, bad[0][1])] if failing else []), bad

@@ -14,7 +14,7 @@ import pytest
 
 from assay.config import load_suite
 from assay.evaluate import judge
-from assay.ir import Col, IsNull, Origin, Rule, SchemaCheck, SqlCheck
+from assay.ir import Col, ColumnMetric, Comparison, IsNull, Op, Origin, Rule, SchemaCheck, SqlCheck
 from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.planner import plan_table
@@ -28,6 +28,7 @@ from assay.planner.measures import (
     GroupStats,
     Measure,
     MeasureKind,
+    PerGroup,
     RowCount,
     ServerNow,
     kind_of,
@@ -48,6 +49,7 @@ SAMPLES: dict[type, Measure] = {
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
     Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
     ReferenceRows: ReferenceRows(CatalogSource("r")),
+    PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
 }
 
 

@@ -10,13 +10,16 @@ display).
 
 from __future__ import annotations
 
+import dataclasses
+
 from assay.config.node import Node, unknown_message
+from assay.dialects import params as p
 from assay.dialects.catalogue_metrics import METRIC_RULES
 from assay.dialects.catalogue_references import REFERENCE_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
-from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, RuleSpec
+from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
-from assay.ir.rules import Level, Rule
+from assay.ir.rules import GroupMetric, Level, MetricCheck, Rule
 
 RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list
@@ -44,7 +47,7 @@ def build_rule(node: Node) -> Rule:
             + ("; write the condition in its query)" if kind == "sql" else ")")
         )
     node.check_keys(COMMON_KEYS | spec.keys)
-    built = spec.build(node)
+    built = grouped(spec.build(node), node)
     where = rule_filter(node)
     return Rule(
         kind=kind,
@@ -68,6 +71,31 @@ the key: :mod:`assay.executor.snippets`)."""
 PLACED_KEYS = (*SNIPPET_KEYS, "references")
 """Keys whose line a rule records (:attr:`Rule.places`): its snippets, and its
 ``references`` (checked against the referenced source's schema before any scan)."""
+
+
+def grouped(built: Built, node: Node) -> Built:
+    """The rule judged per group of its ``group_by`` columns, when it has them."""
+    child = node.get("group_by")
+    if child is None:
+        return built
+    check = built.check
+    if not isinstance(check, MetricCheck) or isinstance(check.metric, GroupMetric):
+        raise child.error(
+            "group_by applies to metrics of rows (row_count, missing_*, invalid_*, min, max,"
+            " avg, sum, stddev, percentile, median, freshness), not to distinct or duplicate"
+            " counts"
+        )
+    columns = (
+        (child.as_str("a column"),)
+        if isinstance(child.value, str)
+        else p.column_list(child, "a list of columns to group by")
+    )
+    needs = tuple((c, "any") for c in columns)
+    return dataclasses.replace(
+        built,
+        check=dataclasses.replace(check, group_by=columns),
+        requires=(*built.requires, *needs),  # type: ignore[arg-type]
+    )
 
 
 def rule_filter(node: Node) -> str | None:

@@ -93,7 +93,7 @@ REFERENCE_RULES: dict[str, RuleSpec] = {
     ),
     "row_count_match": RuleSpec(
         build_row_count_match,
-        METRIC_KEYS | {"references"},
+        (METRIC_KEYS - {"group_by"}) | {"references"},
         examples=(
             '{type: row_count_match, references: {sql: "SELECT * FROM range(5)"}, must_be: "between 99% and 101%"}',
         ),

@@ -132,7 +132,7 @@ def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
 
 # --- metric rules -------------------------------------------------------------------------
 
-METRIC_KEYS = frozenset({"must_be", "warn"}) | FILTER_KEY
+METRIC_KEYS = frozenset({"must_be", "warn", "group_by"}) | FILTER_KEY
 
 
 def metric_rule(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFamily) -> Built:

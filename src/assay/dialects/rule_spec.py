@@ -117,6 +117,15 @@ KEY_VALUES: dict[str, Schema] = {
     "column": ref("column"),
     "columns": ref("columns"),
     "tolerance": ref("tolerance"),
+    "group_by": {
+        "oneOf": [
+            {**TEXT},
+            {"type": "array", "items": {**TEXT}, "minItems": 1, "uniqueItems": True},
+        ],
+        "description": "Judge the metric for every group of equal values of these columns (a"
+        " null is a value): the rule fails when any group fails; its samples are the failing"
+        " groups with their values.",
+    },
     "filter": {
         **TEXT,
         "description": "A SQL predicate: only the rows where it is true are checked (null"

@@ -18,6 +18,7 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 from pyspark.sql.connect.window import Window
 
+from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit, shared_count
 from assay.emit.references import References, reference_frame, unmatched_rows
 from assay.ir.expr import Expr
@@ -31,6 +32,7 @@ from assay.planner.measures import (
     CountIf,
     GroupStats,
     Measure,
+    PerGroup,
     RowCount,
     ServerNow,
 )
@@ -224,6 +226,9 @@ def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
 def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     keys = [col(c) for c in group.columns]
     measure = group.slot.measure
+    if isinstance(measure, PerGroup):
+        rows = groups.per_group_rows(df, measure, measure_columns)
+        return groups.per_group_counts(rows, group.slot.name)
     nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
     if isinstance(measure, GroupStats) and measure.where is not None:
         df = df.where(column(measure.where))  # a rule's filter: the groups of its rows
@@ -430,11 +435,21 @@ def detail_frame(
     """
     own, sides = set(plan.own_branch), _references(df, refs)
     parts = [
-        _detail_branch(df, plan, n, e, sides)
-        for n, e in enumerate(plan.entries)
-        if e.rule_index in own
+        groups.per_group_samples(
+            groups.per_group_rows(df, e.grouped, measure_columns),
+            e.grouped,
+            e.rule_index,
+            plan.sample_size,
+            "value",
+        )
+        for e in plan.entries
+        if e.grouped is not None
     ]
-    shared = tuple(e for e in plan.entries if e.rule_index not in own)
+    rows = [e for e in plan.entries if e.grouped is None]
+    parts += [
+        _detail_branch(df, plan, n, e, sides) for n, e in enumerate(rows) if e.rule_index in own
+    ]
+    shared = tuple(e for e in rows if e.rule_index not in own)
     if shared:
         columns = {c for e in shared for c in e.columns}
         order = tuple(c for c in plan.order if c in columns)

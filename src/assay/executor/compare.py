@@ -367,6 +367,26 @@ def _write_job(
         )
 
 
+def _joined(summary: RunSummary, reason: str, code: int, said: str) -> str:
+    """The exit reason with the comparisons' ``said`` (their own exit ``code``): the
+    worse code leads, the other's reason follows it.
+
+    >>> from assay.report.events import RunSummary
+    >>> s = RunSummary("r", 1, 0, 0, 0, 1, 1, 5, 3, exit_reason="exit 3: 1 table could not run (t)")
+    >>> _joined(s, s.exit_reason, 1, "1 failed comparison fails the run (c)")
+    'exit 3: 1 table could not run (t); and 1 failed comparison fails the run (c)'
+    >>> why = "exit 1: 1 failed rule fails the run"
+    >>> s = RunSummary("r", 1, 1, 1, 0, 0, 1, 5, 1, exit_reason=why)
+    >>> _joined(s, s.exit_reason, 3, "1 comparison could not be evaluated (c)")
+    'exit 3: 1 comparison could not be evaluated (c); and 1 failed rule fails the run'
+    """
+    if summary.exit_code >= code:
+        return f"{reason}; and {said}"
+    if summary.exit_code == 0:
+        return f"exit {code}: {said}"
+    return f"exit {code}: {said}; and {reason.removeprefix(f'exit {summary.exit_code}: ')}"
+
+
 def with_comparisons(summary: RunSummary, results: Sequence[ComparisonResult]) -> RunSummary:
     """The run's summary with its comparisons counted: a failed comparison is a failed
     check (``failed``), a blocking one fails the run, an errored one exits 3."""
@@ -394,11 +414,11 @@ def with_comparisons(summary: RunSummary, results: Sequence[ComparisonResult]) -
             n = _plural(len(unwritten), "comparison")
             parts.append(f"the reports of {n} could not be written ({_names(unwritten)})")
         said = "; ".join(parts)
-        reason = f"{reason}; and {said}" if summary.exit_code == 3 else f"exit 3: {said}"
+        reason = _joined(summary, reason, 3, said)
     elif blocking:
         verb = "fails" if len(blocking) == 1 else "fail"
         said = f"{_plural(len(blocking), 'failed comparison')} {verb} the run ({_names(blocking)})"
-        reason = f"{reason}; and {said}" if summary.exit_code == 1 else f"exit 1: {said}"
+        reason = _joined(summary, reason, 1, said)
     elif summary.exit_code == 0 and reason.endswith("nothing to check"):
         reason = "exit 0: every comparison passed"
     if waived:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assay.ir.expr import And, Col, Expr, IsNull, Not
 from assay.ir.sources import Source
 from assay.ir.values import ZERO_TOLERANCE, Tolerance
 
@@ -47,3 +48,9 @@ class RowCountMatchMetric:
     rows: ``100 * rows / referenced rows``; no value when the referenced side is empty."""
 
     reference: Reference
+
+
+def keyed(columns: tuple[str, ...]) -> Expr:
+    """True for a row with no null in ``columns`` (one a foreign key looks up)."""
+    tests = tuple(Not(IsNull(Col(c))) for c in columns)
+    return tests[0] if len(tests) == 1 else And(tests)

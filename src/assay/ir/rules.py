@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from assay.ir.expr import And, Col, Expr, IsNull, Not, Scalar, Sql
+from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.origin import Origin
-from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric
+from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric, keyed
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
@@ -136,14 +136,8 @@ class AggregateMetric:
 
 
 Metric = (
-    RowCountMetric
-    | ColumnMetric
-    | CountMetric
-    | GroupMetric
-    | FreshnessMetric
-    | AggregateMetric
-    | RowCountMatchMetric
-)
+    RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
+) | RowCountMatchMetric
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -213,6 +207,11 @@ class MetricCheck:
     count_when_passed: bool = True
     """Whether a passing check reports its measured count as the failed count (False:
     it reports 0, as sparquet-cola does)."""
+    group_by: tuple[str, ...] = ()
+    """Judged for every group of equal values of these columns (a null is a value, as in
+    SQL ``GROUP BY``): the check fails when any group fails ``must`` (warns when any
+    fails ``warn``); its failed count is the failing groups, its samples those groups
+    with their values. Empty: judged once over the table."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,8 +379,10 @@ class Rule:
 
     @property
     def is_row_level(self) -> bool:
-        """Whether a failure can be explained by sample rows (the detail pass)."""
-        return failing_rows_of(self.check).sampled
+        """Whether a failure can be explained by samples (the detail pass): rows, or the
+        failing groups of a metric judged per group."""
+        grouped = isinstance(self.check, MetricCheck) and bool(self.check.group_by)
+        return grouped or failing_rows_of(self.check).sampled
 
     @property
     def failing_rows(self) -> FailingRows:
@@ -418,12 +419,6 @@ class FailingRows:
     source (a foreign key)."""
 
 
-def _keyed(columns: tuple[str, ...]) -> Expr:
-    """True for a row with no null in ``columns``."""
-    tests = tuple(Not(IsNull(Col(c))) for c in columns)
-    return tests[0] if len(tests) == 1 else And(tests)
-
-
 @dataclass(frozen=True, slots=True)
 class CheckShape:
     """What the IR says of one kind of check (or metric): its failing rows, and the row
@@ -456,7 +451,8 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     ),
     UniqueCheck: CheckShape(lambda c: FailingRows(group=c.columns, nulls=c.nulls, sampled=True)),
     MetricCheck: CheckShape(
-        lambda c: METRIC_SHAPES[type(c.metric)].rows(c.metric),
+        # judged per group: its samples are groups, not rows (no failing rows of its own)
+        lambda c: FailingRows() if c.group_by else METRIC_SHAPES[type(c.metric)].rows(c.metric),
         lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
     ),
     SchemaCheck: _WHOLE_TABLE,
@@ -465,7 +461,7 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     ColStatsCheck: _WHOLE_TABLE,
     ValidatorCheck: _WHOLE_TABLE,
     ForeignKeyCheck: CheckShape(
-        lambda c: FailingRows(_keyed(c.lookup.columns), sampled=True, absent=c.lookup)
+        lambda c: FailingRows(keyed(c.lookup.columns), sampled=True, absent=c.lookup)
     ),
 }
 """Every kind of check and metric: a new one is a dataclass above and its entry here (and

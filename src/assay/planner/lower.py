@@ -30,6 +30,7 @@ from assay.planner.measures import (
     GroupStats,
     Histogram,
     Measure,
+    PerGroup,
     RowCount,
     kind_of,
     measures_of,
@@ -113,6 +114,8 @@ def expects_unique(table: Table, slot: Slot) -> bool:
 def _group(
     table: Table, slot: Slot, options: PlannerOptions, size_bytes: int | None
 ) -> GroupAggregate:
+    if isinstance(slot.measure, PerGroup):
+        return GroupAggregate(slot.measure.group_by, slot)
     assert isinstance(slot.measure, GroupStats)
     if not expects_unique(table, slot):
         return GroupAggregate(slot.measure.columns, slot)
@@ -147,7 +150,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        dataclasses.replace(e, columns=_identified(keys, e.columns, row))
+        e if e.grouped else dataclasses.replace(e, columns=_identified(keys, e.columns, row))
         for e in plan.detail.entries
         if e.rule_index in failed
     )
@@ -279,6 +282,9 @@ def _detail_template(table: Table, without: Collection[int] = ()) -> DetailPlan 
 
 def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
     """The sample rows of a rule whose failure shows them (its IR's failing rows)."""
+    grouped = [m for m in measures_of(rule) if isinstance(m, PerGroup)]
+    if grouped:  # a metric judged per group: its samples are the failing groups
+        return DetailEntry(index, grouped[0].group_by, grouped=grouped[0])
     rows = rule.failing_rows
     if not rows.sampled:
         return None

@@ -35,6 +35,7 @@ from assay.ir.rules import (
     ValidatorCheck,
     complete,
 )
+from assay.ir.values import Threshold
 from assay.planner.references import (
     ReferenceRows,
     Unmatched,
@@ -128,6 +129,28 @@ def agg_equals(check: EqualsCheck) -> AggEquals:
 
 
 @dataclass(frozen=True, slots=True)
+class PerGroup:
+    """A metric judged for every group of equal ``group_by`` values, inside the plan: a
+    group-by computing the metric's own measures per group, then the number of groups,
+    of groups failing ``must`` and of those failing only ``warn`` (over the rows where
+    ``where`` holds: a rule's filter)."""
+
+    group_by: tuple[str, ...]
+    metric: Metric
+    must: Threshold
+    warn: Threshold | None = None
+    where: Expr | None = None
+
+    @property
+    def inner(self) -> tuple[Measure, ...]:
+        """The measures of the metric, taken per group."""
+        return METRIC_MEASURES[type(self.metric)](self.metric)
+
+
+PER_GROUP_OUTPUTS = ("groups", "failed", "warned")
+
+
+@dataclass(frozen=True, slots=True)
 class Aggregate:
     """``function(column, *args)``: one aggregate function of one column with literal
     arguments, over the rows where ``where`` holds, of the column cast to ``cast`` (an
@@ -151,6 +174,7 @@ Measure = (
     | Aggregate
     | Unmatched
     | ReferenceRows
+    | PerGroup
 )
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
@@ -239,6 +263,19 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         lambda m: _read(m, m.column),
         apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),
+    PerGroup: MeasureKind(
+        lambda m: "per_group",
+        lambda m: (
+            f"per group of ({', '.join(map(quote, m.group_by))}): "
+            + ", ".join(kind_of(x).render(x) for x in m.inner)
+            + f" must be {m.must.text}"
+            + (f", warn unless {m.warn.text}" if m.warn is not None else "")
+            + _where(m)
+        ),
+        lambda m: _read(m, *m.group_by, *(c for x in m.inner for c in kind_of(x).columns(x))),
+        outputs=PER_GROUP_OUTPUTS,
+        scan=False,
+    ),
     GroupStats: MeasureKind(
         lambda m: "groups",
         lambda m: ", ".join(GROUP_OUTPUTS) + _where(m),
@@ -306,6 +343,7 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     Aggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Unmatched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
+    PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
 }
 """Each measure kind over the rows where a condition holds (a rule's ``filter``): the one
 rewrite that planning (:func:`measures_of`) and judging (:class:`Filtered`) share;
@@ -382,7 +420,11 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
 CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     RowCheck: _row_measures,
     UniqueCheck: lambda c: (RowCount(), group_stats_of(c.columns, c.nulls)),
-    MetricCheck: lambda c: METRIC_MEASURES[type(c.metric)](c.metric),
+    MetricCheck: lambda c: (
+        (PerGroup(c.group_by, c.metric, c.must, c.warn),)
+        if c.group_by
+        else METRIC_MEASURES[type(c.metric)](c.metric)
+    ),
     EqualsCheck: lambda c: (ColumnAgg(c.metric.fn, c.metric.column), agg_equals(c)),
     ColStatsCheck: lambda c: colstats_measures(c.column),
     SchemaCheck: lambda c: (),  # judged from the schema

@@ -17,7 +17,7 @@ from assay.ir.references import Lookup
 from assay.ir.rules import GroupNulls, SqlCheck
 from assay.ir.sources import Source
 from assay.ir.suite import Table
-from assay.planner.measures import CountIf, Histogram, Measure, RowCount
+from assay.planner.measures import CountIf, Histogram, Measure, PerGroup, RowCount
 from assay.planner.sqlfold import RowCountQuery
 
 
@@ -152,6 +152,9 @@ class DetailEntry:
     absent: Lookup | None = None
     """With ``predicate``: only its rows whose key has no match in the referenced source
     (a foreign key: an anti join in a branch of its own)."""
+    grouped: PerGroup | None = None
+    """A metric judged per group: its samples are the failing groups (``columns``: the
+    group-by columns), each with the group's value."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,7 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     for group in aggregate.groups:
         cols = ", ".join(quote(c) for c in group.columns)
         measure = group.slot.measure
-        nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
+        nulls = measure.nulls if isinstance(measure, GroupStats) else "none"
         which = {
             "all": " where some key is not null",
             "none": " (every row: a null is a value)",
@@ -160,6 +160,8 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
         what = (
             render_expr(e.predicate)
             if e.predicate is not None
+            else f"the failing groups of ({', '.join(e.columns)}) with their values"
+            if e.grouped is not None
             else f"value of ({', '.join(e.group or ())}) shared by another row"
         )
         if e.absent is not None:

@@ -1,0 +1,223 @@
+"""What a rule kind adds to the table's fused plan, beside the same rule run alone: on
+TPC-H lineitem, one embedded server, side by side in one run.
+
+    python benchmarks/added.py                    # SF1, the 100-rule suite as the base
+    python benchmarks/added.py --scale 0.1 --repeat 1
+    python benchmarks/added.py --only percentile  # the cases whose name contains it
+
+For every case (one warm-up, then the median of ``--repeat`` runs, seconds, all
+``assay.validate`` on one DataFrame, samples off so only the aggregate plan runs):
+
+- ``base``: the benchmark's N-rule suite (``--base 100``) alone;
+- ``base + <case>``: the suite with the case's rules added; ``added`` is the difference;
+- ``<case> alone``: the case's rules alone;
+- where the case has one, the hand-written Spark query that answers the same question
+  (``handwritten``), timed the same way.
+
+The JSON (``--out``) keeps every run. Which percentile is the default (exact
+``percentile`` or ``percentile_approx``) was decided from this script's output; see
+benchmarks/README.md "What a rule kind adds".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+sys.path.insert(0, str(HERE))
+
+import suites as suites_mod  # noqa: E402
+from run import ensure_data  # noqa: E402
+
+Rules = list[dict[str, Any]]
+
+
+def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
+    """Each case: its rules and the hand-written query answering the same (or None)."""
+
+    def agg(*exprs: str) -> Callable[[Any], Any]:
+        return lambda df: df.selectExpr(*exprs).collect()
+
+    price = "l_extendedprice"
+    return {
+        "percentile exact": (
+            [{"type": "percentile", "column": price, "quantile": 0.95, "must_be": "> 0"}],
+            agg(f"percentile({price}, 0.95)"),
+        ),
+        "percentile approx": (
+            [
+                {
+                    "type": "percentile",
+                    "column": price,
+                    "quantile": 0.95,
+                    "accuracy": 10000,
+                    "must_be": "> 0",
+                }
+            ],
+            agg(f"percentile_approx({price}, 0.95, 10000)"),
+        ),
+        "median exact (int)": (
+            [{"type": "median", "column": "l_quantity", "must_be": "> 0"}],
+            agg("percentile(l_quantity, 0.5)"),
+        ),
+        "median approx (int)": (
+            [{"type": "median", "column": "l_quantity", "accuracy": 10000, "must_be": "> 0"}],
+            agg("percentile_approx(l_quantity, 0.5, 10000)"),
+        ),
+        "4 percentiles exact": (
+            [
+                {"type": "percentile", "column": c, "quantile": q, "must_be": "> 0"}
+                for c in (price, "l_discount")
+                for q in (0.5, 0.99)
+            ],
+            agg(*(f"percentile({c}, {q})" for c in (price, "l_discount") for q in (0.5, 0.99))),
+        ),
+        "4 percentiles approx": (
+            [
+                {
+                    "type": "percentile",
+                    "column": c,
+                    "quantile": q,
+                    "accuracy": 10000,
+                    "must_be": "> 0",
+                }
+                for c in (price, "l_discount")
+                for q in (0.5, 0.99)
+            ],
+            agg(
+                *(
+                    f"percentile_approx({c}, {q}, 10000)"
+                    for c in (price, "l_discount")
+                    for q in (0.5, 0.99)
+                )
+            ),
+        ),
+        # a filtered rule beside its unfiltered form: the same 10 rules, with and without
+        # a per-rule filter (target: within 10% in the fused plan)
+        "10 rules unfiltered": (_ten(None), None),
+        "10 rules filtered": (_ten("l_returnflag = 'R'"), None),
+        "5 expressions": (
+            [
+                {"type": "expression", "expression": e}
+                for e in (
+                    "l_commitdate < l_receiptdate + INTERVAL 90 DAYS",
+                    "l_extendedprice >= l_quantity",
+                    "l_discount <= 0.1 OR l_tax > 0",
+                    "l_shipdate >= DATE'1992-01-01'",
+                    "length(l_comment) < 50",
+                )
+            ],
+            agg(
+                "count_if(NOT coalesce(l_commitdate < l_receiptdate + INTERVAL 90 DAYS, false))",
+                "count_if(NOT coalesce(l_extendedprice >= l_quantity, false))",
+                "count_if(NOT coalesce(l_discount <= 0.1 OR l_tax > 0, false))",
+                "count_if(NOT coalesce(l_shipdate >= DATE'1992-01-01', false))",
+                "count_if(NOT coalesce(length(l_comment) < 50, false))",
+            ),
+        ),
+        "3 metrics per group": (
+            [
+                {"type": "row_count", "group_by": ["l_shipmode"], "must_be": "> 0"},
+                {"type": "avg", "column": price, "group_by": ["l_shipmode"], "must_be": "> 0"},
+                {
+                    "type": "missing_percent",
+                    "column": "l_comment",
+                    "group_by": ["l_returnflag", "l_linestatus"],
+                    "must_be": "< 1%",
+                },
+            ],
+            lambda df: (
+                df.groupBy("l_shipmode").agg({"*": "count", price: "avg"}).collect(),
+                df.groupBy("l_returnflag", "l_linestatus").agg({"l_comment": "count"}).collect(),
+            ),
+        ),
+    }
+
+
+def _ten(where: str | None) -> Rules:
+    rules: Rules = [
+        {"type": "range", "column": "l_quantity", "min": 0, "max": 50 + k} for k in range(5)
+    ] + [
+        {"type": "not_null", "column": c}
+        for c in ("l_orderkey", "l_partkey", "l_suppkey", "l_comment", "l_shipdate")
+    ]
+    return [dict(r, filter=where) for r in rules] if where else rules
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def measure(fn: Callable[[], Any], repeat: int) -> dict[str, Any]:
+    fn()  # warm-up
+    runs = [timed(fn) for _ in range(repeat)]
+    return {"median": statistics.median(runs), "runs": runs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1)
+    parser.add_argument("--base", type=int, default=100, help="rules of the base suite")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", default="", help="cases whose name contains this")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "added.json")
+    args = parser.parse_args(argv)
+
+    import assay
+    from assay.executor.session import open_session, quiet_pyspark_logging
+
+    quiet_pyspark_logging()
+    data = ensure_data(args.scale)
+    handle = open_session()
+    spark = handle.spark
+    try:
+        df = spark.read.parquet(str(data))
+        base = [dict(c.yaml) for c in suites_mod.suite(args.base)]
+
+        def run(rules: Rules) -> Callable[[], Any]:
+            def call() -> None:
+                result = assay.validate(df, rules, keys=list(suites_mod.KEYS), sample_size=0)
+                errors = [r.message for r in result.results if r.severity == "error"]
+                assert not errors, errors[:3]
+
+            return call
+
+        out: dict[str, Any] = {"scale": args.scale, "base_rules": len(base), "cases": {}}
+        out["base"] = measure(run(base), args.repeat)
+        print(f"base ({len(base)} rules)            {out['base']['median']:8.2f} s", flush=True)
+        for name, (rules, hand) in cases().items():
+            if args.only not in name:
+                continue
+            row = {
+                "with base": measure(run(base + rules), args.repeat),
+                "alone": measure(run(rules), args.repeat),
+            }
+            if hand is not None:
+                row["handwritten"] = measure(lambda: hand(df), args.repeat)
+            row["added"] = row["with base"]["median"] - out["base"]["median"]
+            out["cases"][name] = row
+            shown = (
+                f"{name:<24} added {row['added']:6.2f} s   alone {row['alone']['median']:6.2f} s"
+            )
+            if hand is not None:
+                shown += f"   handwritten {row['handwritten']['median']:6.2f} s"
+            print(shown, flush=True)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    finally:
+        handle.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
