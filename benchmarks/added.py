@@ -4,6 +4,7 @@ TPC-H lineitem, one embedded server, side by side in one run.
     python benchmarks/added.py                    # SF1, the 100-rule suite as the base
     python benchmarks/added.py --scale 0.1 --repeat 1
     python benchmarks/added.py --only percentile  # the cases whose name contains it
+    python benchmarks/added.py --only foreign_key --scale 0.01 --base 10 --repeat 1
 
 For every case (one warm-up, then the median of ``--repeat`` runs, seconds, all
 ``assay.validate`` on one DataFrame, samples off so only the aggregate plan runs):
@@ -40,8 +41,9 @@ from run import ensure_data  # noqa: E402
 Rules = list[dict[str, Any]]
 
 
-def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
-    """Each case: its rules and the hand-written query answering the same (or None)."""
+def cases(data: str = "lineitem.parquet") -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
+    """Each case: its rules and the hand-written query answering the same (or None);
+    ``data`` is lineitem's path (the foreign key's reference is built from it)."""
 
     def agg(*exprs: str) -> Callable[[Any], Any]:
         return lambda df: df.selectExpr(*exprs).collect()
@@ -139,7 +141,33 @@ def cases() -> dict[str, tuple[Rules, Callable[[Any], Any] | None]]:
                 df.groupBy("l_returnflag", "l_linestatus").agg({"l_comment": "count"}).collect(),
             ),
         ),
+        # a foreign key against a small reference (a tenth of the orders, read from
+        # lineitem itself, so most rows have no match): an anti join in the fused plan
+        "foreign_key small ref": (
+            [
+                {
+                    "type": "foreign_key",
+                    "column": "l_orderkey",
+                    "tolerance": "100%",
+                    "references": {"sql": _orders(data), "columns": ["o_orderkey"]},
+                }
+            ],
+            lambda df: _anti_join_count(df, data),
+        ),
     }
+
+
+def _orders(data: str) -> str:
+    """The reference of the foreign key case: a tenth of lineitem's order keys."""
+    path = data.replace("`", "``")
+    return f"SELECT l_orderkey AS o_orderkey FROM parquet.`{path}` WHERE l_orderkey % 10 = 0"
+
+
+def _anti_join_count(df: Any, data: str) -> int:
+    """The foreign key by hand: keyed rows LEFT ANTI JOIN the distinct referenced keys."""
+    keys = df.sparkSession.sql(_orders(data)).where("o_orderkey IS NOT NULL").distinct()
+    rows = df.where("l_orderkey IS NOT NULL").select("l_orderkey")
+    return rows.join(keys, rows["l_orderkey"] == keys["o_orderkey"], "left_anti").count()
 
 
 def _ten(where: str | None) -> Rules:
@@ -195,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         out: dict[str, Any] = {"scale": args.scale, "base_rules": len(base), "cases": {}}
         out["base"] = measure(run(base), args.repeat)
         print(f"base ({len(base)} rules)            {out['base']['median']:8.2f} s", flush=True)
-        for name, (rules, hand) in cases().items():
+        for name, (rules, hand) in cases(str(data)).items():
             if not any(part in name for part in args.only.split(",")):
                 continue
             row = {

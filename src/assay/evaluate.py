@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
 from assay.ir.rules import (
     AggregateMetric,
     Check,
@@ -55,6 +56,7 @@ from assay.planner.measures import (
     count_if,
     group_stats_of,
 )
+from assay.planner.references import ReferenceRows, Unmatched
 
 Severity = Literal["pass", "warn", "fail", "error"]
 Number = int | float | Decimal
@@ -117,6 +119,17 @@ def _unique_outcome(rule: Rule, check: UniqueCheck, values: Values, rows: int) -
         "surplus": "rows: repeats of a value (rows minus distinct values)",
     }[check.counted]
     return _tolerance_outcome(rule, failed, rows, check.tolerance, what)
+
+
+def _foreign_key_outcome(rule: Rule, check: ForeignKeyCheck, values: Values, rows: int) -> Outcome:
+    failed = int(values[Unmatched(check.lookup)] or 0)  # type: ignore[call-overload]
+    return _tolerance_outcome(rule, failed, rows, check.tolerance, "rows have no match")
+
+
+def _match_percent(metric: RowCountMatchMetric, values: Values, rows: int) -> Number | None:
+    """100 * rows / referenced rows; no value when the referenced side is empty."""
+    referenced = int(values[ReferenceRows(metric.reference.source)] or 0)  # type: ignore[call-overload]
+    return 100.0 * rows / referenced if referenced else None
 
 
 def unique_failed(check: UniqueCheck, stats: Mapping[str, Any]) -> int:
@@ -308,6 +321,8 @@ def _no_value(check: MetricCheck) -> str:
         return "has no value (fewer than 2 non-null values)"
     if isinstance(metric, GroupMetric):
         return "has no value (no row to consider: empty table or only nulls)"
+    if isinstance(metric, RowCountMatchMetric):
+        return "has no value (the referenced source has no rows)"
     return "has no value (empty table or only nulls)"
 
 
@@ -509,6 +524,7 @@ JUDGES: dict[type, Judge | None] = {
     SchemaCheck: None,  # judge_schema, from the schema
     SqlCheck: None,  # judge_sql, from its own query
     ValidatorCheck: None,  # its Python function (assay.executor.validators)
+    ForeignKeyCheck: _foreign_key_outcome,
 }
 """How each kind of check is judged from the aggregate pass's values (None: by its own
 pass); complete over the IR's ``Check`` union, checked at import."""
@@ -524,6 +540,7 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
     AggregateMetric: lambda metric, values, rows: _number(
         values[Aggregate(metric.function, metric.column, metric.args, metric.where, metric.cast)]
     ),
+    RowCountMatchMetric: _match_percent,
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""
 

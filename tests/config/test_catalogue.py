@@ -44,6 +44,8 @@ from assay.ir import (
     any_of,
     is_true,
 )
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
+from assay.ir.sources import CatalogSource, PathSource, SqlSource
 from assay.planner import plan_table
 from assay.planner.measures import AgeMicros, AggEquals, ColumnAgg, GroupStats, Histogram, RowCount
 from assay.planner.render import render_plan
@@ -355,6 +357,35 @@ CASES = [
         (("a", "string"),),
     ),
     (
+        "{type: foreign_key, column: a, tolerance: 2, references: {table: crm.c, columns: [id]}}",
+        "foreign_key",
+        ForeignKeyCheck(
+            Lookup(("a",), Reference(CatalogSource("crm.c"), ("id",))),
+            Tolerance("absolute", Decimal(2), "2"),
+        ),
+        ("a",),
+        (("a", "any"),),
+    ),
+    (
+        "{type: foreign_key, columns: [a, b], references: {sql: 'SELECT 1 AS x, 2 AS y', columns: [x, y]}}",
+        "foreign_key",
+        ForeignKeyCheck(
+            Lookup(("a", "b"), Reference(SqlSource("SELECT 1 AS x, 2 AS y"), ("x", "y")))
+        ),
+        ("a", "b"),
+        (("a", "any"), ("b", "any")),
+    ),
+    (
+        "{type: row_count_match, references: {path: /d/c.parquet}, must_be: 'between 99% and 101%'}",
+        "row_count_match",
+        MetricCheck(
+            RowCountMatchMetric(Reference(PathSource("parquet", ("/d/c.parquet",)))),
+            Between(Decimal(99), Decimal(101), "between 99% and 101%", unit="percent"),
+        ),
+        (),
+        (),
+    ),
+    (
         "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE a < 0'}",
         "sql",
         SqlCheck("SELECT * FROM _validation_df WHERE a < 0", "failed_rows"),
@@ -381,6 +412,7 @@ REFERENCE_TYPES = {
     "duplicate_percent", "invalid_count", "invalid_percent", "freshness", "negative_check",
     "range_check", "string_length_check", "string_regex_check", "column_sum_check",
     "column_max_check", "colstats", "has_size", "has_uniqueness", "is_contained_in",
+    "foreign_key", "row_count_match",
 }  # fmt: skip
 REFERENCE_ALIASES = {
     "custom_sql", "nullCheck", "null_check", "negativeCheck", "rangeCheck", "stringLengthCheck",
@@ -475,6 +507,24 @@ def test_every_named_format_compiles(tmp_path, name):
             "use either 'query' or 'failed_rows'",
         ),
         ("{type: colstats, column: a, must_be: 0}", "unknown key 'must_be'"),
+        ("{type: foreign_key, column: a}", "missing required key 'references'"),
+        (
+            "{type: foreign_key, column: a, references: {table: c}}",
+            "missing required key 'columns'",
+        ),
+        (
+            "{type: foreign_key, column: a, references: {table: c, columns: [x, y]}}",
+            "the rule has 1 key columns (a) and its reference 2 (x, y)",
+        ),
+        (
+            "{type: foreign_key, column: a, references: {table: c, sql: 'SELECT 1', column: x}}",
+            "exactly one of 'table', 'path' or 'sql'",
+        ),
+        ("{type: row_count_match, references: {table: c}}", "missing required key 'must_be'"),
+        (
+            "{type: row_count_match, references: {table: c, columns: [x]}, must_be: 0}",
+            "unknown key 'columns'",
+        ),
     ],
 )
 def test_config_mistakes_are_located_errors(tmp_path, rule, message):

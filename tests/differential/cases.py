@@ -248,6 +248,7 @@ def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str
                 )
     for _ in range(variants):
         rules += _sql(rng, table)
+    rules += _references(rng, table, names)
     # the column's max itself, as a config writes it (worked out here in Python, with
     # Spark's order: NaN above every number), so the oracle's one query measures it too
     for column in names:
@@ -492,6 +493,39 @@ def _temporal(rng: random.Random, column: str, table: Table, variants: int) -> l
     return out
 
 
+def _references(rng: random.Random, table: Table, names: list[str]) -> list[dict[str, Any]]:
+    """Foreign keys and a row count match against a referenced ``sql`` source: the
+    table's own view, about a third of its values (by a hash, null keys kept) left out,
+    so the referenced keys hold duplicates and nulls and some rows have no match."""
+    view = f"assay_diff_{table.name}"
+    one = rng.choice(names)
+    two = rng.sample(names, 2)
+    hashed = lambda cols: f"xxhash64({', '.join(quote(c) for c in cols)}) % 3 <> 0"  # noqa: E731
+    return [
+        {
+            "type": "foreign_key",
+            "column": one,
+            "references": {
+                "sql": f"SELECT {quote(one)} AS k FROM {view} WHERE {hashed([one])}",
+                "columns": ["k"],
+            },
+        },
+        {
+            "type": "foreign_key",
+            "columns": two,
+            "references": {
+                "sql": f"SELECT {quote(two[0])} AS k0, {quote(two[1])} AS k1 FROM {view}"
+                f" WHERE {hashed(two)}",
+                "columns": ["k0", "k1"],
+            },
+        },
+        {
+            "type": "row_count_match",
+            "references": {"sql": f"SELECT * FROM {view} WHERE {hashed(['id'])}"},
+        },
+    ]
+
+
 def _sql(rng: random.Random, table: Table) -> list[dict[str, Any]]:
     """SQL rules over a predicate on a random column (plain SQL literals)."""
     column = rng.choice(["i", "b", "dbl val", "s", "fmt`s", "dec.38"])
@@ -682,8 +716,10 @@ def finish(
                 out.append(r)
         elif kind == "column_max_check":
             out.append(rule)
+        elif kind == "row_count_match" and value is None:  # an empty referenced side
+            out.append({**rule, "must_be": rng.choice([">= 0", "< 100%"])})
         else:
-            percent = kind.endswith("_percent")
+            percent = kind.endswith("_percent") or kind == "row_count_match"
             for k in range(variants):
                 r = {**rule, "must_be": _threshold(rng, value, percent)}
                 if k == 1 and rng.random() < 0.5:

@@ -62,7 +62,7 @@ ROW_KINDS = frozenset(
     {
         "not_null", "unique", "range", "range_check", "regex", "string_regex_check",
         "accepted_values", "is_contained_in", "length", "string_length_check",
-        "negative_check", "expression",
+        "negative_check", "expression", "foreign_key",
     }
 )  # fmt: skip
 """Row-level rule types: a failed-row count judged against a tolerance."""
@@ -507,6 +507,13 @@ class Oracle:
     def _measure(self, rule: dict[str, Any]) -> _Measure:
         kind = rule["type"]
         m = _Measure(kind)
+        if kind == "foreign_key":
+            m.aliases["failed"] = self._out(self._unmatched(rule))
+            return m
+        if kind == "row_count_match":
+            ref = rule["references"]["sql"]
+            m.aliases["ref_rows"] = self._out(f"(SELECT count(*) FROM ({ref}) AS _ref)")
+            return m
         if kind in ROW_KINDS:
             if kind == "unique":
                 m.aliases["failed"] = self._gout(self._columns(rule), "dup_rows")
@@ -572,6 +579,21 @@ class Oracle:
                 m.aliases["rows"] = self._out(f"(SELECT count(*) FROM ({rule['failed_rows']}))")
             return m
         raise ValueError(f"no oracle for rule type {kind}")
+
+    def _unmatched(self, rule: dict[str, Any]) -> str:
+        """Rows of ``w`` whose key has no null and that no referenced row equals (a
+        correlated NOT EXISTS, not an anti join against distinct keys)."""
+        ref = rule["references"]
+        cols = self._columns(rule)
+        refs = list(ref["columns"]) if "columns" in ref else [ref["column"]]
+        keyed = " AND ".join(f"_o.{ident(c)} IS NOT NULL" for c in cols)
+        match = " AND ".join(
+            f"_r.{ident(r)} = _o.{ident(c)}" for c, r in zip(cols, refs, strict=True)
+        )
+        return (
+            f"(SELECT count(*) FROM w AS _o WHERE {keyed} AND NOT EXISTS"
+            f" (SELECT 1 FROM ({ref['sql']}) AS _r WHERE {match}))"
+        )
 
     def _failing(self, rule: dict[str, Any]) -> str:
         """SQL true for a failing row of a row-level rule (null counts as passing)."""
@@ -693,6 +715,8 @@ class Oracle:
             return None if micros is None else Fraction(micros, 10**6)
         if kind == "column_max_check":
             return got["value"]
+        if kind == "row_count_match":  # no value against an empty referenced side
+            return Fraction(100 * n, got["ref_rows"]) if got["ref_rows"] else None
         return None
 
     def failed(self, rule: dict[str, Any], measured: dict[str, Any]) -> int | None:
@@ -723,6 +747,8 @@ class Oracle:
             return Expected(passed, _severity(passed), None, n, n)
         if kind in ("min", "max", "avg", "sum", "stddev", "percentile", "median"):
             return self._judged(rule, value, None, n, _json(value))
+        if kind == "row_count_match":
+            return self._judged(rule, value, None, n, value)
         if kind in ("missing_count", "invalid_count", "duplicate_count"):
             return self._judged(rule, value, got["count"], n, value)
         if kind == "distinct_count":

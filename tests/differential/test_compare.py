@@ -281,9 +281,11 @@ def _generate() -> tuple[list[Call], list[dict], list[dict]]:
             n_target = 0 if empty in ("target", "both") else rng.randint(0, ROWS)
             tgt_rows = []
             for _ in range(n_target):
-                key = rng.choice(pool) if rng.random() < 0.9 else {
-                    k: _key_value(rng, k) for k in keys
-                }
+                key = (
+                    rng.choice(pool)
+                    if rng.random() < 0.9
+                    else {k: _key_value(rng, k) for k in keys}
+                )
                 row = {"call": index, "scn": scn, **key}
                 for c in columns:
                     row[c] = _base(rng, VALUE_TYPES[c][1])
@@ -480,9 +482,9 @@ def _exact_difference(source_type: str, target_type: str) -> bool:
     if source_type in FLOATING or target_type in FLOATING:
         return False
     shapes = [
-        (int(t[8:-1].split(",")[0]), _scale(t)) if t.startswith("decimal") else (
-            {"int": 10, "bigint": 20}[t], 0
-        )
+        (int(t[8:-1].split(",")[0]), _scale(t))
+        if t.startswith("decimal")
+        else ({"int": 10, "bigint": 20}[t], 0)
         for t in (source_type, target_type)
     ]
     whole = max(p - s for p, s in shapes)
@@ -531,9 +533,7 @@ def oracle(call: Call, source: list[dict], target: list[dict]) -> dict:
         for row in rows:
             key = tuple(_key_part(row[k]) for k in call.keys)
             groups.setdefault(key, [[], []])[side].append(row)
-    counts = dict.fromkeys(
-        ["compared", "matched", "missing_in_target", "missing_in_source"], 0
-    )
+    counts = dict.fromkeys(["compared", "matched", "missing_in_target", "missing_in_source"], 0)
     duplicates = {"source": 0, "target": 0}
     duplicate_rows = {"source": 0, "target": 0}
     per_column = {c: {"mismatched": 0, "null_mismatched": 0, "diffs": []} for c in call.columns}

@@ -15,6 +15,8 @@ import pytest
 from assay.config import load_suite
 from assay.evaluate import judge
 from assay.ir import Col, ColumnMetric, Comparison, IsNull, Op, Origin, Rule, SchemaCheck, SqlCheck
+from assay.ir.references import Lookup, Reference
+from assay.ir.sources import CatalogSource
 from assay.planner import plan_table
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -26,12 +28,13 @@ from assay.planner.measures import (
     GroupStats,
     Measure,
     MeasureKind,
-    RowCount,
     PerGroup,
+    RowCount,
     ServerNow,
     kind_of,
     measures_of,
 )
+from assay.planner.references import ReferenceRows, Unmatched
 from assay.planner.render import render_measure
 from tests.config.test_catalogue import CASES as NATIVE_CASES
 
@@ -44,6 +47,8 @@ SAMPLES: dict[type, Measure] = {
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
+    Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
+    ReferenceRows: ReferenceRows(CatalogSource("r")),
     PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
 }
 

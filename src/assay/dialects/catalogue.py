@@ -15,12 +15,13 @@ import dataclasses
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
 from assay.dialects.catalogue_metrics import METRIC_RULES
+from assay.dialects.catalogue_references import REFERENCE_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
 from assay.ir.rules import GroupMetric, Level, MetricCheck, Rule
 
-RULES: dict[str, RuleSpec] = {**ROW_RULES, **METRIC_RULES}
+RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list
 them, and the types a plugin registers (:func:`assay.plugins.register_rule`, ``custom``
 specs)."""
@@ -60,13 +61,16 @@ def build_rule(node: Node) -> Rule:
         code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
         filter=None if where is None else Sql(where),
-        places=tuple((k, node.require(k).origin) for k in SNIPPET_KEYS if node.get(k) is not None),
+        places=tuple((k, node.require(k).origin) for k in PLACED_KEYS if node.get(k) is not None),
     )
 
 
 SNIPPET_KEYS = ("filter", "expression")
 """Keys holding SQL the user wrote (analysed by Spark before any scan, errors placed at
 the key: :mod:`assay.executor.snippets`)."""
+PLACED_KEYS = (*SNIPPET_KEYS, "references")
+"""Keys whose line a rule records (:attr:`Rule.places`): its snippets, and its
+``references`` (checked against the referenced source's schema before any scan)."""
 
 
 def grouped(built: Built, node: Node) -> Built:

@@ -23,7 +23,7 @@ from assay.errors import VariableError
 from assay.grammar import substitute
 from assay.ir.outputs import RuleReport
 from assay.ir.rules import OnFailure, Rule
-from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, SqlSource, Table
+from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, Table
 
 TOP_KEYS = frozenset(
     {"$schema", "version", "vars", "sample_size", "on_failure", "tables", "compare"}
@@ -46,7 +46,7 @@ TABLE_KEYS = frozenset(
 ON_FAILURE: tuple[OnFailure, ...] = ("fail", "warn")
 """A native file's or table's policy over its failing rules: ``fail`` (default) lets a
 failure fail the run, ``warn`` only reports it (verdicts are unchanged)."""
-SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
+SOURCE_KEYS = sources.SOURCE_KEYS
 VAR_KEYS = frozenset({"env", "default"})
 MAX_SAMPLE_SIZE = 1000
 
@@ -302,50 +302,7 @@ def _name(node: Node, source: Source, position: int) -> str:
 
 def _source(table: Node, ctx: Context) -> Source:
     """Exactly one of ``table``, ``path`` (+ ``format``, ``options``) or ``sql``."""
-    node = table.require("source")
-    node.as_mapping("a source (a mapping with 'table', 'path' or 'sql')")
-    node.check_keys(SOURCE_KEYS)
-    given = [k for k in ("table", "path", "sql") if node.get(k) is not None]
-    if len(given) != 1:
-        got = " and ".join(f"'{k}'" for k in given) if given else "none"
-        raise node.error(f"a source needs exactly one of 'table', 'path' or 'sql', got {got}")
-    for key in ("format", "options"):
-        if given[0] != "path" and node.get(key) is not None:
-            raise node.require(key).error(f"'{key}' applies only to a 'path' source")
-    if given[0] == "table":
-        return CatalogSource(node.require("table").as_str("a table name"))
-    if given[0] == "sql":
-        return SqlSource(node.require("sql").as_str("a SQL query"))
-    return _path_source(node, ctx)
-
-
-def _path_source(node: Node, ctx: Context) -> PathSource:
-    path_node = node.require("path")
-    if isinstance(path_node.value, list):
-        items = path_node.as_list("a list of paths", non_empty=True)
-        written = [item.as_str("a path") for item in items]
-    else:
-        written = [path_node.as_str("a path (or a list of paths)")]
-    paths = tuple(sources.resolve(path, ctx.base_dir) for path in written)
-    format_node = node.get("format")
-    if format_node is not None:
-        fmt = format_node.as_str("a Spark data source format such as 'parquet'").strip().lower()
-    else:
-        fmt = _format_of(written, path_node)
-    return PathSource(fmt, paths, sources.reader_options(node.get("options")))
-
-
-def _format_of(paths: list[str], node: Node) -> str:
-    formats = {sources.FORMATS.get(sources.extension(path)) for path in paths}
-    if len(formats) == 1 and None not in formats:
-        return formats.pop()  # type: ignore[return-value]
-    known = ", ".join(sorted(set(sources.FORMATS.values())))
-    raise node.error(
-        f"cannot tell the data format from the file extension of '{paths[0]}'"
-        if len(formats) == 1
-        else "the paths have different file extensions",
-        hint=f"add 'format:' to the source ({known}, or any Spark data source)",
-    )
+    return sources.table_source(table.require("source"), ctx.base_dir)
 
 
 DIALECT = Dialect(

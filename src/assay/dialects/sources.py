@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from assay.config.node import Node
 from assay.errors import ConfigError
+from assay.ir.sources import CatalogSource, PathSource, Source, SqlSource
 
 FORMATS = {
     ".parquet": "parquet",
@@ -112,3 +113,58 @@ def source_of(text: str, what: str) -> tuple[str, str | None, str]:
     if not TABLE_NAME.fullmatch(text):
         raise ConfigError(f"{what} '{text}' is neither a path nor a table name (db.table)")
     return "table", None, text
+
+
+SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})
+"""The keys of a native source (a table's ``source``, a rule's ``references``)."""
+
+
+def table_source(
+    node: Node, base_dir: str | os.PathLike[str], extra: frozenset[str] = frozenset()
+) -> Source:
+    """A native source mapping: exactly one of ``table``, ``path`` (+ ``format``,
+    ``options``) or ``sql``; relative paths against ``base_dir``. ``extra``: other keys
+    the mapping may hold (a reference's ``columns``), read by the caller."""
+    node.as_mapping("a source (a mapping with 'table', 'path' or 'sql')")
+    node.check_keys(SOURCE_KEYS | extra)
+    given = [k for k in ("table", "path", "sql") if node.get(k) is not None]
+    if len(given) != 1:
+        got = " and ".join(f"'{k}'" for k in given) if given else "none"
+        raise node.error(f"a source needs exactly one of 'table', 'path' or 'sql', got {got}")
+    for key in ("format", "options"):
+        if given[0] != "path" and node.get(key) is not None:
+            raise node.require(key).error(f"'{key}' applies only to a 'path' source")
+    if given[0] == "table":
+        return CatalogSource(node.require("table").as_str("a table name"))
+    if given[0] == "sql":
+        return SqlSource(node.require("sql").as_str("a SQL query"))
+    return _path_source(node, base_dir)
+
+
+def _path_source(node: Node, base_dir: str | os.PathLike[str]) -> PathSource:
+    path_node = node.require("path")
+    if isinstance(path_node.value, list):
+        items = path_node.as_list("a list of paths", non_empty=True)
+        written = [item.as_str("a path") for item in items]
+    else:
+        written = [path_node.as_str("a path (or a list of paths)")]
+    paths = tuple(resolve(path, base_dir) for path in written)
+    format_node = node.get("format")
+    if format_node is not None:
+        fmt = format_node.as_str("a Spark data source format such as 'parquet'").strip().lower()
+    else:
+        fmt = _format_of(written, path_node)
+    return PathSource(fmt, paths, reader_options(node.get("options")))
+
+
+def _format_of(paths: list[str], node: Node) -> str:
+    formats = {FORMATS.get(extension(path)) for path in paths}
+    if len(formats) == 1 and None not in formats:
+        return formats.pop()  # type: ignore[return-value]
+    known = ", ".join(sorted(set(FORMATS.values())))
+    raise node.error(
+        f"cannot tell the data format from the file extension of '{paths[0]}'"
+        if len(formats) == 1
+        else "the paths have different file extensions",
+        hint=f"add 'format:' to the source ({known}, or any Spark data source)",
+    )

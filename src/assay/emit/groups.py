@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import COMPARISONS, col, column
+from assay.ir.references import RowCountMatchMetric
 from assay.ir.rules import (
     AggregateMetric,
     ColumnMetric,
@@ -57,6 +58,7 @@ GROUP_VALUES: dict[type, Callable[[Any, Measured], Column] | None] = {
     ColumnMetric: lambda metric, m: m[ColumnAgg(metric.fn, metric.column)],
     CountMetric: _count,
     GroupMetric: None,  # refused with group_by at load (a group-by within a group-by)
+    RowCountMatchMetric: None,  # takes no group_by (its referenced side has no groups)
     FreshnessMetric: lambda metric, m: (
         m[AgeMicros(metric.column, metric.whole_seconds)].cast("decimal(38,0)") / F.lit(10**6)
     ),

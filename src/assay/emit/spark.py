@@ -20,6 +20,7 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit, shared_count
+from assay.emit.references import References, reference_frame, unmatched_rows
 from assay.ir.expr import Expr
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.planner.measures import (
@@ -255,9 +256,21 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     )
 
 
-def aggregate_frame(df: DataFrame, plan: AggregatePlan) -> DataFrame:
-    """ONE single-row DataFrame computing every slot: scans and group-bys cross-joined."""
+def _references(df: DataFrame, refs: Mapping[Source, DataFrame] | None) -> References:
+    """The referenced sources of a plan over ``df``: those given, the others read from
+    ``df``'s session."""
+    spark = df.sparkSession
+    return References(lambda source: source_frame(spark, source, None), refs)  # type: ignore[arg-type]
+
+
+def aggregate_frame(
+    df: DataFrame, plan: AggregatePlan, refs: Mapping[Source, DataFrame] | None = None
+) -> DataFrame:
+    """ONE single-row DataFrame computing every slot: scans, group-bys and reference
+    branches (over ``refs``, the referenced sources read) cross-joined."""
     parts = [_scan_frame(df, s) for s in plan.scans] + [_group_frame(df, g) for g in plan.groups]
+    sides = _references(df, refs)
+    parts += [reference_frame(df, r, sides) for r in plan.references]
     return balanced(parts, lambda a, b: a.crossJoin(b))
 
 
@@ -412,13 +425,15 @@ def single_sql_text(query: str, mode: str, validation_df: str) -> tuple[str, int
 # --- the detail pass ----------------------------------------------------------------------
 
 
-def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
+def detail_frame(
+    df: DataFrame, plan: DetailPlan, refs: Mapping[Source, DataFrame] | None = None
+) -> DataFrame:
     """Up to ``sample_size`` failing rows per rule, first in ``plan.order``, in ONE plan:
     the rules of ``plan.own_branch`` each by a branch of their own, the others by one
     shared scan, unioned. Rows are turned into JSON only after the limit. Columns:
     ``_assay_rule`` (rule index) and ``_assay_row`` (JSON object).
     """
-    own = set(plan.own_branch)
+    own, sides = set(plan.own_branch), _references(df, refs)
     parts = [
         groups.per_group_samples(
             groups.per_group_rows(df, e.grouped, measure_columns),
@@ -431,7 +446,9 @@ def detail_frame(df: DataFrame, plan: DetailPlan) -> DataFrame:
         if e.grouped is not None
     ]
     rows = [e for e in plan.entries if e.grouped is None]
-    parts += [_detail_branch(df, plan, n, e) for n, e in enumerate(rows) if e.rule_index in own]
+    parts += [
+        _detail_branch(df, plan, n, e, sides) for n, e in enumerate(rows) if e.rule_index in own
+    ]
     shared = tuple(e for e in rows if e.rule_index not in own)
     if shared:
         columns = {c for e in shared for c in e.columns}
@@ -473,7 +490,9 @@ def _detail_shared(df: DataFrame, plan: DetailPlan) -> DataFrame:
     return kept.select(rule, row.alias("_assay_row"))
 
 
-def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> DataFrame:
+def _detail_branch(
+    df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry, sides: References
+) -> DataFrame:
     """One rule's samples on its own: ``WHERE fails ORDER BY order LIMIT N`` (Spark keeps
     N rows per task in a bounded heap, and reads only the rule's columns), under the
     rule's key bound when it has one (``plan.bounds``)."""
@@ -484,12 +503,10 @@ def _detail_branch(df: DataFrame, plan: DetailPlan, n: int, e: DetailEntry) -> D
         rows = rows.select("*", _row_hash(e.columns))
     order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
     test = _bounded(plan, e, _entry_test(n, e))
-    top = (
-        rows.where(test)
-        .select(*(col(c) for c in e.columns))
-        .orderBy(*order)
-        .limit(plan.sample_size)
-    )
+    failing = rows.where(test)
+    if e.absent is not None:  # a foreign key: its keyed rows without a match
+        failing = unmatched_rows(failing, e.absent, sides)
+    top = failing.select(*(col(c) for c in e.columns)).orderBy(*order).limit(plan.sample_size)
     rule = F.lit(e.rule_index).alias("_assay_rule")
     return top.select(rule, _row_json(e.columns).alias("_assay_row"))
 

@@ -15,7 +15,7 @@ the first unit of failure: the table's config errors, or why its source cannot b
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +25,7 @@ from assay.emit import spark as emit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor.outputs import check_sinks
+from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared
@@ -64,10 +65,12 @@ def prepare(
     if isinstance(read, AssayError):
         return read
     df, schema = read
-    plan, keys = planned(spark, table, df, schema, options)
+    refs = read_references(spark, table)
+    plan, keys = planned(spark, table, df, schema, options, refs.failed)
     problems = schema_problems(spark, whole, plan.table, schema, keys)
     if isinstance(problems, AssayError):
         return problems
+    problems += refs.problems
     if not problems:
         problems += snippet_problems(df, table)
     sql = SqlBinding()
@@ -76,7 +79,10 @@ def prepare(
         problems += list(sql.problems)
     if problems:
         return ConfigErrors(problems)
-    return Prepared(plan, df, schema, keys, sql.text, sql.setup_plans, options, timeout)
+    return Prepared(
+        plan, df, schema, keys, sql.text, sql.setup_plans, options, timeout, refs.frames,
+        refs.failed,
+    )  # fmt: skip
 
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:
@@ -102,16 +108,22 @@ def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] |
 
 
 def planned(
-    spark: SparkSession, table: Table, df: DataFrame, schema: Schema, options: PlannerOptions
+    spark: SparkSession,
+    table: Table,
+    df: DataFrame,
+    schema: Schema,
+    options: PlannerOptions,
+    without: Collection[int] = (),
 ) -> tuple[TablePlan, tuple[str, ...]]:
-    """The table's plan (over its literals typed in their columns' types) and its keys."""
+    """The table's plan (over its literals typed in their columns' types, the rules in
+    ``without`` left out) and its keys."""
     unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
     size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
     table = typed_table(table, types)
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
-    plan = plan_table(table, options, size_bytes=size, key_range=key_range)
+    plan = plan_table(table, options, size_bytes=size, key_range=key_range, without=without)
     if plan.folded:
         # A bound DataFrame is analysed through its schema: binding its plan into SQL
         # makes Spark record executions of its own (see assay.executor.frames).
@@ -123,7 +135,10 @@ def planned(
         text = as_sql or emit.schema_stand_in(schema)
         rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
-            plan = plan_table(table, options, size_bytes=size, unfold=rejected, key_range=key_range)
+            plan = plan_table(
+                table, options, size_bytes=size, unfold=rejected, key_range=key_range,
+                without=without,
+            )  # fmt: skip
     return plan, keys
 
 

@@ -18,7 +18,7 @@ from assay.executor.deadline import PlanTimeout, deadline
 from assay.executor.results import judged, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import SchemaCheck, SqlCheck
-from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
+from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Source, Table
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
@@ -53,6 +53,10 @@ class Prepared:
     options: PlannerOptions = DEFAULT_OPTIONS
     timeout: float | None = None
     """Seconds one of its plans may run (:mod:`assay.executor.deadline`)."""
+    refs: Mapping[Source, DataFrame] = field(default_factory=dict)
+    """The sources its rules reference, read (:mod:`assay.executor.references`)."""
+    rule_errors: Mapping[int, str] = field(default_factory=dict)
+    """Rules left out of its plans, with why (their referenced source cannot be read)."""
 
     def collect(self, frame: DataFrame) -> list[Any]:
         """``frame``'s rows, under the plan timeout."""
@@ -189,9 +193,10 @@ def _verdicts(
         values[RowCount()] = sql_values.pop(emit.ROWS_INDEX)[1]
     folded = {f.rule_index: f for f in plan.folded}
     outcomes: list[Outcome] = []
+    failed = {**prepared.rule_errors, **contained.failed}
     for index, rule in enumerate(plan.table.rules):
-        if index in contained.failed:
-            outcomes.append(Outcome("error", None, None, contained.failed[index]))
+        if index in failed:
+            outcomes.append(Outcome("error", None, None, failed[index]))
         elif isinstance(rule.check, SchemaCheck):
             outcomes.append(judge_schema(rule, prepared.schema))
         elif index in folded:
@@ -315,7 +320,7 @@ def _one_pass(
     """``aggregate`` and ``sql`` cross-joined into ONE Spark plan (one row)."""
     frames = []
     if aggregate is not None:
-        frames.append(emit.aggregate_frame(prepared.df, aggregate))
+        frames.append(emit.aggregate_frame(prepared.df, aggregate, prepared.refs))
     if sql is not None:
         assert prepared.validation_sql is not None
         frames.append(spark.sql(emit.sql_text(sql, prepared.validation_sql)))
@@ -443,7 +448,7 @@ def _detail_rows(
     prepared: Prepared, detail: DetailPlan, run: TableRun
 ) -> dict[int, list[dict[str, Any]]]:
     run.step = "detail plan"
-    rows = prepared.collect(emit.detail_frame(prepared.df, detail))
+    rows = prepared.collect(emit.detail_frame(prepared.df, detail, prepared.refs))
     run.plans += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:

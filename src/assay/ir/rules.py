@@ -13,6 +13,7 @@ from typing import Any, Literal, get_args
 
 from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.origin import Origin
+from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric, keyed
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
@@ -136,7 +137,7 @@ class AggregateMetric:
 
 Metric = (
     RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
-)
+) | RowCountMatchMetric
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -311,6 +312,7 @@ Check = (
     | EqualsCheck
     | ColStatsCheck
     | ValidatorCheck
+    | ForeignKeyCheck
 )
 
 
@@ -412,6 +414,9 @@ class FailingRows:
     sampled: bool = False
     where: Expr | None = None
     """With ``group``: only rows where this holds are grouped (a rule's filter)."""
+    absent: Lookup | None = None
+    """With ``predicate``: only those of its rows whose key has no match in another
+    source (a foreign key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,6 +442,7 @@ METRIC_SHAPES: dict[type, CheckShape] = {
     AggregateMetric: CheckShape(
         lambda m: FailingRows(), lambda m: (m.where,) if m.where is not None else ()
     ),
+    RowCountMatchMetric: _WHOLE_TABLE,
 }
 
 CHECK_SHAPES: dict[type, CheckShape] = {
@@ -454,6 +460,9 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     EqualsCheck: _WHOLE_TABLE,
     ColStatsCheck: _WHOLE_TABLE,
     ValidatorCheck: _WHOLE_TABLE,
+    ForeignKeyCheck: CheckShape(
+        lambda c: FailingRows(keyed(c.lookup.columns), sampled=True, absent=c.lookup)
+    ),
 }
 """Every kind of check and metric: a new one is a dataclass above and its entry here (and
 in the planner's :data:`assay.planner.measures.CHECK_MEASURES` and the judge's

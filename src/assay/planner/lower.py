@@ -23,6 +23,7 @@ from assay.planner.cost import (
     own_branches,
     scan_branches,
 )
+from assay.planner.joins import reference_branches
 from assay.planner.measures import (
     ColumnAgg,
     CountIf,
@@ -57,6 +58,7 @@ def plan_table(
     size_bytes: int | None = None,
     unfold: Collection[int] = (),
     key_range: str | None = None,
+    without: Collection[int] = (),
 ) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
@@ -67,13 +69,14 @@ def plan_table(
     (:mod:`assay.planner.sqlfold`), except those in ``unfold`` (kept as queries).
     ``key_range`` names a key column (a number or a date) whose min and max the
     aggregate also computes when some rule may need samples, so the detail plan can
-    bound its heavy branches (:func:`assay.planner.cost.key_bound`).
+    bound its heavy branches (:func:`assay.planner.cost.key_bound`). The rules in
+    ``without`` are left out of every plan (their referenced source cannot be read).
     """
     folded = _folded(table.rules, unfold) if options.fold_sql else ()
-    detail = _detail_template(table)
+    detail = _detail_template(table, without)
     key_range = key_range if detail is not None else None
     extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()
-    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra)
+    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra, without)
     scans = scan_branches(
         [s for s in slots if kind_of(s.measure).scan],
         table.source,
@@ -81,9 +84,11 @@ def plan_table(
         size_bytes,
     )
     groups = tuple(
-        _group(table, s, options, size_bytes) for s in slots if not kind_of(s.measure).scan
+        _group(table, s, options, size_bytes)
+        for s in slots
+        if not kind_of(s.measure).scan and not kind_of(s.measure).reference
     )
-    aggregate = AggregatePlan(scans, groups) if slots else None
+    aggregate = AggregatePlan(scans, groups, reference_branches(slots)) if slots else None
     sql = _sql_plan(table.rules, {f.rule_index for f in folded})
     if sql is not None and aggregate is None:
         sql = SqlPlan(sql.queries, count_rows=True)
@@ -165,7 +170,9 @@ def plan_detail(
     # hash-bounded rules share the one scan (it hashes each row once); key-bounded ones
     # may still read fewer row groups in a branch of their own
     heaviest = own_branches(counts, options) if not hashed else ()
-    own = tuple(sorted({*heaviest, *heavy(unbounded, options)}))
+    # a foreign key's samples are an anti join: always a branch of their own
+    joined = {e.rule_index for e in entries if e.absent is not None}
+    own = tuple(sorted({*heaviest, *heavy(unbounded, options), *joined}))
     return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
 
 
@@ -213,11 +220,16 @@ def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql
 
 
 def _slots(
-    rules: Iterable[Rule], folded: Mapping[int, Measure], extra: Iterable[Measure] = ()
+    rules: Iterable[Rule],
+    folded: Mapping[int, Measure],
+    extra: Iterable[Measure] = (),
+    without: Collection[int] = (),
 ) -> tuple[Slot, ...]:
     # The row count is always computed with the other aggregates: every result reports it.
     users: dict[Measure, list[int]] = {RowCount(): []}
     for index, rule in enumerate(rules):
+        if index in without:
+            continue
         for measure in (folded[index],) if index in folded else measures_of(rule):
             users.setdefault(measure, []).append(index)
     for measure in extra:
@@ -257,13 +269,13 @@ def _sql_plan(rules: tuple[Rule, ...], folded: Collection[int]) -> SqlPlan | Non
     return SqlPlan(queries) if queries else None
 
 
-def _detail_template(table: Table) -> DetailPlan | None:
+def _detail_template(table: Table, without: Collection[int] = ()) -> DetailPlan | None:
     if not table.detail or table.sample_size <= 0:
         return None
     entries = tuple(
         entry
         for index, rule in enumerate(table.rules)
-        if (entry := _detail_entry(index, rule)) is not None
+        if index not in without and (entry := _detail_entry(index, rule)) is not None
     )
     return DetailPlan(entries, table.keys, table.sample_size) if entries else None
 
@@ -281,7 +293,7 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
             index, rule.columns, group=rows.group, nulls=rows.nulls, where=rows.where
         )
     assert rows.predicate is not None
-    return DetailEntry(index, rule.columns, predicate=cheaper(rows.predicate))
+    return DetailEntry(index, rule.columns, predicate=cheaper(rows.predicate), absent=rows.absent)
 
 
 MAX_SAMPLE_COLUMNS = 20

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.ir.expr import And, Col, Expr, IsNull, Not, Scalar, columns_of
+from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
 from assay.ir.rules import (
     AggregateMetric,
     Check,
@@ -35,6 +36,12 @@ from assay.ir.rules import (
     complete,
 )
 from assay.ir.values import Threshold
+from assay.planner.references import (
+    ReferenceRows,
+    Unmatched,
+    render_reference_rows,
+    render_unmatched,
+)
 from assay.planner.regex import cheaper
 from assay.planner.sqltext import literal, quote, render_expr
 
@@ -165,6 +172,8 @@ Measure = (
     | AggEquals
     | AgeMicros
     | Aggregate
+    | Unmatched
+    | ReferenceRows
     | PerGroup
 )
 
@@ -195,6 +204,9 @@ class MeasureKind:
     such function turns the whole aggregate into an ``ObjectHashAggregate`` whose every
     other expression is interpreted (a percentile made a 100-rule scan of TPC-H SF1 about
     3x slower), so these get a scan branch of their own."""
+    reference: bool = False
+    """Computed by a branch over a referenced source (:mod:`assay.planner.references`),
+    not by a scan or group-by of the table."""
 
 
 OBJECT_AGGREGATES = frozenset({"percentile", "percentile_approx", "approx_percentile"})
@@ -271,6 +283,16 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         outputs=GROUP_OUTPUTS,
         scan=False,
     ),
+    Unmatched: MeasureKind(
+        lambda m: "unmatched",
+        render_unmatched,
+        lambda m: _read(m, *m.lookup.columns),
+        scan=False,
+        reference=True,
+    ),
+    ReferenceRows: MeasureKind(
+        lambda m: "ref_rows", render_reference_rows, lambda m: (), scan=False, reference=True
+    ),
 }
 """Every measure kind the planner can plan. A new kind is a dataclass above, its entry
 here, and its emitter in :mod:`assay.emit.spark`."""
@@ -319,6 +341,8 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     AggEquals: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     AgeMicros: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Aggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    Unmatched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
     PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
 }
 """Each measure kind over the rows where a condition holds (a rule's ``filter``): the one
@@ -389,6 +413,7 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     GroupMetric: lambda m: (RowCount(), group_stats(m)),
     FreshnessMetric: lambda m: (AgeMicros(m.column, m.whole_seconds),),
     AggregateMetric: lambda m: (Aggregate(m.function, m.column, m.args, m.where, m.cast),),
+    RowCountMatchMetric: lambda m: (RowCount(), ReferenceRows(m.reference.source)),
 }
 """The measures of each kind of metric."""
 
@@ -405,6 +430,7 @@ CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     SchemaCheck: lambda c: (),  # judged from the schema
     SqlCheck: lambda c: (),  # judged from its own query
     ValidatorCheck: lambda c: (),  # runs plans of its own (assay.executor.validators)
+    ForeignKeyCheck: lambda c: (RowCount(), Unmatched(c.lookup)),
 }
 """The measures each kind of check is judged on; complete (checked at import) over the
 IR's ``Check`` and ``Metric`` unions, as :data:`MEASURE_KINDS` is over the emitters."""

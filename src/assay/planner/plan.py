@@ -13,7 +13,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from assay.ir.expr import Expr, Scalar
+from assay.ir.references import Lookup
 from assay.ir.rules import GroupNulls, SqlCheck
+from assay.ir.sources import Source
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, Histogram, Measure, PerGroup, RowCount
 from assay.planner.sqlfold import RowCountQuery
@@ -58,17 +60,33 @@ class GroupAggregate:
 
 
 @dataclass(frozen=True, slots=True)
+class ReferenceAggregate:
+    """A branch of the aggregate plan over a referenced ``source``: with ``lookup``, the
+    table's rows (keys not null) LEFT ANTI JOIN the referenced side's distinct keys,
+    counted once per slot (each over its rule's rows); without, the referenced side's
+    rows counted (one slot)."""
+
+    source: Source
+    slots: tuple[Slot, ...]
+    lookup: Lookup | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AggregatePlan:
-    """All aggregates of a table, cross-joined into ONE single-row Spark plan."""
+    """All aggregates of a table, cross-joined into ONE single-row Spark plan (with the
+    branches over referenced sources)."""
 
     scans: tuple[ScanAggregate, ...]
     groups: tuple[GroupAggregate, ...]
+    references: tuple[ReferenceAggregate, ...] = ()
 
     @property
     def slots(self) -> tuple[Slot, ...]:
-        """Every slot, scans first."""
-        return tuple(s for scan in self.scans for s in scan.slots) + tuple(
-            g.slot for g in self.groups
+        """Every slot, scans first, then group-bys, then reference branches."""
+        return (
+            tuple(s for scan in self.scans for s in scan.slots)
+            + tuple(g.slot for g in self.groups)
+            + tuple(s for r in self.references for s in r.slots)
         )
 
 
@@ -131,6 +149,9 @@ class DetailEntry:
     nulls: GroupNulls = "any"
     where: Expr | None = None
     """With ``group``: only rows where this holds are grouped (a rule's filter)."""
+    absent: Lookup | None = None
+    """With ``predicate``: only its rows whose key has no match in the referenced source
+    (a foreign key: an anti join in a branch of its own)."""
     grouped: PerGroup | None = None
     """A metric judged per group: its samples are the failing groups (``columns``: the
     group-by columns), each with the group's value."""
@@ -208,7 +229,12 @@ def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePla
         for scan in plan.scans
         if (kept := tuple(s for s in scan.slots if s.name in names))
     )
-    return AggregatePlan(scans, tuple(g for g in plan.groups if g.slot.name in names))
+    references = tuple(
+        dataclasses.replace(r, slots=kept)
+        for r in plan.references
+        if (kept := tuple(s for s in r.slots if s.name in names))
+    )
+    return AggregatePlan(scans, tuple(g for g in plan.groups if g.slot.name in names), references)
 
 
 def sql_subset(plan: SqlPlan, rule_indices: frozenset[int]) -> SqlPlan:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from assay.ir.suite import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
+from assay.planner.joins import render_reference_branch
 from assay.planner.measures import ColumnAgg, GroupStats, Measure, kind_of
-from assay.planner.sqltext import literal, quote, render_expr
+from assay.planner.references import render_lookup
+from assay.planner.sqltext import literal, quote, render_expr, render_source
 
 __all__ = ["literal", "quote", "render_expr", "render_measure", "render_plan", "render_source"]
 
@@ -21,19 +22,6 @@ from assay.planner.plan import (
 def render_measure(measure: Measure) -> str:
     """A measure as the aggregate it computes (its kind's own rendering)."""
     return kind_of(measure).render(measure)
-
-
-def render_source(source: Source) -> str:
-    """A one-line description of a table source."""
-    if isinstance(source, CatalogSource):
-        return f"table {source.table}"
-    if isinstance(source, SqlSource):
-        return "sql " + " ".join(source.query.split())
-    if isinstance(source, DataFrameSource):
-        return "dataframe (given to assay.validate)"
-    assert isinstance(source, PathSource)
-    options = "".join(f" {k}={v}" for k, v in source.options)
-    return f"{source.format} {', '.join(source.paths)}{options}"
 
 
 def render_plan(plan: TablePlan) -> str:
@@ -73,7 +61,7 @@ def _rule_refs(indices: tuple[int, ...]) -> str:
 
 
 def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
-    parts = len(aggregate.scans) + len(aggregate.groups)
+    parts = len(aggregate.scans) + len(aggregate.groups) + len(aggregate.references)
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
     if len(aggregate.scans) > 1:
@@ -115,6 +103,8 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
             f"      {group.slot.name}  {render_measure(group.slot.measure)}"
             f"  <- {_rule_refs(group.slot.rules)}"
         )
+    for branch in aggregate.references:
+        lines += render_reference_branch(branch)
     return lines
 
 
@@ -174,5 +164,7 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
             if e.grouped is not None
             else f"value of ({', '.join(e.group or ())}) shared by another row"
         )
+        if e.absent is not None:
+            what += f" AND key not in the reference: {render_lookup(e.absent)}"
         lines.append(f"    rules[{e.rule_index}]  {what}")
     return lines

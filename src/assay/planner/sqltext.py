@@ -27,6 +27,7 @@ from assay.ir.expr import (
     Sql,
     require_translations,
 )
+from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -110,3 +111,16 @@ render_expr.register(HasText, _has_text)
 render_expr.register(Length, lambda e: f"length({render_expr(e.item)})")
 render_expr.register(Sql, lambda e: f"({e.text})")
 require_translations(render_expr, "SQL text (planner.sqltext.render_expr)")
+
+
+def render_source(source: Source) -> str:
+    """A one-line description of a table source."""
+    if isinstance(source, CatalogSource):
+        return f"table {source.table}"
+    if isinstance(source, SqlSource):
+        return "sql " + " ".join(source.query.split())
+    if isinstance(source, DataFrameSource):
+        return "dataframe (given to assay.validate)"
+    assert isinstance(source, PathSource)
+    options = "".join(f" {k}={v}" for k, v in source.options)
+    return f"{source.format} {', '.join(source.paths)}{options}"

@@ -148,6 +148,18 @@ def structure() -> dict[str, Schema]:
             oneOf=[required("table"), required("path"), required("sql")],
             dependentRequired={"format": ["path"], "options": ["path"]},
         ),
+        "reference": _object(
+            {
+                **_SOURCE,
+                "column": ref("column", description="The referenced key column."),
+                "columns": ref("columns", description="The referenced key columns, in order."),
+            },
+            description="A foreign key's referenced side: exactly one of table, path or sql,"
+            " and the referenced key column(s), matched in order with the rule's.",
+            oneOf=[required("table"), required("path"), required("sql")],
+            anyOf=[required("column"), required("columns")],
+            dependentRequired={"format": ["path"], "options": ["path"]},
+        ),
         "table": _object(
             _TABLE,
             required=["source"],
