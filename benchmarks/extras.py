@@ -326,6 +326,7 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
     import dataclasses
 
     from assay.config import load_suite
+    from assay.emit import detail as emit_detail
     from assay.emit import spark as emit
     from assay.planner import plan_detail, plan_table
 
@@ -364,7 +365,7 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
     if detail is not None:
         parts[f"detail plan ({len(detail.entries)} failing row-level rules; one shared scan, "
               "without the executor's cost shaping)"] = (
-            lambda: emit.detail_frame(df, detail).collect())
+            lambda: emit_detail.detail_frame(df, detail).collect())
     out: dict[str, Any] = {}
     try:  # as the executor runs it: Spark's MergeSubplans kept from re-merging the branches
         from assay.executor.run import optimizer_rule_excluded

@@ -19,6 +19,7 @@ from pyspark.sql.connect.proto import expressions_pb2, relations_pb2
 from pyspark.sql.connect.session import SparkSession
 
 from assay.config import load_suite
+from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
 from assay.ir.suite import Table
 from assay.planner import plan_table
@@ -253,7 +254,7 @@ def test_the_detail_plan_shares_one_scan_for_every_rule(session, tmp_path):
     plan = detail_plan(tmp_path)
     detail = failed(plan, {0: 1, 1: 2, 2: 2})
     assert [e.rule_index for e in detail.entries] == [0, 1, 2] and not detail.own_branch
-    rel = relation(emit.detail_frame(source(session, plan), detail))
+    rel = relation(emit_detail.detail_frame(source(session, plan), detail))
     assert kinds(rel)["set_op"] == 0 and kinds(rel)["read"] == 1
     assert [e.alias.name[0] for e in rel.project.expressions if e.HasField("alias")] == [
         "_assay_row"
@@ -268,7 +269,7 @@ def test_a_rule_failing_on_many_rows_gets_a_limited_sorted_branch(session, tmp_p
     plan = detail_plan(tmp_path)
     detail = failed(plan, {0: 1, 1: 10_000_000})
     assert detail.own_branch == (1,)
-    rel = relation(emit.detail_frame(source(session, plan), detail))
+    rel = relation(emit_detail.detail_frame(source(session, plan), detail))
     assert rel.set_op.set_op_type == relations_pb2.SetOperation.SET_OP_TYPE_UNION
     assert rel.set_op.is_all
     branch = rel.set_op.left_input
@@ -282,7 +283,7 @@ def test_a_key_bound_comes_first_in_the_branch_test(session, tmp_path):
     plan = detail_plan(tmp_path)
     detail = failed(plan, {0: 1, 1: 10_000_000}, key_range=(1, 1_000_000_000))
     assert [i for i, _ in detail.bounds] == [1]
-    rel = relation(emit.detail_frame(source(session, plan), detail))
+    rel = relation(emit_detail.detail_frame(source(session, plan), detail))
     where = next(r for r in walk(rel.set_op.left_input) if r.HasField("filter")).filter.condition
     assert where.unresolved_function.function_name == "and"
     key_test = where.unresolved_function.arguments[0]

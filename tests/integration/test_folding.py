@@ -134,7 +134,8 @@ def test_uniqueness_shuffled_by_key_counts_exactly(spark, tmp_path):
 def test_detail_per_rule_branches_sample_as_the_single_scan(spark, tmp_path):
     import dataclasses
 
-    from assay.emit.spark import detail_frame, source_frame
+    from assay.emit.detail import detail_frame
+    from assay.emit.spark import source_frame
     from assay.planner import plan_detail, plan_table
     from assay.planner.cost import PlannerOptions
 

@@ -48,6 +48,7 @@ def referenced(rule: Node, keyed: bool) -> Reference:
 
 
 def build_foreign_key(rule: Node) -> Built:
+    """Rows whose non-null key has no match among the referenced source's keys fail."""
     columns = p.columns(rule)
     reference = referenced(rule, keyed=True)
     if len(reference.columns) != len(columns):
@@ -61,6 +62,7 @@ def build_foreign_key(rule: Node) -> Built:
 
 
 def build_row_count_match(rule: Node) -> Built:
+    """The table's rows as a percentage of the referenced source's, judged."""
     return metric_rule(rule, RowCountMatchMetric(referenced(rule, keyed=False)), (), "any")
 
 

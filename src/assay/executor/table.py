@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
+from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
-from assay.evaluate import Outcome, histogram_bounds, judge, judge_schema, judge_sql
+from assay.evaluate import Outcome, histogram_bounds, judge
+from assay.evaluate_own import judge_schema, judge_sql
 from assay.executor.deadline import PlanTimeout, deadline
 from assay.executor.results import judged, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
@@ -448,7 +450,7 @@ def _detail_rows(
     prepared: Prepared, detail: DetailPlan, run: TableRun
 ) -> dict[int, list[dict[str, Any]]]:
     run.step = "detail plan"
-    rows = prepared.collect(emit.detail_frame(prepared.df, detail, prepared.refs))
+    rows = prepared.collect(emit_detail.detail_frame(prepared.df, detail, prepared.refs))
     run.plans += 1
     found: dict[int, list[dict[str, Any]]] = {e.rule_index: [] for e in detail.entries}
     for row in rows:
