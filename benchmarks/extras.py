@@ -332,9 +332,12 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
 
     table = load_suite([ctx.yaml_path]).tables[0]
     df = ctx.frame()
-    try:  # planned as the executor plans it: from the server's size estimate
-        plan = plan_table(table, size_bytes=emit.estimated_size(df))
-    except (AttributeError, TypeError):  # an older assay
+    try:  # planned as the executor plans it: from the server's view of the source
+        from assay.emit.statistics import scan_facts
+
+        facts = scan_facts(df)
+        plan = plan_table(table, size_bytes=facts.size_bytes, columnar=facts.columnar)
+    except (ImportError, AttributeError, TypeError):  # an older assay
         plan = plan_table(table)
     parts: dict[str, Callable[[], Any]] = {}
     agg = plan.aggregate

@@ -220,3 +220,26 @@ def test_key_bound_by_type():
     assert key_bound("a", "z", 1000, 5, options) is None  # strings: no point in between
     assert key_bound(None, None, 1000, 5, options) is None  # an empty table
     assert key_bound(1, 2, 99, 5, options) is None  # half the range or more: no bound
+
+
+def test_a_dataframe_is_split_only_when_its_plan_prunes_columns():
+    """A DataFrame or SQL source names no format: what the server's optimized plan says
+    of it (``columnar``) decides, and a path source's own format when the plan is silent."""
+    from assay.ir import DataFrameSource, SqlSource
+
+    rules = [rule(i, "not_null", RowCheck(IsNull(Col(f"c{i}"))), [f"c{i}"]) for i in range(60)]
+    big = 10 * 2**30
+
+    def branches(source, size, columnar):
+        planned = table(*rules)
+        planned = Table("t", source, planned.rules, ORIGIN, keys=planned.keys)
+        return len(plan_table(planned, size_bytes=size, columnar=columnar).aggregate.scans)
+
+    for source in (DataFrameSource("f"), SqlSource("SELECT * FROM t")):
+        assert branches(source, big, True) > 1
+        assert branches(source, big, False) == 1
+        assert branches(source, big, None) == 1  # unknown: read once
+        assert branches(source, 2**20, True) == 1  # small: one branch costs less
+    parquet, csv = PathSource("parquet", ("/p",)), PathSource("csv", ("/c",))
+    assert branches(parquet, big, None) > 1 and branches(csv, big, None) == 1
+    assert branches(parquet, big, False) == 1  # e.g. a catalog view joining two tables

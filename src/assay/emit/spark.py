@@ -8,7 +8,6 @@ Every union of parts is reduced as a balanced tree, so 1,000 rules stay ~10 leve
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -96,32 +95,6 @@ def source_sql(source: Source, row_filter: str | None) -> str | None:
     else:
         return None
     return f"{text} WHERE {row_filter}" if row_filter else text
-
-
-_SIZE = re.compile(r"sizeInBytes=([0-9.]+)\s*(B|KiB|MiB|GiB|TiB|PiB|EiB)")
-_UNITS = {
-    "B": 1,
-    "KiB": 2**10,
-    "MiB": 2**20,
-    "GiB": 2**30,
-    "TiB": 2**40,
-    "PiB": 2**50,
-    "EiB": 2**60,
-}
-
-
-def estimated_size(df: DataFrame) -> int | None:
-    """The server's size estimate of ``df`` in bytes (an analysis RPC, no scan); None when
-    unknown (no statistics, or Spark's 8 EiB "unknown" default)."""
-    try:
-        explain: Callable[..., str] = getattr(df, "_explain_string")  # noqa: B009
-        text = explain(mode="cost")  # private, but the only way to read the statistics
-    except Exception:  # noqa: BLE001 - an estimate is optional
-        return None
-    sizes = [float(n) * _UNITS[u] for n, u in _SIZE.findall(text)]
-    if not sizes or max(sizes) >= 2**62:
-        return None
-    return int(max(sizes))
 
 
 def quote_path(path: str) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import spark as emit
+from assay.emit.statistics import UNKNOWN, scan_facts
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
 from assay.executor.outputs import check_sinks
@@ -118,12 +119,14 @@ def planned(
     """The table's plan (over its literals typed in their columns' types, the rules in
     ``without`` left out) and its keys."""
     unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
-    size = emit.estimated_size(df) if needs_size(table.source, options, unique) else None
+    facts = scan_facts(df) if needs_size(table.source, options, unique) else UNKNOWN
+    size = facts.size_bytes
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
     table = typed_table(table, types)
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
-    plan = plan_table(table, options, size_bytes=size, key_range=key_range, without=without)
+    plan = plan_table(table, options, size_bytes=size, key_range=key_range, without=without,
+                      columnar=facts.columnar)  # fmt: skip
     if plan.folded:
         # A bound DataFrame is analysed through its schema: binding its plan into SQL
         # makes Spark record executions of its own (see assay.executor.frames).
@@ -137,7 +140,7 @@ def planned(
         if rejected:
             plan = plan_table(
                 table, options, size_bytes=size, unfold=rejected, key_range=key_range,
-                without=without,
+                without=without, columnar=facts.columnar,
             )  # fmt: skip
     return plan, keys
 

@@ -117,9 +117,11 @@ def is_columnar(source: Source) -> bool:
 
 
 def needs_size(source: Source, options: PlannerOptions, unique_keys: bool = False) -> bool:
-    """Whether the plan depends on the table's size (worth an estimate from the server):
-    the ``auto`` strategy on a columnar source, and the shuffle of a uniqueness check."""
-    return unique_keys or (options.strategy == "auto" and is_columnar(source))
+    """Whether the plan depends on the table's size and columnarity (worth an analysis
+    RPC): the ``auto`` strategy on a source that is or may be columnar (a DataFrame or a
+    SQL query reading parquet is), and the shuffle of a uniqueness check."""
+    maybe = is_columnar(source) or not isinstance(source, PathSource)
+    return unique_keys or (options.strategy == "auto" and maybe)
 
 
 def group_partitions(size_bytes: int | None, options: PlannerOptions) -> int | None:
@@ -137,11 +139,17 @@ def group_partitions(size_bytes: int | None, options: PlannerOptions) -> int | N
     return max(1, min(wanted, options.max_group_partitions))
 
 
-def splits(source: Source, options: PlannerOptions, size_bytes: int | None) -> bool:
-    """Whether the aggregate is split into branches by column."""
+def splits(
+    source: Source, options: PlannerOptions, size_bytes: int | None, columnar: bool | None = None
+) -> bool:
+    """Whether the aggregate is split into branches by column. ``columnar`` is what the
+    server's optimized plan says of the source (None: it does not say, the source's kind
+    decides): a DataFrame or SQL query over parquet is columnar, a catalog view joining
+    tables is not."""
     if options.strategy != "auto":
         return options.strategy == "split"
-    return is_columnar(source) and (size_bytes is None or size_bytes >= options.split_min_bytes)
+    columnar = is_columnar(source) if columnar is None else columnar
+    return columnar and (size_bytes is None or size_bytes >= options.split_min_bytes)
 
 
 def scan_branches(
@@ -149,10 +157,12 @@ def scan_branches(
     source: Source,
     options: PlannerOptions = DEFAULT_OPTIONS,
     size_bytes: int | None = None,
+    columnar: bool | None = None,
 ) -> tuple[ScanAggregate, ...]:
     """Split scan slots into branches (see the module docstring); deterministic.
 
-    ``size_bytes`` is the server's estimate of the table's size (None: unknown).
+    ``size_bytes`` is the server's estimate of the table's size (None: unknown),
+    ``columnar`` whether its plan prunes columns (:func:`splits`).
     """
     if not slots:
         return ()
@@ -160,9 +170,9 @@ def scan_branches(
     if apart:
         # one object aggregate would make Spark interpret the whole aggregate: a branch
         rest = [s for s in slots if s not in apart]
-        others = scan_branches(rest, source, options, size_bytes) if rest else ()
+        others = scan_branches(rest, source, options, size_bytes, columnar) if rest else ()
         return (*others, ScanAggregate(apart))
-    split = splits(source, options, size_bytes)
+    split = splits(source, options, size_bytes, columnar)
     if not split:
         return (ScanAggregate(tuple(slots)),)
     filtered: dict[tuple[str, ...], list[Slot]] = {}

@@ -59,6 +59,7 @@ def plan_table(
     unfold: Collection[int] = (),
     key_range: str | None = None,
     without: Collection[int] = (),
+    columnar: bool | None = None,
 ) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
@@ -71,6 +72,8 @@ def plan_table(
     aggregate also computes when some rule may need samples, so the detail plan can
     bound its heavy branches (:func:`assay.planner.cost.key_bound`). The rules in
     ``without`` are left out of every plan (their referenced source cannot be read).
+    ``size_bytes`` and ``columnar`` are the server's view of the source
+    (:func:`assay.planner.cost.splits`).
     """
     folded = _folded(table.rules, unfold) if options.fold_sql else ()
     detail = _detail_template(table, without)
@@ -82,6 +85,7 @@ def plan_table(
         table.source,
         options,
         size_bytes,
+        columnar,
     )
     groups = tuple(
         _group(table, s, options, size_bytes)
