@@ -43,6 +43,7 @@ from assay.ir.rules import (
     ValidatorCheck,
     complete,
 )
+from assay.planner.expectation import expectation
 from assay.planner.measures import (
     AgeMicros,
     Aggregate,
@@ -155,8 +156,7 @@ def _tolerance_outcome(
     rule: Rule, failed: int, rows: int, tolerance, what: str = "rows fail"
 ) -> Outcome:
     ok = tolerance.passes(failed, rows)
-    about = f" ({', '.join(rule.columns)})" if rule.columns else ""
-    message = f"{failed} of {rows} {what}: {rule.kind}{about}"
+    message = f"{failed} of {rows} {what}: {rule.kind} ({expectation(rule, tolerance=False)})"
     if tolerance.value:
         message += f"; tolerance {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
     return Outcome("pass" if ok else _fail(rule), failed, None, message)

@@ -17,6 +17,7 @@ from typing import TypeAlias, TypeVar
 
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.origin import Origin
+from assay.ir.values import Pairs
 
 S = TypeVar("S", bound=str)
 
@@ -188,7 +189,7 @@ class Node:
         """The value as immutable plain data: lists become tuples, mappings tuples of
         ``(key, value)`` pairs (for display in results)."""
         if isinstance(self.value, dict):
-            return tuple((k, v.plain()) for k, v in self.value.items())
+            return Pairs((k, v.plain()) for k, v in self.value.items())
         if isinstance(self.value, list):
             return tuple(v.plain() for v in self.value)
         return self.value

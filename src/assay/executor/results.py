@@ -12,6 +12,7 @@ from typing import Any
 from assay.evaluate import Outcome
 from assay.ir.rules import Rule
 from assay.ir.suite import RunPolicy
+from assay.planner.expectation import expect_params, expectation
 from assay.report.events import RuleResult
 
 
@@ -55,4 +56,6 @@ def rule_result(
         origin=rule.origin,
         elapsed_ms=elapsed_ms,
         details=dict(outcome.details) if outcome.details is not None else None,
+        expect=expectation(rule),
+        params=expect_params(rule),
     )

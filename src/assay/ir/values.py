@@ -16,6 +16,13 @@ from typing import Literal
 Unit = Literal["number", "percent", "seconds"]
 
 
+class Pairs(tuple):  # type: ignore[type-arg]
+    """A mapping of a config as immutable plain data: a tuple of ``(key, value)`` pairs
+    that still says it was a mapping (a result line shows it as an object)."""
+
+    __slots__ = ()
+
+
 class Op(Enum):
     """A comparison operator of the threshold DSL."""
 

@@ -8,6 +8,7 @@ is a JSON string of its exact digits (:func:`json_number`).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from assay.ir.origin import Origin
+from assay.ir.values import Pairs
 
 SCHEMA_VERSION = 1
 
@@ -108,6 +110,10 @@ class RuleResult:
     waiver: str | None = None
     """For a failed rule that does not fail the run: why (``level warn``,
     ``on_failure: warn``, ``--exitErrorOnFail false``)."""
+    expect: str | None = None
+    """What the rule expects, in one line (:func:`assay.planner.expectation.expectation`)."""
+    params: dict[str, Any] | None = None
+    """The rule's parameters as the user wrote them."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this event."""
@@ -131,12 +137,31 @@ class RuleResult:
             "row_count": self.row_count,
             "metric_value": json_number(self.metric_value),
             "threshold": self.threshold,
+            "expect": {"text": self.expect, "params": plain_json(self.params or {})},
             "message": self.message,
             "samples": json_safe(list(self.samples)) if self.samples is not None else None,
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
             "details": json_safe(self.details),
         }
+
+
+def plain_json(value: Any) -> Any:
+    """Parameters as written, JSON-safe: numbers as :func:`json_safe`, dates and times as
+    ISO text, anything else YAML can hold as its text."""
+    if isinstance(value, (dict, Pairs)):
+        return {
+            str(k): plain_json(v) for k, v in (value.items() if isinstance(value, dict) else value)
+        }
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime, dt.time)):
+        return value.isoformat()
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, float, Decimal)):
+        return json_number(value)
+    return str(value)
 
 
 def json_safe(value: Any) -> Any:
