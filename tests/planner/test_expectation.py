@@ -40,7 +40,10 @@ CASES = [
         {"type": "expression", "expression": "a >= b", "tolerance": "5%"},
         "a >= b, up to 5% of rows failing",
     ),
-    ({"type": "avg", "column": "p", "must_be": "> 0", "warn": "> 5"}, "avg(p) > 0 (warn unless > 5)"),
+    (
+        {"type": "avg", "column": "p", "must_be": "> 0", "warn": "> 5"},
+        "avg(p) > 0 (warn unless > 5)",
+    ),
     (
         {"type": "row_count", "must_be": "between 1 and 10", "group_by": ["c"]},
         "row_count between 1 and 10 for every group of c",
@@ -55,12 +58,22 @@ CASES = [
         "c found in crm.c (id)",
     ),
     (
-        {"type": "row_count_match", "references": {"table": "crm.c"}, "must_be": "between 99% and 101%"},
+        {
+            "type": "row_count_match",
+            "references": {"table": "crm.c"},
+            "must_be": "between 99% and 101%",
+        },
         "row_count as % of crm.c between 99% and 101%",
     ),
     ({"type": "freshness", "column": "t", "must_be": "< 2h"}, "freshness(t) < 2h"),
     (
-        {"type": "percentile", "column": "l", "quantile": 0.95, "accuracy": 1000, "must_be": "< 250"},
+        {
+            "type": "percentile",
+            "column": "l",
+            "quantile": 0.95,
+            "accuracy": 1000,
+            "must_be": "< 250",
+        },
         "percentile(l, 0.95) < 250",
     ),
     ({"type": "median", "column": "l", "must_be": "< 250"}, "median(l) < 250"),

@@ -116,3 +116,18 @@ def test_a_stream_cut_before_its_summary_still_renders():
     root = dom(render_html(cut))
     assert text(find(root, "span", "status")[0]) == "FAIL"
     assert "did not finish" in text(root.find(".//p[@id='exit-reason']"))
+
+
+@pytest.mark.spark
+def test_a_failing_row_rule_shows_the_bound_it_was_checked_against(example_events):
+    """The reader of a failing range sees the bound beside the failing values."""
+    events = example_events["native"]
+    root = dom(render_html(events))
+    [section] = [s for s in find(root, "section", "table") if s.get("data-table") == "orders"]
+    shown = [
+        text(td)
+        for row in find(section, "tr", "rule")
+        for td in row.iter("td")
+        if td.get("data-label") == "threshold"
+    ]
+    assert "quantity between 1 and 20" in shown, shown

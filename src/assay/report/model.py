@@ -283,7 +283,7 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
         type=str(rule.get("type", "")),
         name=rule.get("name"),
         columns=tuple(rule.get("columns") or ()),
-        threshold=event.get("threshold"),
+        threshold=expected(event),
         measured=number(event.get("metric_value")),
         failed_count=failed,
         row_count=rows,
@@ -447,6 +447,15 @@ def cell(value: Any) -> str:
 
 def _details_text(details: Any) -> str:
     return orjson.dumps(details, default=str).decode()
+
+
+def expected(event: Event) -> str | None:
+    """What the rule expects, as the report shows it: the result's ``expect.text``
+    (``quantity between 1 and 20``), or its ``threshold`` on lines saved before results
+    carried one."""
+    expect = event.get("expect")
+    text = expect.get("text") if isinstance(expect, dict) else None
+    return str(text) if text else event.get("threshold")
 
 
 def json_value(value: Any) -> str:
