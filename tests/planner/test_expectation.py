@@ -55,7 +55,7 @@ CASES = [
     ),
     (
         {"type": "foreign_key", "column": "c", "references": {"table": "crm.c", "columns": ["id"]}},
-        "c found in crm.c (id)",
+        "c found in table crm.c (id)",
     ),
     (
         {
@@ -63,7 +63,7 @@ CASES = [
             "references": {"table": "crm.c"},
             "must_be": "between 99% and 101%",
         },
-        "row_count as % of crm.c between 99% and 101%",
+        "row_count as % of table crm.c between 99% and 101%",
     ),
     ({"type": "freshness", "column": "t", "must_be": "< 2h"}, "freshness(t) < 2h"),
     (

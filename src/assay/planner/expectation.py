@@ -54,8 +54,8 @@ from assay.ir.rules import (
     UniqueCheck,
     ValidatorCheck,
 )
-from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, SqlSource
 from assay.ir.values import Op, Tolerance
+from assay.planner.compare_render import describe_source
 
 SHOWN_VALUES = 10
 """An ``IN`` list shows at most this many values, then how many more there are."""
@@ -180,15 +180,7 @@ def _columns(columns: Sequence[str]) -> str:
 
 
 def _reference(reference: Reference) -> str:
-    source = reference.source
-    if isinstance(source, CatalogSource):
-        return source.table
-    if isinstance(source, PathSource):
-        return f"{source.format} {', '.join(source.paths)}"
-    if isinstance(source, SqlSource):
-        return "a SQL query"
-    assert isinstance(source, DataFrameSource)
-    return "a DataFrame"
+    return describe_source(reference.source)  # type: ignore[arg-type]
 
 
 # --- row conditions ---------------------------------------------------------------------------
