@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         load,
         rules_suite,
         run,
+        session,
         validate,
     )
     from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
@@ -51,6 +52,7 @@ _LAZY = {
     "load": "assay.api",
     "rules_suite": "assay.api",
     "run": "assay.api",
+    "session": "assay.api",
     "validate": "assay.api",
     "compare": "assay.comparing",
     "run_comparison_job": "assay.comparing",
@@ -93,6 +95,7 @@ __all__ = [
     "run",
     "run_comparison_job",
     "run_comparison_job_from_dfs",
+    "session",
     "unregister_validator",
     "validate",
 ]
