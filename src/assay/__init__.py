@@ -8,6 +8,10 @@ The Python API (docs/api.md)::
     for failed in (r for r in result if not r.passed):
         print(failed.rule_type, failed.message)
 
+``assay.session()`` is a Spark Connect session on an embedded local server (stopped
+with the session); ``assay.compare(source_df, target_df, keys=[...])`` compares two
+DataFrames by key.
+
 Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson; each name
 below is imported on first use.
 """
