@@ -8,6 +8,10 @@ The Python API (docs/api.md)::
     for failed in (r for r in result if not r.passed):
         print(failed.rule_type, failed.message)
 
+``assay.session()`` is a Spark Connect session on an embedded local server (stopped
+with the session); ``assay.compare(source_df, target_df, keys=[...])`` compares two
+DataFrames by key.
+
 Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson; each name
 below is imported on first use.
 """
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
         load,
         rules_suite,
         run,
+        session,
         validate,
     )
     from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
@@ -51,6 +56,7 @@ _LAZY = {
     "load": "assay.api",
     "rules_suite": "assay.api",
     "run": "assay.api",
+    "session": "assay.api",
     "validate": "assay.api",
     "compare": "assay.comparing",
     "run_comparison_job": "assay.comparing",
@@ -93,6 +99,7 @@ __all__ = [
     "run",
     "run_comparison_job",
     "run_comparison_job_from_dfs",
+    "session",
     "unregister_validator",
     "validate",
 ]

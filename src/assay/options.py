@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from assay.report.events import Event
@@ -42,7 +42,9 @@ class RunOptions:
     Running: ``remote`` (``--remote``) is the Spark Connect server (None: ``$SPARK_REMOTE``,
     else an embedded server started with ``server_conf``, ``--conf``); ``concurrency``
     (``--concurrency``) tables run at once; ``plan_timeout`` (``--plan-timeout``) bounds
-    one Spark plan in seconds (None: no bound).
+    one Spark plan in seconds (None: no bound); ``order`` (``--order``) is the order the
+    events are streamed in: ``finish`` (each table's as it finishes) or ``config``
+    (tables, then comparisons, in config order; ``assay.api.ordering``).
 
     Reporting: ``json_report``, ``html_report`` and ``junit_report`` (``--jsonReport``,
     ``--htmlReport``, ``--junit``) are files written after the run; ``email_on_pass``
@@ -67,6 +69,7 @@ class RunOptions:
     server_conf: Mapping[str, str] = field(default_factory=dict)
     concurrency: int = 4
     plan_timeout: float | None = PLAN_TIMEOUT
+    order: Literal["finish", "config"] = "finish"
     json_report: str | None = None
     html_report: str | None = None
     junit_report: str | None = None

@@ -16,9 +16,11 @@ Every case asserts:
 - that stderr shows no Python traceback, no Java frame or JVM stack trace, none of assay's
   internal SQL, no "internal error" and no Spark plan (an analysed or unresolved plan tree);
 - that stdout is JSON lines only (each line one JSON object, events valid against the events
-  schema), empty after an exit 2, and for ``run`` and ``compare`` ending with the ``summary``
-  whenever Spark ran (its ``exit_code`` the process's), with the ``events``, ``tables``,
-  ``comparisons``, ``results`` and ``summary`` the case states;
+  schema), empty after an exit 2 (but for ``check``), and for ``run`` and ``compare`` ending
+  with the ``summary`` whenever Spark ran (its ``exit_code`` the process's), with the
+  ``events``, ``tables``, ``comparisons``, ``results`` and ``summary`` the case states;
+- that ``check`` prints exactly one ``check`` line, valid or not: ``valid`` true on exit 0,
+  else false with every problem, each problem's message (its first line) on stderr too;
 - that a run of a data-validator file ends stderr with its ``DATA_VALIDATOR_STATUS`` line;
 - what was written: the ``writes`` paths, each complete (a Spark output has its ``_SUCCESS``
   and no ``_temporary``), and nothing else new in the copy.
@@ -71,7 +73,7 @@ PLAN = re.compile(
     r"|\b[A-Za-z_]\w*#\d+L?\b",  # attribute ids of an analysed plan (id#1025L)
     re.M,
 )
-EVENT_KINDS = {"result", "table", "comparison", "summary"}
+EVENT_KINDS = {"result", "table", "comparison", "summary", "check", "plan", "passes"}
 STATUS_PREFIX = "DATA_VALIDATOR_STATUS="
 
 
@@ -174,6 +176,22 @@ def _events(stdout: str) -> list[dict]:
     return events
 
 
+def _assert_check_line(events: list[dict], code: int, stderr: str, shown: str) -> None:
+    """``assay check`` prints one ``check`` line, valid or not; an invalid config's lists
+    every problem, each also said on stderr."""
+    assert [e["event"] for e in events] == ["check"], f"not one check line{shown}"
+    (line,) = events
+    assert line["valid"] is (code == 0), f"valid is {line['valid']}, exit {code}{shown}"
+    assert bool(line["problems"]) is (code != 0), shown
+    for problem in line["problems"]:
+        first = problem["message"].splitlines()[0]
+        assert first in stderr, f"problem {first!r} is not on stderr{shown}"
+        if problem["path"] is not None:
+            line_no = f":{problem['line']}" if problem["line"] is not None else ""
+            place = f"{problem['file']}{line_no} {problem['path']}"
+            assert place in stderr, f"problem place {place!r} is not on stderr{shown}"
+
+
 def _verdict(event: dict) -> str:
     if event.get("error") is not None:
         return "error"
@@ -224,7 +242,9 @@ def test_bad_input(case, corpus, server, unreachable, tmp_path, monkeypatch):
 
     events = _events(stdout)
     command = args[0]
-    if code == 2:
+    if command == "check":
+        _assert_check_line(events, code, stderr, shown)
+    elif code == 2:
         assert stdout == "", f"exit 2 ran nothing, yet stdout has lines{shown}"
     elif command in ("run", "compare") and case.get("spark_ran", True):
         assert events and events[-1]["event"] == "summary", f"no summary line last{shown}"

@@ -41,9 +41,17 @@ def json_lines(stdout: str) -> list[dict]:
     return events
 
 
-def assert_clean_error(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+def assert_clean_error(
+    proc: subprocess.CompletedProcess[str], code: int, *fragments: str, check: bool = False
+) -> None:
+    """A clean failure: its exit code, nothing on stdout (``check``: only its one
+    ``check`` line, invalid), the fragments on stderr, no traceback."""
     assert proc.returncode == code, proc.stderr
-    assert proc.stdout == ""
+    if check:
+        (line,) = json_lines(proc.stdout)
+        assert line["event"] == "check" and line["valid"] is False and line["problems"]
+    else:
+        assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
     for fragment in fragments:
         assert fragment in proc.stderr
@@ -100,7 +108,7 @@ def test_config_error_exits_2_naming_file_and_path(tmp_path, data):
 def test_bad_threshold_shows_caret(tmp_path, data):
     path = cfg(tmp_path, data, "{type: avg, column: id, must_be: 'betwen 1 and 2'}")
     proc = assay("check", str(path))
-    assert_clean_error(proc, 2, "tables[0].rules[0]", "^")
+    assert_clean_error(proc, 2, "tables[0].rules[0]", "^", check=True)
 
 
 def test_missing_column_is_reported_before_any_scan(server, data, tmp_path):
@@ -153,7 +161,7 @@ def test_unreachable_server_exits_3_quickly(tmp_path, data):
 
 def test_bad_var_syntax_is_a_usage_error(tmp_path, data):
     proc = assay("check", str(cfg(tmp_path, data, "{type: row_count, min: 1}")), "--var", "novalue")
-    assert_clean_error(proc, 2, "NAME=VALUE")
+    assert_clean_error(proc, 2, "NAME=VALUE", check=True)
 
 
 def test_check_and_explain_need_no_spark(tmp_path, data):
@@ -162,21 +170,23 @@ def test_check_and_explain_need_no_spark(tmp_path, data):
     )
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
-    assert json_lines_plain(proc.stdout) == [
+    assert json_lines(proc.stdout) == [
         {
             "event": "check",
+            "schema_version": 1,
             "valid": True,
             "files": [str(path)],
             "tables": 1,
             "rules": 2,
             "comparisons": 0,
+            "problems": [],
         }
     ]
     proc = assay("explain", str(path))
     assert proc.returncode == 0, proc.stderr
     assert "spark plans: 1 (+1 detail plan if a row-level rule fails)" in proc.stdout
     proc = assay("explain", str(path), "--format", "json")
-    assert json_lines_plain(proc.stdout)[0]["spark_plans"] == 1
+    assert json_lines(proc.stdout)[0]["spark_plans"] == 1
 
 
 def json_lines_plain(stdout: str) -> list[dict]:

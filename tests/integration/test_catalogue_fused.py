@@ -75,10 +75,12 @@ def fused(server, data, tmp_path_factory):
 def test_runs_with_the_plans_explain_predicts(fused):
     out, predicted, executed = fused
     assert predicted["spark_plans"] == 2  # aggregate (with the SQL rules), histogram
-    assert "histogram (2 columns in one plan" in predicted["plan"]
+    assert "histogram (2 columns in one plan" in predicted["text"]
+    assert len(predicted["plan"]["histogram"]["columns"]) == 2
     # Both SQL rules only count rows: folded into the aggregate scan, no query left.
-    assert "sql rules folded into the aggregate scan" in predicted["plan"]
-    assert "sql (" not in predicted["plan"]
+    assert "sql rules folded into the aggregate scan" in predicted["text"]
+    assert "sql (" not in predicted["text"]
+    assert predicted["plan"]["folded_sql"] and predicted["plan"]["sql"] is None
     assert executed == predicted["spark_plans"]
     assert out.tables()["every"]["spark_plans"] == executed
     assert [r["severity"] for r in out.results] == ["pass"] * len(EVERY), [

@@ -201,7 +201,9 @@ def test_explain_shows_the_reference_branches(paths, tmp_path):
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout.splitlines()[0])
     assert plan["spark_plans"] == 1
-    text = plan["plan"]
+    text = plan["text"]
+    branches = plan["plan"]["aggregate"]["references"]
+    assert any(b["lookup"] for b in branches) and any(b["lookup"] is None for b in branches)
     assert "anti join: (customer_id) not null LEFT ANTI JOIN DISTINCT (id)" in text
     assert "reference rows:" in text
     assert "AND key not in the reference" in text

@@ -8,6 +8,7 @@ from __future__ import annotations
 from assay.api.explaining import TableExplain, explain, explain_tables
 from assay.api.result import Result, ResultStream
 from assay.api.running import iter_run, iter_validate, run, validate
+from assay.api.sessions import session
 from assay.api.suites import load, rules_suite
 from assay.executor.connect import connect_frame, connect_session, is_classic
 
@@ -25,5 +26,6 @@ __all__ = [
     "load",
     "rules_suite",
     "run",
+    "session",
     "validate",
 ]

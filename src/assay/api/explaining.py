@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.api.suites import Config, load
@@ -13,18 +13,37 @@ from assay.ir.suite import Suite, Table
 @dataclass(frozen=True)
 class TableExplain:
     """One table's plan as ``assay explain`` prints it, and its Spark plan count when
-    every rule passes (validator functions' declared plans included)."""
+    every rule passes (validator functions' declared plans included); ``plan`` is the
+    same plan as JSON values (``assay explain --format json``)."""
 
     table: str
     spark_plans: int
     detail_plan: bool
     text: str
+    plan: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``plan`` line of ``assay explain --format json`` (docs/events.md)."""
+        return {
+            "event": "plan",
+            "schema_version": PLAN_SCHEMA_VERSION,
+            "table": self.table,
+            "spark_plans": self.spark_plans,
+            "detail_plan": self.detail_plan,
+            "plan": self.plan,
+            "text": self.text,
+        }
+
+
+PLAN_SCHEMA_VERSION = 1
+"""The ``schema_version`` of ``plan`` lines."""
 
 
 def explain_tables(suite: Suite) -> list[TableExplain]:
     """The plan of every table of ``suite``."""
     from assay import validators
     from assay.planner import plan_table
+    from assay.planner.plan_json import table_plan_json
     from assay.planner.render import render_plan
 
     found = []
@@ -32,8 +51,12 @@ def explain_tables(suite: Suite) -> list[TableExplain]:
         planned, _ = validators.split(table)
         plan = plan_table(planned)
         text = render_plan(plan) + _validators_text(table) + _outputs_text(planned)
-        plans = plan.base_plans + validators.declared_plans(table)
-        found.append(TableExplain(table.name, plans, plan.detail is not None, text))
+        declared = validators.declared_plans(table)
+        structure, writes = table_plan_json(plan), _writes_json(planned)
+        counts = {**structure["counts"], "validators": declared, "writes": len(writes)}
+        structure.update(counts=counts, validators=_validators_json(table), writes=writes)
+        plans = plan.base_plans + declared
+        found.append(TableExplain(table.name, plans, plan.detail is not None, text, structure))
     return found
 
 
@@ -67,19 +90,42 @@ def _validators_text(table: Table) -> str:
     return "\n" + "\n".join(lines)
 
 
+def _validators_json(table: Table) -> list[dict[str, Any]]:
+    """The validator functions of a table (not fused): each rule and its declared plans."""
+    return [
+        {"rule": i, "type": r.kind, "plans": r.check.plans}
+        for i, r in enumerate(table.rules)
+        if isinstance(r.check, ValidatorCheck)
+    ]
+
+
+def _writes_json(table: Table) -> list[dict[str, Any]]:
+    """The writes a table's dialect outputs may add (one Spark plan each, at most)."""
+    from assay.ir.outputs import sinks_of
+
+    when = _writes_when(table)
+    return [{"format": s.format, "target": s.target, "when": when} for s in sinks_of(table.outputs)]
+
+
+def _writes_when(table: Table) -> str:
+    """When a table's outputs are written, as ``explain`` says it."""
+    from assay.ir.outputs import FailedRows
+
+    if all(isinstance(o, FailedRows) for o in table.outputs):
+        return "each only when its rule fails"
+    if table.hold_outputs:
+        return "none when a rule fails: on_failure fail"
+    return "after the checks"
+
+
 def _outputs_text(table: Table) -> str:
     """The writes a table's dialect outputs add (one Spark plan each)."""
-    from assay.ir.outputs import FailedRows, sinks_of
+    from assay.ir.outputs import sinks_of
 
     if not table.outputs:
         return ""
     sinks = sinks_of(table.outputs)
-    if all(isinstance(o, FailedRows) for o in table.outputs):
-        when = "each only when its rule fails"
-    elif table.hold_outputs:
-        when = "none when a rule fails: on_failure fail"
-    else:
-        when = "after the checks"
+    when = _writes_when(table)
     lines = [f"  writes: up to {len(sinks)} Spark plans ({when})"]
     lines += [f"    {s.format} -> {s.target}" for s in sinks]
     return "\n" + "\n".join(lines)

@@ -31,7 +31,8 @@ class Result:
     summary: RunSummary
     events: tuple[Event, ...]
     """Every event in stream order (each table's results, then its table line; the
-    summary last)."""
+    summary last): the tables as they finished, or in config order with
+    ``order="config"``."""
     exit_code: int
     """The CLI's exit code: 0 passed (warnings and waived failures allowed), 1 a failed
     rule fails the run, 3 a rule could not be evaluated or a report was not written."""
@@ -60,13 +61,14 @@ class Result:
 
     @property
     def tables(self) -> tuple[TableFinished, ...]:
-        """One line per table, in the order the tables finished."""
+        """One line per table, in stream order (as the tables finished, or in config
+        order with ``order="config"``)."""
         return tuple(e for e in self.events if isinstance(e, TableFinished))
 
     @property
     def results(self) -> tuple[RuleResult, ...]:
-        """Every rule's result, grouped by table in the order the tables finished, each
-        table's in config order."""
+        """Every rule's result, grouped by table in stream order (see :attr:`tables`),
+        each table's in config order."""
         return tuple(e for e in self.events if isinstance(e, RuleResult))
 
     def __iter__(self) -> Iterator[RuleResult]:

@@ -70,15 +70,19 @@ def run(
     on_event: EventSink | None = None,
     progress: Callable[[str], None] | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
+    order: Literal["finish", "config"] = "finish",
 ) -> Result:
     """Run ``config`` as ``assay run`` does; the options are its command-line options.
 
     With ``spark=None`` the run connects to ``remote`` (or ``$SPARK_REMOTE``), or starts
     the embedded server and stops it afterwards. ``on_event`` gets every event as it is
-    streamed; ``progress`` the progress lines the CLI writes on stderr.
+    streamed; ``progress`` the progress lines the CLI writes on stderr. ``order`` is the
+    order of the events (``on_event``, ``Result.events``): ``finish``, each table's as it
+    finishes, or ``config``, tables and comparisons in config order (``--order``).
 
     Raises:
         ConfigErrors: the config is wrong, or a rule does not fit its table (nothing ran).
+        ConfigError: ``order`` is neither ``finish`` nor ``config``.
         SparkFailure: the server cannot be reached or started (a source that cannot be
             read is its table's error in the result, exit code 3).
         UnsupportedSession: ``spark`` is not a Spark Connect session.
@@ -90,6 +94,9 @@ def run(
 def run_with(config: Config, options: RunOptions, *, spark: SparkSession | None = None) -> Result:
     """:func:`run` with its options as one object (what the CLI builds from its command
     line)."""
+    from assay.api.ordering import order_of
+
+    order_of(options.order)  # before anything: a wrong order is the caller's mistake
     if spark is not None:
         spark = connect_session(spark)
     return execute(
@@ -211,6 +218,7 @@ def execute(
     ``loader(extra)`` builds the suite with ``extra`` variables (the deferred variables'
     values once they are known), which may use the run's own ``options.vars``.
     """
+    from assay.api.ordering import ordered
     from assay.executor.run import Progress, run_suite
     from assay.report.files import preflight
 
@@ -236,17 +244,21 @@ def execute(
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
             preflight(suite.reports, _report_files(options))
-        summary = run_suite(
-            suite,
-            spark,
-            sink,
-            concurrency=options.concurrency,
-            progress=reporter,
-            server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
-            server_url=url,
-            frames=frames,
-            plan_timeout=options.plan_timeout,
-        )
+        streamed = ordered(options.order, suite, sink)
+        try:
+            summary = run_suite(
+                suite,
+                spark,
+                streamed,
+                concurrency=options.concurrency,
+                progress=reporter,
+                server=f"the Spark Connect server at {url}" if url else "the Spark Connect server",
+                server_url=url,
+                frames=frames,
+                plan_timeout=options.plan_timeout,
+            )
+        finally:
+            getattr(streamed, "close", lambda: None)()  # what a run that stopped still holds
     return _reported(suite, summary, tuple(events), options)
 
 

@@ -80,6 +80,7 @@ def run(
     plan_timeout: opt.PlanTimeout = "2h",
     conf: opt.ServerConf = None,
     progress: opt.Progress = True,
+    order: opt.Order = "finish",
     dialect: opt.Dialect = None,
     allow_shell: opt.AllowShell = False,
     input_: opt.Input = None,
@@ -158,24 +159,17 @@ def check(
     plugin: opt.Plugin = None,
     debug: opt.Debug = False,
 ) -> None:
-    """Validate configs completely without starting Spark (exit 0 valid, 2 invalid)."""
+    """Validate configs completely without starting Spark (exit 0 valid, 2 invalid);
+    one ``check`` JSON line either way, the errors also on stderr."""
+    from assay.cli.checked import invalid_event, valid_event
 
     def action() -> None:
-        suite = _load(configs, ctx.params, True)
-        event = {
-            "event": "check",
-            "valid": True,
-            "files": [str(c) for c in configs],
-            "tables": len(suite.tables),
-            "rules": sum(len(t.rules) for t in suite.tables),
-            "comparisons": len(suite.comparisons),
-        }
-        if suite.deferred:
-            # As data-validator's config check, substitutions with run-time values are not
-            # validated: these variables and the checks using them resolve at run time.
-            event["unresolved_variables"] = [v.name for v in suite.deferred]
-            event["unresolved_rules"] = suite.unresolved_rules
-        _out(event)
+        try:
+            suite = _load(configs, ctx.params, True)
+        except Exception as error:
+            _out(invalid_event(configs, error))  # then the error on stderr, and its exit code
+            raise
+        _out(valid_event(configs, suite))
 
     guarded(debug, action)
 
@@ -216,15 +210,7 @@ def explain(
             _explain_passes(format)
         for table in tables:
             if format == "json":
-                _out(
-                    {
-                        "event": "plan",
-                        "table": table.table,
-                        "spark_plans": table.spark_plans,
-                        "detail_plan": table.detail_plan,
-                        "plan": table.text,
-                    }
-                )
+                _out(table.to_dict())
             else:
                 sys.stdout.write(table.text + "\n\n")
         if format == "text" and (tables or not suite.comparisons):

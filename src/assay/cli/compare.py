@@ -343,8 +343,10 @@ def explain_comparisons(suite: Suite, format: str) -> None:
     per comparison with ``--format json``)."""
     import sys
 
+    from assay.api.explaining import PLAN_SCHEMA_VERSION
     from assay.cli.console import out as _out
     from assay.planner.compare_render import render_comparison, render_comparisons
+    from assay.planner.plan_json import comparison_json
 
     if not suite.comparisons:
         return
@@ -353,10 +355,12 @@ def explain_comparisons(suite: Suite, format: str) -> None:
             _out(
                 {
                     "event": "plan",
+                    "schema_version": PLAN_SCHEMA_VERSION,
                     "comparison": c.name,
                     "spark_plans": 1,
                     "detail_plan": True,
-                    "plan": render_comparison(c),
+                    "plan": comparison_json(c),
+                    "text": render_comparison(c),
                 }
             )
     else:

@@ -74,6 +74,16 @@ ServerConf = Annotated[
         show_default=False,
     ),
 ]
+Order = Annotated[
+    str,
+    typer.Option(
+        "--order",
+        metavar="finish|config",
+        help="Order of the JSON lines: finish (each table's lines as it finishes, streamed) "
+        "or config (tables in config order, each table's results in rule order, then the "
+        "comparisons; the summary last).",
+    ),
+]
 Progress = Annotated[
     bool,
     typer.Option(
@@ -261,6 +271,12 @@ def bool_option(value: str | None, name: str, default: bool) -> bool:
     return lowered == "true"
 
 
+def _order(given: str) -> str:
+    from assay.api.ordering import order_of
+
+    return order_of(given, "--order")
+
+
 def _progress_writer(progress: bool) -> Callable[[str], None] | None:
     from assay.cli.console import err
 
@@ -285,6 +301,7 @@ FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
         lambda given: bool_option(given, "--emailOnPass", False),
     ),
     "progress": (("progress",), _progress_writer),
+    "order": (("order",), _order),
 }
 """The fields of :class:`RunOptions` the command line gives through a conversion: the
 typer parameters each reads (by their Python names) and how. Every other field a command
