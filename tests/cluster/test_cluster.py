@@ -166,10 +166,32 @@ def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin):
         assert _lines(alone.stdout) == _lines(full.stdout), command
 
 
-def _mixed_suite(failing: bool) -> list[dict]:
-    """100 rules mixing per-rule filters, expressions, percentiles (exact and approximate)
-    and per-group metrics with the existing kinds; all passing unless ``failing`` (then
-    one row-level rule fails)."""
+def _reference_rule(k: int) -> dict:
+    """The k-th rule of the mixed suite over another source: an accepted-values rule, a
+    foreign key (to a small reference, to a large one under a filter) or a row count
+    match, all passing on the suite's 2,000 rows."""
+    if k % 4 == 0:
+        return {"type": "accepted_values", "column": "g", "values": [0, 1, 2, 3, 4]}
+    if k % 4 == 1:
+        reference = {"sql": "SELECT id % 7 AS k FROM range(50)", "columns": ["k"]}
+        return {"type": "foreign_key", "column": "a", "references": reference}
+    if k % 4 == 2:
+        reference = {"sql": f"SELECT id AS k FROM range({k}, 4000)", "columns": ["k"]}
+        return {
+            "type": "foreign_key",
+            "column": "id",
+            "references": reference,
+            "filter": f"id >= {k}",
+        }
+    reference = {"sql": f"SELECT * FROM range({1990 + k})"}
+    return {"type": "row_count_match", "references": reference, "must_be": "between 99% and 101%"}
+
+
+def _mixed_suite(failing: int | None) -> list[dict]:
+    """100 rules mixing per-rule filters, expressions, percentiles (exact and approximate),
+    per-group metrics and references to other sources (foreign keys, row count matches)
+    with the existing kinds; all passing, or the row-level rule at index ``failing``
+    fails (1: a filtered range; 17: a foreign key whose reference lacks two values)."""
     rules: list[dict] = []
     for k in range(10):
         where = f"g = {k % 5}"
@@ -181,16 +203,19 @@ def _mixed_suite(failing: bool) -> list[dict]:
             {"type": "median", "column": "a", "accuracy": 10000, "must_be": "<= 6"},
             {"type": "row_count", "group_by": ["g"], "must_be": "> 100", "filter": f"a <> {k % 7}"},
             {"type": "missing_percent", "column": "s", "group_by": "g", "must_be": "< 50%"},
-            {"type": "accepted_values", "column": "g", "values": [0, 1, 2, 3, 4]},
+            _reference_rule(k),
             {"type": "unique", "column": "id", "filter": where},
             {"type": "avg", "column": "a", "must_be": "between 0 and 6", "filter": where},
         ]
-    if failing:
+    if failing == 1:
         rules[1] = {"type": "range", "column": "a", "min": 0, "max": 5, "filter": "g = 0"}
+    elif failing == 17:
+        reference = {"sql": "SELECT id % 5 AS k FROM range(50)", "columns": ["k"]}
+        rules[17] = {"type": "foreign_key", "column": "a", "references": reference}
     return rules
 
 
-@pytest.mark.parametrize("failing", [False, True], ids=["passing", "failing"])
+@pytest.mark.parametrize("failing", [None, 1, 17], ids=["passing", "range", "foreign_key"])
 def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
     import assay
 
@@ -199,8 +224,14 @@ def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
     )
     rules = _mixed_suite(failing)
     assert len(rules) == 100
+    assert {r["type"] for r in rules} >= {"foreign_key", "row_count_match", "expression"}
     before = cluster.sql_executions()
     result = assay.validate(df, rules, keys=["id"])
-    assert cluster.sql_executions() - before == (2 if failing else 1)
+    assert cluster.sql_executions() - before == (1 if failing is None else 2)
     bad = [(r.rule_index, r.message) for r in result.results if not r.passed]
-    assert bad == ([(1, bad[0][1])] if failing else []), bad
+    assert [index for index, _ in bad] == ([] if failing is None else [failing]), bad
+    if failing == 17:
+        (failed,) = [r for r in result.results if not r.passed]
+        # a = id % 7: the rows with a in (5, 6) have no referenced key (0..4)
+        assert failed.failed_count == sum(1 for i in range(2000) if i % 7 in (5, 6))
+        assert failed.samples and {row["a"] for row in failed.samples} <= {5, 6}
