@@ -2,9 +2,10 @@
 modules, and no import circle between any two of assay's modules.
 
 The contracts are import-linter's (``lint-imports``): the layers cli > executor > emit,
-report, evaluate, preflight > planner > plugins > dialects > config, grammar, shell >
-errors > ir; the IR and the planner import nothing else of the project; pyspark only in
-emit and the executor; no import circles between the modules of any package.
+report, evaluate, preflight > planner > plugins > dialects > config, grammar, shell,
+monitoring > errors > ir; the IR and the planner import nothing else of the project,
+monitoring nothing but the IR and the errors; pyspark only in emit and the executor; no
+import circles between the modules of any package.
 """
 
 from __future__ import annotations
