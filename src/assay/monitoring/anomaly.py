@@ -6,9 +6,9 @@ message). ``detect(series, search)`` returns the anomalies whose index lies in t
 interval ``[start, end)``, with Deequ's bounds, comparisons and detail texts.
 
 Deequ's ``Option[Double]`` factor or rate left out (``None``) stands for
-``Double.MaxValue``/``Double.MinValue`` in its bounds, and so here: a bound
-``mean - MAX * stddev`` is the mean itself when the standard deviation is 0, so a constant
-history flags any other value even on the side without a factor, as Deequ does.
+``Double.MaxValue``/``Double.MinValue`` in its bounds, and so here: the batch normal's
+bound ``mean - MAX * stddev`` is the mean itself when the standard deviation is 0, so a
+constant history flags any other value even on the side without a factor, as Deequ does.
 
 Example:
     >>> SimpleThreshold(upper_bound=1.0).detect([-1.0, 2.0, 3.0, 0.5])
