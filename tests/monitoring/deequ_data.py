@@ -14,6 +14,8 @@ import json
 import re
 from pathlib import Path
 
+from assay.monitoring import Anomaly
+
 GAUSSIANS = json.loads((Path(__file__).parent / "fixtures" / "gaussians.json").read_text())
 SEED_1: list[float] = GAUSSIANS["seed_1"]
 SEED_42: list[float] = GAUSSIANS["seed_42"]
@@ -35,6 +37,16 @@ def first_three_doubles(detail: str) -> tuple[float, float, float]:
     if len(values) < 3:
         raise ValueError("Input string did not contain at least 3 numerical values.")
     return values[0], values[1], values[2]
+
+
+def assert_details_name_the_value_out_of_bounds(anomalies: list[Anomaly]) -> None:
+    """Deequ's "produce error message with correct value and bounds": each detail's first
+    three numbers are the anomaly's value and bounds it is outside of."""
+    assert anomalies
+    for anomaly in anomalies:
+        value, lower, upper = first_three_doubles(anomaly.detail)
+        assert value == anomaly.value
+        assert value < lower or value > upper
 
 
 #: The change strategies' series: 1.0, except i (even i) and -i (odd i) for i in 20..30.

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from assay.monitoring import Anomaly, BatchNormal
-from tests.monitoring.deequ_data import first_three_doubles, noisy_spikes
+from tests.monitoring.deequ_data import assert_details_name_the_value_out_of_bounds, noisy_spikes
 
 MAX = sys.float_info.max
 STRATEGY = BatchNormal(lower_deviation_factor=1.0, upper_deviation_factor=1.0)
@@ -59,8 +59,4 @@ def test_throw_an_error_when_no_factor_given() -> None:
 
 def test_produce_error_message_with_correct_value_and_bounds() -> None:
     result = STRATEGY.detect(DATA, (25, 50))
-    assert result
-    for anomaly in result:
-        value, lower, upper = first_three_doubles(anomaly.detail)
-        assert value == anomaly.value
-        assert value < lower or value > upper
+    assert_details_name_the_value_out_of_bounds(result)

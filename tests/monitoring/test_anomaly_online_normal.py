@@ -8,7 +8,11 @@ import pytest
 
 from assay.monitoring import Anomaly, OnlineNormal
 from assay.monitoring.normal import mean_and_stddev
-from tests.monitoring.deequ_data import SEED_1, first_three_doubles, noisy_spikes
+from tests.monitoring.deequ_data import (
+    SEED_1,
+    assert_details_name_the_value_out_of_bounds,
+    noisy_spikes,
+)
 
 MAX = sys.float_info.max
 STRATEGY = OnlineNormal(
@@ -97,8 +101,4 @@ def test_throw_an_error_when_percentages_are_not_in_range(percentage) -> None:
 
 def test_produce_error_message_with_correct_value_and_bounds() -> None:
     result = STRATEGY.detect(DATA)
-    assert result
-    for anomaly in result:
-        value, lower, upper = first_three_doubles(anomaly.detail)
-        assert value == anomaly.value
-        assert value < lower or value > upper
+    assert_details_name_the_value_out_of_bounds(result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay.monitoring import Anomaly, SimpleThreshold
-from tests.monitoring.deequ_data import first_three_doubles
+from tests.monitoring.deequ_data import assert_details_name_the_value_out_of_bounds
 
 STRATEGY = SimpleThreshold(upper_bound=1.0)
 DATA = [-1.0, 2.0, 3.0, 0.5]
@@ -36,11 +36,7 @@ def test_throw_an_error_when_thresholds_are_not_ordered() -> None:
 
 def test_produce_error_message_with_correct_value_and_bounds() -> None:
     result = STRATEGY.detect(DATA)
-    assert result
-    for anomaly in result:
-        value, lower, upper = first_three_doubles(anomaly.detail)
-        assert value == anomaly.value
-        assert value < lower or value > upper
+    assert_details_name_the_value_out_of_bounds(result)
     assert result[0].detail == (
         "[SimpleThresholdStrategy]: Value 2.0 is not in bounds [-1.7976931348623157E308, 1.0]"
     )

@@ -6,9 +6,9 @@ message). ``detect(series, search)`` returns the anomalies whose index lies in t
 interval ``[start, end)``, with Deequ's bounds, comparisons and detail texts.
 
 Deequ's ``Option[Double]`` factor or rate left out (``None``) stands for
-``Double.MaxValue``/``Double.MinValue`` in its bounds, and so here: a bound
-``mean - MAX * stddev`` is the mean itself when the standard deviation is 0, so a constant
-history flags any other value even on the side without a factor, as Deequ does.
+``Double.MaxValue``/``Double.MinValue`` in its bounds, and so here: the batch normal's
+bound ``mean - MAX * stddev`` is the mean itself when the standard deviation is 0, so a
+constant history flags any other value even on the side without a factor, as Deequ does.
 
 Example:
     >>> SimpleThreshold(upper_bound=1.0).detect([-1.0, 2.0, 3.0, 0.5])
@@ -21,7 +21,7 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from assay.monitoring.scala import div, scala_slice, scala_str
 
@@ -149,92 +149,93 @@ def relative_diff(values: Sequence[float], order: int) -> list[float]:
 
 
 @dataclass(frozen=True)
-class AbsoluteChange:
-    """Deequ's ``AbsoluteChangeStrategy``: the order-n difference of consecutive values is
-    below ``max_rate_decrease`` or above ``max_rate_increase``."""
+class BaseChange:
+    """Deequ's ``BaseChangeStrategy``: a value whose change from the values ``order`` runs
+    before it (``changes``) is below ``max_rate_decrease`` or above ``max_rate_increase``."""
 
     max_rate_decrease: float | None = None
     max_rate_increase: float | None = None
     order: int = 1
 
+    #: The name Deequ's detail texts give the strategy.
+    deequ_name: ClassVar[str] = "BaseChangeStrategy"
+
     def __post_init__(self) -> None:
-        _check_rates(self.max_rate_decrease, self.max_rate_increase, self.order)
+        if self.max_rate_decrease is None and self.max_rate_increase is None:
+            raise ValueError(
+                "At least one of the two limits (maxRateDecrease or maxRateIncrease) "
+                "has to be specified."
+            )
+        if not self.lower <= self.upper:
+            raise ValueError(
+                "The maximal rate of increase has to be bigger than the maximal rate of decrease."
+            )
+        if self.order < 0:
+            raise ValueError("Order of derivative cannot be negative.")
+
+    @property
+    def lower(self) -> float:
+        return MIN if self.max_rate_decrease is None else self.max_rate_decrease
+
+    @property
+    def upper(self) -> float:
+        return MAX if self.max_rate_increase is None else self.max_rate_increase
 
     @property
     def min_history(self) -> int:
         return self.order
+
+    def changes(self, values: Sequence[float]) -> list[float]:
+        """One change per value from index ``order`` on."""
+        raise NotImplementedError
+
+    def detect(self, series: Sequence[float], search: tuple[int, int] = WHOLE) -> list[Anomaly]:
+        """Deequ's ``BaseChangeStrategy.detect``: the changes of
+        ``series[start - order:end]``, each attributed to the later value it compares."""
+        start, end = checked(
+            series, search, "The start of the interval cannot be larger than the end."
+        )
+        first = max(start - self.order, 0)
+        lo, hi = scala_slice(len(series), first, end)
+        bounds = f"[{scala_str(self.lower)}, {scala_str(self.upper)}]"
+        found = []
+        for offset, change in enumerate(self.changes(series[lo:hi])):
+            if change < self.lower or change > self.upper:
+                index = offset + first + self.order
+                detail = (
+                    f"[{self.deequ_name}]: Change of {scala_str(change)} is not in bounds "
+                    f"{bounds}. Order={self.order}"
+                )
+                found.append(Anomaly(index, series[index], 1.0, detail))
+        return found
+
+
+@dataclass(frozen=True)
+class AbsoluteChange(BaseChange):
+    """Deequ's ``AbsoluteChangeStrategy``: the order-n difference of consecutive values is
+    below ``max_rate_decrease`` or above ``max_rate_increase``."""
+
+    deequ_name: ClassVar[str] = "AbsoluteChangeStrategy"
 
     def changes(self, values: Sequence[float]) -> list[float]:
         """The order-n differences."""
         return absolute_diff(values, self.order)
 
-    def detect(self, series: Sequence[float], search: tuple[int, int] = WHOLE) -> list[Anomaly]:
-        return _detect_change(self, "AbsoluteChangeStrategy", series, search)
-
 
 @dataclass(frozen=True)
-class RelativeRateOfChange:
+class RelativeRateOfChange(BaseChange):
     """Deequ's ``RelativeRateOfChangeStrategy``: the ratio ``x[i] / x[i - order]`` is below
     ``max_rate_decrease`` or above ``max_rate_increase``."""
 
-    max_rate_decrease: float | None = None
-    max_rate_increase: float | None = None
-    order: int = 1
+    deequ_name: ClassVar[str] = "RelativeRateOfChangeStrategy"
 
     def __post_init__(self) -> None:
-        _check_rates(self.max_rate_decrease, self.max_rate_increase, self.order)
+        super().__post_init__()
         # Deequ accepts order 0 here and refuses it at the first detection (its diff's
         # require); refusing it when the strategy is built says it before any run.
         if self.order <= 0:
             raise ValueError("Order of diff cannot be zero or negative")
 
-    @property
-    def min_history(self) -> int:
-        return self.order
-
     def changes(self, values: Sequence[float]) -> list[float]:
         """The order-n ratios."""
         return relative_diff(values, self.order)
-
-    def detect(self, series: Sequence[float], search: tuple[int, int] = WHOLE) -> list[Anomaly]:
-        return _detect_change(self, "RelativeRateOfChangeStrategy", series, search)
-
-
-def _check_rates(decrease: float | None, increase: float | None, order: int) -> None:
-    if decrease is None and increase is None:
-        raise ValueError(
-            "At least one of the two limits (maxRateDecrease or maxRateIncrease) "
-            "has to be specified."
-        )
-    if not (MIN if decrease is None else decrease) <= (MAX if increase is None else increase):
-        raise ValueError(
-            "The maximal rate of increase has to be bigger than the maximal rate of decrease."
-        )
-    if order < 0:
-        raise ValueError("Order of derivative cannot be negative.")
-
-
-def _detect_change(
-    strategy: AbsoluteChange | RelativeRateOfChange,
-    name: str,
-    series: Sequence[float],
-    search: tuple[int, int],
-) -> list[Anomaly]:
-    """Deequ's ``BaseChangeStrategy.detect``: the changes of ``series[start - order:end]``,
-    each attributed to the later of the values it compares."""
-    start, end = checked(series, search, "The start of the interval cannot be larger than the end.")
-    order = strategy.order
-    first = max(start - order, 0)
-    lo, hi = scala_slice(len(series), first, end)
-    lower = MIN if strategy.max_rate_decrease is None else strategy.max_rate_decrease
-    upper = MAX if strategy.max_rate_increase is None else strategy.max_rate_increase
-    found = []
-    for offset, change in enumerate(strategy.changes(series[lo:hi])):
-        if change < lower or change > upper:
-            index = offset + first + order
-            detail = (
-                f"[{name}]: Change of {scala_str(change)} is not in bounds "
-                f"[{scala_str(lower)}, {scala_str(upper)}]. Order={order}"
-            )
-            found.append(Anomaly(index, series[index], 1.0, detail))
-    return found

@@ -99,7 +99,7 @@ def judge_new_point(
     the strategy can judge with, ``strategy.min_history``)."""
     needed = strategy.min_history if min_history is None else min_history
     if needed is None:
-        return Verdict((), "the strategy ignores every point (ignore_start_percentage 1.0)")
+        return Verdict((), "the strategy never flags a point with these parameters")
     have = sum(1 for p in history if _present(p))
     if have < needed:
         return Verdict((), f"{have} of {needed} runs needed")

@@ -1,6 +1,7 @@
 """Deequ's ``HoltWinters`` strategy: additive triple exponential smoothing (ETS(A, A)) fitted
 on the values before the search interval, which is then forecast; a value further than
-1.96 standard deviations of the fit's absolute residuals from its forecast is an anomaly."""
+1.96 standard deviations of the fit's absolute residuals from its forecast is an anomaly
+(and further than rounding: see ``ROUNDING``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ PERIODS: dict[tuple[str, str], int] = {
     ("daily", "weekly"): 7,
     ("monthly", "yearly"): 12,
 }
+
+#: A forecast's error no larger than this, relative to the forecast, is rounding, never an
+#: anomaly. Deequ has no such floor: a constant series of 3.0 fits with rounding residuals
+#: (a spread of 1e-16) and forecasts 3.0 - 4.4e-16, so Deequ flags every value of it.
+ROUNDING = 1e-12
 
 #: Deequ's initial smoothing parameters for level, trend and seasonality.
 INITIAL = (0.3, 0.1, 0.1)
@@ -145,5 +151,5 @@ class HoltWinters:
             for i, (value, forecast) in enumerate(
                 zip(series[start:], model.forecasts, strict=False)
             )
-            if abs(value - forecast) > 1.96 * spread
+            if abs(value - forecast) > max(1.96 * spread, ROUNDING * abs(forecast))
         ]

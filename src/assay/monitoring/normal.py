@@ -5,7 +5,7 @@ one of the values outside the search interval (``BatchNormalStrategy``)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assay.monitoring.anomaly import MAX, WHOLE, Anomaly, checked
@@ -28,6 +28,19 @@ def _bounds(
         mean - (MAX if lower is None else lower) * stddev,
         mean + (MAX if upper is None else upper) * stddev,
     )
+
+
+def _beyond(lower: float | None, upper: float | None, reach: Callable[[int], float]) -> int | None:
+    """The least history (at least 1) over which a value can reach further than the
+    smaller factor, ``reach(history)`` being the furthest it can be, in deviations; None
+    when the factors are beyond any history's reach."""
+    factor = min(f for f in (lower, upper) if f is not None)
+    if factor * factor >= 2**31:
+        return None
+    history = max(1, math.floor(factor * factor))
+    while not reach(history) > factor:
+        history += 1
+    return history
 
 
 def _detail(name: str, value: float, lower: float, upper: float) -> str:
@@ -64,11 +77,15 @@ class OnlineNormal:
 
     @property
     def min_history(self) -> int | None:
-        """Two values (a standard deviation needs them), and enough that the newest value
-        is past the ignored start; None when the whole series is ignored."""
+        """The least history with which the newest value can be flagged: it is past the
+        ignored start, and the history holds more than ``factor**2`` values (the value is
+        part of its own mean and population deviation, which puts it at most
+        ``sqrt(history)`` deviations away); None when no value can ever be flagged."""
         if self.ignore_start_percentage >= 1.0:
             return None
-        history = 2
+        history = _beyond(self.lower_deviation_factor, self.upper_deviation_factor, math.sqrt)
+        if history is None:
+            return None
         while history < (history + 1) * self.ignore_start_percentage:
             history += 1
         return history
@@ -154,10 +171,19 @@ class BatchNormal:
         _check_factors(self.lower_deviation_factor, self.upper_deviation_factor)
 
     @property
-    def min_history(self) -> int:
-        """Two values: with one, the standard deviation is 0 and any other value is an
-        anomaly."""
-        return 2
+    def min_history(self) -> int | None:
+        """Two values outside the interval (with one, the standard deviation is 0 and any
+        other value is an anomaly); with ``include_interval``, more than about
+        ``factor**2``, since the value is part of its own mean and sample deviation, which
+        puts it at most ``history / sqrt(history + 1)`` deviations away."""
+        if not self.include_interval:
+            return 2
+        reach = _beyond(
+            self.lower_deviation_factor,
+            self.upper_deviation_factor,
+            lambda history: history / math.sqrt(history + 1),
+        )
+        return None if reach is None else max(2, reach)
 
     def detect(self, series: Sequence[float], search: tuple[int, int] = WHOLE) -> list[Anomaly]:
         start, end = checked(
