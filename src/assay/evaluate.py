@@ -43,6 +43,7 @@ from assay.ir.rules import (
     ValidatorCheck,
     complete,
 )
+from assay.ir.values import Between
 from assay.planner.expectation import expectation
 from assay.planner.measures import (
     AgeMicros,
@@ -277,13 +278,22 @@ def _metric_outcome(rule: Rule, check: MetricCheck, values: Values, rows: int) -
         return _double_outcome(rule, check, value, failed, label)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         why = "is NaN (the column holds NaN)" if value is not None else _no_value(check)
-        return Outcome(_fail(rule), failed, None, f"{label} {why}; must be {check.must.text}")
+        return Outcome(_fail(rule), failed, None, f"{label} {why}{_must(check)}")
     shown = f"{label} = {_fmt(value)}"
     if not check.must.holds(value):
-        return Outcome(_fail(rule), failed, value, f"{shown}; must be {check.must.text}")
+        return Outcome(_fail(rule), failed, value, f"{shown}{_must(check)}")
     if check.warn is not None and not check.warn.holds(value):
         return Outcome("warn", failed, value, f"{shown}; warn unless {check.warn.text}", held=True)
-    return Outcome("pass", failed, value, f"{shown}; must be {check.must.text}")
+    return Outcome("pass", failed, value, f"{shown}{_must(check)}")
+
+
+def _must(check: MetricCheck) -> str:
+    """``; must be <threshold>``, or nothing for a metric judged over time only (any
+    value holds)."""
+    must = check.must
+    if isinstance(must, Between) and must.low is None and must.high is None and not must.negate:
+        return ""
+    return f"; must be {must.text}"
 
 
 def _double_outcome(

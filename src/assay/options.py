@@ -46,6 +46,13 @@ class RunOptions:
     events are streamed in: ``finish`` (each table's as it finishes) or ``config``
     (tables, then comparisons, in config order; ``assay.api.ordering``).
 
+    Watching over time (docs/monitoring.md): ``metrics`` (``--metrics``) is a JSON-lines
+    file and ``metrics_table`` (``--metrics-table``) a catalog table the run appends its
+    measured values to and reads its rules' history from (either overrides the config's
+    ``metrics``); ``tags`` (``--tag``) are stored with the values and select the history
+    (runs with the same tags); ``run_time`` (``--run-time``, ISO 8601) is the time the
+    values are stored under (default: now).
+
     Reporting: ``json_report``, ``html_report`` and ``junit_report`` (``--jsonReport``,
     ``--htmlReport``, ``--junit``) are files written after the run; ``email_on_pass``
     (``--emailOnPass``) sends the config's email report when every check passed;
@@ -70,6 +77,10 @@ class RunOptions:
     concurrency: int = 4
     plan_timeout: float | None = PLAN_TIMEOUT
     order: Literal["finish", "config"] = "finish"
+    metrics: str | None = None
+    metrics_table: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    run_time: str | None = None
     json_report: str | None = None
     html_report: str | None = None
     junit_report: str | None = None
@@ -78,7 +89,7 @@ class RunOptions:
     progress: Callable[[str], None] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("vars", "inputs", "server_conf"):
+        for name in ("vars", "inputs", "server_conf", "tags"):
             object.__setattr__(self, name, dict(getattr(self, name) or {}))
         object.__setattr__(self, "plugins", tuple(self.plugins or ()))
 

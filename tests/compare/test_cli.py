@@ -71,6 +71,14 @@ def test_check_counts_comparisons(tmp_path):
     proc = assay("check", str(path))
     assert proc.returncode == 0, proc.stderr
     assert json_lines_plain(proc.stdout) == [
-        {"event": "check", "schema_version": 1, "valid": True, "files": [str(path)],
-         "tables": 0, "rules": 0, "comparisons": 1, "problems": []}
+        {
+            "event": "check",
+            "schema_version": 1,
+            "valid": True,
+            "files": [str(path)],
+            "tables": 0,
+            "rules": 0,
+            "comparisons": 1,
+            "problems": [],
+        }
     ]

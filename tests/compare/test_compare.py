@@ -314,4 +314,3 @@ def test_a_filter_spark_refuses_is_a_config_error(spark):
     with pytest.raises(ConfigErrors) as caught:
         assay.compare(src, src, keys=["id"], source_filter="v + 1")
     assert "source_filter 'v + 1' is an int, not a condition" in caught.value.errors[0].message
-

@@ -113,6 +113,7 @@ def _explain(df) -> str:
 
 # --- samples --------------------------------------------------------------------------------
 
+
 # Unique keys: 30 pairs with `v` off (more than the sample size), 7 with `w` off, nulls
 # and keys sorting before the others on each side only.
 def _sample_sides(spark):
@@ -131,8 +132,14 @@ def _per_branch_samples(pairs, plan, mismatched, n):
         rows = pairs.where(emit.column_mismatch(c, plan)).orderBy(*keys).limit(n)
         found[("mismatched", c.name)] = [
             json.loads(r[0])
-            for r in rows.select(emit._json([*keys, *(v.alias(a) for v, a in zip(
-                emit.pair_values(c), ("source", "target")))])).collect()
+            for r in rows.select(
+                emit._json(
+                    [
+                        *keys,
+                        *(v.alias(a) for v, a in zip(emit.pair_values(c), ("source", "target"))),
+                    ]
+                )
+            ).collect()
         ]
     for kind, present, absent, p in (
         ("missing_in_target", emit.S, emit.T, "s"),

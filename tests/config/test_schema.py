@@ -98,6 +98,10 @@ def test_every_native_config_matches_the_schema(validator, path):
 
 
 REFUSED = [
+    ("anomaly_unknown_parameter.yaml", "tables/0/rules/0/anomaly"),
+    ("anomaly_unknown_strategy.yaml", "tables/0/rules/0/anomaly"),
+    ("change_bad_baseline.yaml", "tables/0/rules/0/change/vs"),
+    ("metrics_store_both.yaml", "metrics"),
     ("column_and_columns.yaml", "tables/0/rules/0"),
     ("duplicate_columns.yaml", "tables/0/rules/0/columns"),
     ("empty_column_name.yaml", "tables/0/rules/0/column"),
@@ -170,6 +174,8 @@ REFUSED = [
 """(bad config, where the schema's first error is): mistakes a schema can see."""
 
 BEYOND_A_SCHEMA = {
+    "anomaly_bad_parameter.yaml",
+    "change_per_group.yaml",
     "duplicate_default_names.yaml",
     "duplicate_table_names.yaml",
     "json_float_sample_size.json",

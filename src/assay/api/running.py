@@ -10,6 +10,7 @@ without a temp view (:mod:`assay.executor.frames`).
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -21,7 +22,9 @@ from assay.api.suites import Config, load, load_with, over_dataframe, rules_suit
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
+from assay.ir.monitoring import Monitoring
 from assay.ir.suite import Suite
+from assay.monitoring.records import parse_time
 from assay.options import RunOptions
 
 if TYPE_CHECKING:
@@ -71,6 +74,10 @@ def run(
     progress: Callable[[str], None] | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
     order: Literal["finish", "config"] = "finish",
+    metrics: str | None = None,
+    metrics_table: str | None = None,
+    tags: Mapping[str, str] | None = None,
+    run_time: str | None = None,
 ) -> Result:
     """Run ``config`` as ``assay run`` does; the options are its command-line options.
 
@@ -79,6 +86,8 @@ def run(
     streamed; ``progress`` the progress lines the CLI writes on stderr. ``order`` is the
     order of the events (``on_event``, ``Result.events``): ``finish``, each table's as it
     finishes, or ``config``, tables and comparisons in config order (``--order``).
+    ``metrics`` (a JSON-lines file) or ``metrics_table`` (a catalog table) is the metrics
+    store, with ``tags`` and ``run_time`` (docs/monitoring.md).
 
     Raises:
         ConfigErrors: the config is wrong, or a rule does not fit its table (nothing ran).
@@ -119,6 +128,10 @@ def validate(
     concurrency: int = 4,
     on_event: EventSink | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
+    metrics: str | None = None,
+    metrics_table: str | None = None,
+    tags: Mapping[str, str] | None = None,
+    run_time: str | None = None,
 ) -> Result:
     """Check ``df`` with ``rules`` on the DataFrame's own session; the same plans as
     ``assay run`` of the same rules over the same data.
@@ -129,7 +142,8 @@ def validate(
     ``keys``, ``sample_size``, ``filter`` and ``on_failure`` are the table's keys of the
     native format; ``name`` (default ``dataframe``) names the table in results;
     ``plan_timeout`` bounds each Spark plan in seconds (None: no bound), past which the
-    table is an error.
+    table is an error; ``metrics``, ``metrics_table``, ``tags`` and ``run_time`` as
+    :func:`run`'s.
 
     Raises:
         ConfigErrors: a rule is wrong or does not fit the DataFrame's schema.
@@ -144,7 +158,9 @@ def validate(
     suite = _rules_suite(rules, keys, name, sample_size, filter, on_failure, vars)
     binding = uuid.uuid4().hex[:12]
     bound = over_dataframe(suite, name if _is_config(rules) else None, binding)
-    options = RunOptions(concurrency=concurrency, on_event=on_event, plan_timeout=plan_timeout)
+    options = RunOptions(concurrency=concurrency, on_event=on_event, plan_timeout=plan_timeout,
+                         metrics=metrics, metrics_table=metrics_table, tags=tags or {},
+                         run_time=run_time)  # fmt: skip
     return execute(lambda extra: bound, Target(frame.sparkSession), options, {binding: frame})
 
 
@@ -229,6 +245,7 @@ def execute(
         raise _with_sources(errors, target, reporter=progress) from None
     if not suite.deferred:
         preflight(suite.reports, _report_files(options))
+    monitoring = monitoring_of(suite, options)
     reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
     events: list[Event] = []
     lock = threading.Lock()
@@ -256,10 +273,39 @@ def execute(
                 server_url=url,
                 frames=frames,
                 plan_timeout=options.plan_timeout,
+                monitoring=monitoring,
             )
         finally:
             getattr(streamed, "close", lambda: None)()  # what a run that stopped still holds
     return _reported(suite, summary, tuple(events), options)
+
+
+def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
+    """The run's metrics store: the command line's (``--metrics`` or ``--metrics-table``)
+    or the config's, with the config's tags and the command line's (winning)."""
+    from assay.ir.monitoring import MetricsStore
+
+    if options.metrics and options.metrics_table:
+        raise ConfigErrors([ConfigError("give --metrics (a file) or --metrics-table, not both")])
+    found = suite.monitoring
+    if options.metrics:
+        found = Monitoring(MetricsStore("file", os.path.abspath(options.metrics)))
+    elif options.metrics_table:
+        found = Monitoring(MetricsStore("table", options.metrics_table))
+    if found is None:
+        if options.tags or options.run_time:
+            said = "--tag" if options.tags else "--run-time"
+            raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
+        return None
+    tags = {**dict(suite.monitoring.tags if suite.monitoring else ()), **options.tags}
+    if options.run_time is not None:
+        try:
+            parse_time(options.run_time)
+        except ValueError:
+            raise ConfigErrors([ConfigError(
+                f"--run-time: '{options.run_time}' is not an ISO 8601 time"
+                " (e.g. 2024-01-31T06:00:00Z)")]) from None  # fmt: skip
+    return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time)
 
 
 def _reported(

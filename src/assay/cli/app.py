@@ -92,6 +92,10 @@ def run(
     json_report: opt.JsonReport = None,
     html_report: opt.HtmlReport = None,
     junit_report: opt.JunitReport = None,
+    metrics: opt.Metrics = None,
+    metrics_table: opt.MetricsTable = None,
+    tag: opt.Tag = None,
+    run_time: opt.RunTime = None,
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""

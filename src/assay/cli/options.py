@@ -203,6 +203,47 @@ JunitReport = Annotated[
 ]
 
 
+Metrics = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--metrics",
+        help="A metrics store file (JSON lines): append every measured value to it and read "
+        "the history of rules with change or anomaly from it (overrides the config's "
+        "metrics). See docs/monitoring.md.",
+        show_default=False,
+    ),
+]
+MetricsTable = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--metrics-table",
+        metavar="NAME",
+        help="A metrics store table of the Spark catalog (created when missing), instead "
+        "of a file.",
+        show_default=False,
+    ),
+]
+Tag = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--tag",
+        metavar="NAME=VALUE",
+        help="Store the run's values with this tag, and judge rules over time against runs "
+        "with the same tags (repeatable).",
+        show_default=False,
+    ),
+]
+RunTime = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--run-time",
+        metavar="ISO-8601",
+        help="The time the run's values are stored under (default: now), for backfills.",
+        show_default=False,
+    ),
+]
+
+
 def parse_assignments(items: Iterable[str], what: str) -> dict[str, str]:
     """``["a=1", "b=x=y"]`` -> ``{"a": "1", "b": "x=y"}``; a missing ``=`` is a usage error."""
     found: dict[str, str] = {}
@@ -302,6 +343,8 @@ FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
     ),
     "progress": (("progress",), _progress_writer),
     "order": (("order",), _order),
+    "metrics": (("metrics",), lambda given: None if given is None else str(given)),
+    "tags": (("tag",), lambda given: parse_assignments(given or [], "--tag")),
 }
 """The fields of :class:`RunOptions` the command line gives through a conversion: the
 typer parameters each reads (by their Python names) and how. Every other field a command

@@ -16,6 +16,7 @@ from typing import TypeVar
 from assay.config.node import Node
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import DatasetComparison
+from assay.ir.monitoring import Monitoring
 from assay.ir.outputs import DeferredVariable, Report, View
 from assay.ir.suite import Table
 from assay.options import RunOptions
@@ -64,6 +65,8 @@ class Context:
     reports: list[Report] = field(default_factory=list)
     unresolved_rules: int = 0
     comparisons: list[DatasetComparison] = field(default_factory=list)
+    monitoring: Monitoring | None = None
+    """The file's ``metrics`` store (docs/monitoring.md)."""
 
     def attempt(self, build: Callable[..., T], *args: object) -> T | None:
         """``build(*args)``, or ``None`` after recording the ConfigError(s) it raised."""

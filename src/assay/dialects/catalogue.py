@@ -17,6 +17,7 @@ from assay.dialects import params as p
 from assay.dialects.catalogue_metrics import METRIC_RULES
 from assay.dialects.catalogue_references import REFERENCE_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
+from assay.dialects.over_time import over_time
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
 from assay.ir.rules import GroupMetric, Level, MetricCheck, Rule
@@ -49,6 +50,7 @@ def build_rule(node: Node) -> Rule:
     node.check_keys(COMMON_KEYS | spec.keys)
     built = grouped(spec.build(node), node)
     where = rule_filter(node)
+    judged_over_time = over_time(node, built.check)
     return Rule(
         kind=kind,
         check=built.check,
@@ -62,6 +64,7 @@ def build_rule(node: Node) -> Rule:
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
         filter=None if where is None else Sql(where),
         places=tuple((k, node.require(k).origin) for k in PLACED_KEYS if node.get(k) is not None),
+        over_time=judged_over_time,
     )
 
 

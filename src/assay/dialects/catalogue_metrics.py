@@ -84,7 +84,7 @@ ACCURACY = {
 _INVALID = METRIC_KEYS | ONE_COLUMN | VALIDITY_KEYS | {"missing_values"}
 _ROW_COUNT_FORMS = {
     "oneOf": [
-        {**required("must_be"), "not": any_of("min", "max", "min_num_rows")},
+        {**any_of("must_be", "change", "anomaly"), "not": any_of("min", "max", "min_num_rows")},
         {
             **any_of("min", "max", "min_num_rows"),
             "not": {
@@ -93,7 +93,8 @@ _ROW_COUNT_FORMS = {
         },
     ]
 }
-"""row_count: a threshold, or min/max/min_num_rows (never both kinds)."""
+"""row_count: a threshold (or only a judging over time), or min/max/min_num_rows (never
+both kinds)."""
 
 METRIC_RULES: dict[str, RuleSpec] = {
     "row_count": RuleSpec(

@@ -14,6 +14,7 @@ from assay.config.node import Node
 from assay.dialects import registry
 from assay.dialects.base import Context, Dialect, LoadOptions
 from assay.errors import ConfigError, ConfigErrors
+from assay.ir.monitoring import Monitoring
 from assay.ir.suite import Suite, Table
 
 
@@ -60,6 +61,7 @@ def load_suite(
         names.append(name)
         errors[first_error:] = sorted(errors[first_error:], key=_line)
     _check_unique_names(tables, errors)
+    monitoring = _one_store(contexts, errors)
     if errors:
         plain = not any(c.views or c.deferred or c.comparisons for c in contexts)
         # a table is kept when no error is inside it (a dialect drops most such tables)
@@ -75,7 +77,19 @@ def load_suite(
         dialects=tuple(names),
         unresolved_rules=sum(c.unresolved_rules for c in contexts),
         comparisons=tuple(x for c in contexts for x in c.comparisons),
+        monitoring=monitoring,
     )
+
+
+def _one_store(contexts: list[Context], errors: list[ConfigError]) -> Monitoring | None:
+    """The run's metrics store: the files that name one name the same."""
+    found = [c.monitoring for c in contexts if c.monitoring is not None]
+    for other in found[1:]:
+        if other.store != found[0].store or other.tags != found[0].tags:
+            first = f"{found[0].store} at {found[0].store.origin}"
+            said = f"a second metrics store ({other.store}; the first is {first})"
+            errors.append(ConfigError(f"{said}: a run appends to one store", other.store.origin))
+    return found[0] if found else None
 
 
 def _load_file(ctx: Context, forced: Dialect | None) -> tuple[tuple[Table, ...], str]:

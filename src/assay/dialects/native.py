@@ -18,15 +18,17 @@ from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
 from assay.dialects.catalogue import build_rule
 from assay.dialects.compare import comparisons
+from assay.dialects.over_time import metrics_store
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute
+from assay.ir.monitoring import Monitoring
 from assay.ir.outputs import RuleReport
 from assay.ir.rules import OnFailure, Rule
 from assay.ir.suite import DEFAULT_SAMPLE_SIZE, CatalogSource, PathSource, Source, Table
 
 TOP_KEYS = frozenset(
-    {"$schema", "version", "vars", "sample_size", "on_failure", "tables", "compare"}
+    {"$schema", "version", "vars", "sample_size", "on_failure", "tables", "compare", "metrics"}
 )
 EXTENSION = "x-"
 """Top-level keys starting with this are ignored (a place for YAML anchors)."""
@@ -77,6 +79,15 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     variables = _variables(doc, ctx)
     sample_size = ctx.attempt(_sample_size, doc)
     on_failure = ctx.attempt(_on_failure, doc) or "fail"
+    metrics_node = doc.get("metrics")
+    if metrics_node is not None:
+        declared = ctx.attempt(metrics_store, _substituted(metrics_node, variables, ctx))
+        if declared is not None:
+            store, tags = declared
+            if store.kind == "file" and not os.path.isabs(store.location):
+                # beside the config, as its data paths
+                store = dataclasses.replace(store, location=str(ctx.base_dir / store.location))
+            ctx.monitoring = Monitoring(store, tags)
     compare_node = doc.get("compare")
     if compare_node is not None:
         compare_node = _substituted(compare_node, variables, ctx)

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from assay.config.node import Node
 from assay.dialects import params as p
-from assay.dialects.rule_spec import FILTER_KEY, Built
+from assay.dialects.rule_spec import FILTER_KEY, OVER_TIME_KEYS, Built
 from assay.dialects.validity import NATIVE, missing, validity
 from assay.errors import ConfigError
 from assay.ir.expr import (
@@ -132,11 +132,19 @@ def build_length(rule: Node, keys: tuple[str, str] = ("min", "max")) -> Built:
 
 # --- metric rules -------------------------------------------------------------------------
 
-METRIC_KEYS = frozenset({"must_be", "warn", "group_by"}) | FILTER_KEY
+METRIC_KEYS = frozenset({"must_be", "warn", "group_by"}) | FILTER_KEY | OVER_TIME_KEYS
+HAS_VALUE = Between(None, None, "has a value")
+"""The own threshold of a metric judged over time only: any value holds (no value fails)."""
 
 
 def metric_rule(rule: Node, metric: Metric, columns: tuple[str, ...], family: TypeFamily) -> Built:
-    """A metric rule's result: ``metric`` judged by the rule's ``must_be`` (and ``warn``)."""
+    """A metric rule's result: ``metric`` judged by the rule's ``must_be`` (and ``warn``).
+    A rule judged over time (``change``, ``anomaly``) may leave ``must_be`` out: its own
+    check is then only that the metric has a value."""
+    if rule.get("must_be") is None and OVER_TIME_KEYS & set(rule.keys()):
+        if rule.get("warn") is not None:
+            raise rule.require("warn").error("warn goes with must_be; a change has its own warn")
+        return Built(MetricCheck(metric, HAS_VALUE), columns, _needs(columns, family), None)
     must, text = p.threshold(rule.require("must_be"))
     warn_node = rule.get("warn")
     warn = None
@@ -156,8 +164,8 @@ def build_row_count(rule: Node) -> Built:
         num_rows.as_int("a row count (an integer)", minimum=1)
         low = num_rows
     if low is None and high is None:
-        if rule.get("must_be") is None:
-            raise rule.error("row_count needs 'must_be' (or 'min'/'max')")
+        if rule.get("must_be") is None and not OVER_TIME_KEYS & set(rule.keys()):
+            raise rule.error("row_count needs 'must_be' (or 'min'/'max', 'change', 'anomaly')")
         return metric_rule(rule, RowCountMetric(), (), "any")
     for key in ("must_be", "warn"):
         if rule.get(key) is not None:

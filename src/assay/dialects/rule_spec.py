@@ -15,6 +15,7 @@ from typing import Any
 
 from assay.config.node import Node
 from assay.ir.rules import Check, Level, TypeFamily
+from assay.monitoring.registry import STRATEGIES
 
 Schema = dict[str, Any]
 
@@ -24,7 +25,9 @@ LEVELS: tuple[Level, ...] = ("error", "warn")
 FILTER_KEY = frozenset({"filter"})
 """A rule whose measures can be taken over some rows only (every row-level and metric
 rule; not schema, sql or colstats)."""
-ROW_KEYS = frozenset({"tolerance"}) | FILTER_KEY
+OVER_TIME_KEYS = frozenset({"change", "anomaly"})
+"""A measured rule judged against its own history too (docs/monitoring.md)."""
+ROW_KEYS = frozenset({"tolerance"}) | FILTER_KEY | OVER_TIME_KEYS
 """What a row-level rule takes besides its columns."""
 ONE_COLUMN = frozenset({"column"})
 ONE_OR_MORE_COLUMNS = frozenset({"column", "columns"})
@@ -111,6 +114,34 @@ def one_of(a: str, b: str) -> Schema:
 
 
 TEXT: Schema = {"type": "string", "minLength": 1}
+RUNS: dict[str, Schema] = {
+    "min_runs": {"type": "integer", "minimum": 1, "description": "Earlier runs needed to judge."},
+    "too_little": {"enum": ["pass", "fail"], "default": "pass"},
+}
+_KINDS: dict[str, Schema] = {
+    "number": {"type": "number"},
+    "optional number": {"type": ["number", "null"]},
+    "integer": {"type": "integer"},
+    "boolean": {"type": "boolean"},
+    "text": {"type": "string"},
+}
+
+
+def anomaly_schema(name: str) -> Schema:
+    """The mapping form of anomaly strategy ``name``: its parameters and the window."""
+    params = {k: _KINDS[kind] for k, kind in STRATEGIES[name].params.items()}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["strategy"],
+        "properties": {
+            "strategy": {"const": name},
+            "window": {"type": "integer", "minimum": 1, "description": "Earlier runs read."},
+            **RUNS,
+            **params,
+        },
+    }
+
 SCALAR = ["string", "number", "boolean"]
 
 KEY_VALUES: dict[str, Schema] = {
@@ -179,5 +210,32 @@ KEY_VALUES: dict[str, Schema] = {
     "size": ref("count", description="The row count compared with operator."),
     "operator": ref("operator"),
     "fraction": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
+    "change": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["must_be"],
+        "properties": {
+            "vs": {
+                "type": "string",
+                "pattern": r"(?i)^\s*(last|(avg|min|max|median)\s+of\s+(the\s+)?last\s+[0-9]+)"
+                r"\s*$",
+                "default": "last",
+                "description": "last, or avg/min/max/median of last N (runs).",
+            },
+            "must_be": ref("threshold", description="The change must hold this: in % of the"
+                           " baseline when written in %, else as a difference."),  # fmt: skip
+            "warn": ref("threshold"),
+            **RUNS,
+        },
+        "description": "Judge the rule's value against earlier runs' (docs/monitoring.md).",
+    },
+    "anomaly": {
+        "oneOf": [
+            {"enum": sorted(STRATEGIES)},
+            *(anomaly_schema(name) for name in sorted(STRATEGIES)),
+        ],
+        "description": "One of Deequ's anomaly detection strategies over the rule's earlier"
+        " values (docs/monitoring.md).",
+    },
 }
 """The value of each rule key, whatever the rule (a rule's own ``values`` override it)."""

@@ -12,8 +12,13 @@ from typing import Any
 from assay.evaluate import Outcome
 from assay.ir.rules import Rule
 from assay.ir.suite import RunPolicy
+from assay.monitoring.judging import judge_over_time
+from assay.monitoring.records import as_number, tracked_measure
+from assay.monitoring.series import Point
 from assay.planner.expectation import expect_params, expectation
 from assay.report.events import RuleResult
+
+_SEVERITY_ORDER = ("pass", "warn", "fail", "error")
 
 
 def judged(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:
@@ -34,6 +39,7 @@ def rule_result(
     row_count: int | None,
     samples: Sequence[Mapping[str, Any]] | None,
     elapsed_ms: int,
+    identity: str | None = None,
 ) -> RuleResult:
     """The result event of ``rule`` (the ``index``-th of ``table``) from its outcome, not
     yet judged by the run's policy (:func:`judged`)."""
@@ -58,4 +64,42 @@ def rule_result(
         details=dict(outcome.details) if outcome.details is not None else None,
         expect=expectation(rule),
         params=expect_params(rule),
+        identity=identity,
+    )
+
+
+def judged_over_time(rule: Rule, result: RuleResult, points: Sequence[Point] | str) -> RuleResult:
+    """The result of a rule with ``change`` or ``anomaly`` judged against its earlier
+    values too (docs/monitoring.md): it fails when its own check or its history says so
+    (a failure is ``warn`` for a rule of level warn), warns on a change's own warn
+    threshold; ``baseline`` says what it was judged against. A rule not evaluated is
+    not judged over time; when ``points`` is a text (why the history could not be read)
+    the rule is an error: it did not run as written."""
+    over = rule.over_time
+    if over is None or result.severity == "error":
+        return result
+    if isinstance(points, str):
+        why = f"not judged over time: {points}"
+        return dataclasses.replace(result, passed=False, severity="error", message=why)
+    measure = tracked_measure(rule)
+    value = as_number(getattr(result, measure))
+    if value is None:
+        baseline = {"runs": len(points), "points": [], "verdict": "pass", "measure": measure,
+                    "value": None, "note": "no value measured: not judged over time"}  # fmt: skip
+        return dataclasses.replace(result, baseline=baseline)
+    judgement = judge_over_time(over, value, points)
+    baseline = {**judgement.baseline, "verdict": judgement.verdict, "measure": measure,
+                "value": value}  # fmt: skip
+    message = f"{result.message}; {judgement.message}"
+    if judgement.verdict == "pass":
+        return dataclasses.replace(result, baseline=baseline, message=message)
+    failing = judgement.verdict == "fail"
+    level = ("fail" if rule.level == "error" else "warn") if failing else "warn"
+    severity = max(result.severity, level, key=_SEVERITY_ORDER.index)
+    return dataclasses.replace(
+        result,
+        passed=result.passed and not failing,
+        severity=severity,
+        message=message,
+        baseline=baseline,
     )

@@ -31,12 +31,15 @@ from assay.executor.compare import (
     with_comparisons,
 )
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
+from assay.executor.metrics import Watch
 from assay.executor.outputs import write_outputs
 from assay.executor.prepare import error_place, listed, prepare, table_problems
 from assay.executor.setup import blocked_by, create_views
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
+from assay.ir.monitoring import Monitoring
 from assay.ir.rules import UniqueCheck
 from assay.ir.suite import RunPolicy, Suite, Table
+from assay.monitoring.series import History
 from assay.planner import TablePlan
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions
 from assay.planner.render import render_source
@@ -78,6 +81,7 @@ def run_suite(
     server_url: str | None = None,
     frames: Mapping[str, DataFrame] | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
+    monitoring: Monitoring | None = None,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
@@ -85,7 +89,9 @@ def run_suite(
     ``server_url`` (redacted) goes into the summary;
     ``frames`` are the DataFrames of the suite's :class:`~assay.ir.suite.DataFrameSource`
     tables, by name (see :mod:`assay.executor.frames`); ``plan_timeout`` bounds each
-    Spark plan of a table in seconds (None: no bound; :mod:`assay.executor.deadline`).
+    Spark plan of a table in seconds (None: no bound; :mod:`assay.executor.deadline`);
+    ``monitoring``: the metrics store whose history the rules judged over time read
+    (once, before any table runs) and to which every measured value is appended.
 
     Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
     """
@@ -107,11 +113,13 @@ def run_suite(
         if problems:
             raise ConfigErrors(problems)  # nothing runs; every problem found is listed
         branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
+        watch = Watch.start(spark, monitoring, suite, run_id, progress.note)
 
         def run(n: int) -> TableOutcome:
             p, table = prepared[n], suite.tables[n]
             if isinstance(p, Prepared):
-                return _run_one(spark, p, table, run_id, sink, progress, suite.policy, server)
+                return _run_one(spark, p, table, run_id, sink, progress, suite.policy, server,
+                                watch.history)  # fmt: skip
             assert isinstance(p, AssayError)  # a source that cannot be read costs its table
             return _unreadable(run_id, table, p, suite.policy, sink, progress)
 
@@ -121,6 +129,10 @@ def run_suite(
     summary = with_comparisons(_summary(run_id, outcomes, start), results)
     described = dataclasses.replace(summary, started_at=started_at, server=server_url,
         files=suite.files, dialects=suite.dialects, assay_version=__version__)  # fmt: skip
+    measured = [e.to_dict() for o in outcomes for e in o.events]
+    measured += [o.finished.to_dict() for o in outcomes]
+    measured += [r.to_dict() for r in results]
+    described = watch.stored(described, measured, server_url)
     sink(described)
     return described
 
@@ -278,12 +290,13 @@ def _run_one(
     progress: Progress,
     policy: RunPolicy,
     server: str,
+    history: History | str | None = None,
 ) -> TableOutcome:
     """Run one table; ``whole`` is the table as configured, with its validator rules."""
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(whole.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
-    outcome = run_table(spark, prepared, run_id, note, policy, server)
+    outcome = run_table(spark, prepared, run_id, note, policy, server, history)
     described = dataclasses.replace(
         outcome.finished, source=render_source(table.source), keys=tuple(prepared.keys)
     )

@@ -17,10 +17,12 @@ from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge
 from assay.evaluate_own import judge_schema, judge_sql
 from assay.executor.deadline import PlanTimeout, deadline
-from assay.executor.results import judged, rule_result
+from assay.executor.results import judged, judged_over_time, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Source, Table
+from assay.monitoring.identity import identities
+from assay.monitoring.series import History
 from assay.planner import plan_detail
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
 from assay.planner.measures import ColumnAgg, Measure, RowCount, kind_of
@@ -39,6 +41,9 @@ if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and
     # column here is a Connect one.
     from pyspark.sql import DataFrame
+
+
+_NO_HISTORY: History = {}
 
 
 @dataclass(frozen=True)
@@ -91,11 +96,14 @@ def run_table(
     note: Callable[[str], None] = lambda _: None,
     policy: RunPolicy = DEFAULT_POLICY,
     server: str = "the Spark Connect server",
+    history: History | str | None = None,
 ) -> TableOutcome:
     """Run one prepared table; a Spark failure becomes an ``error`` result per rule.
 
     ``note`` receives a line as each Spark plan is submitted (progress on stderr);
-    ``policy`` says which failed rules fail the run (``blocking`` in the results).
+    ``policy`` says which failed rules fail the run (``blocking`` in the results);
+    ``history`` holds the earlier values of its rules judged over time (a text: why
+    they could not be read).
     """
     start = time.monotonic()
     run = TableRun(note, plans=prepared.setup_plans)
@@ -111,7 +119,7 @@ def run_table(
         outcomes = [Outcome("error", None, None, why) for _ in table.rules]
         row_count, samples = None, {}
     return _outcome(run_id, table, outcomes, row_count, samples, policy, start, run.plans,
-                    error, detail)  # fmt: skip
+                    error, detail, _NO_HISTORY if history is None else history)  # fmt: skip
 
 
 def unreadable_table(
@@ -136,10 +144,18 @@ def _outcome(
     plans: int,
     error: str | None,
     detail: str | None,
+    history: History | str = _NO_HISTORY,
 ) -> TableOutcome:
     elapsed = int((time.monotonic() - start) * 1000)
+    ids = identities(table.rules)
     events = [
-        rule_result(run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed)
+        judged_over_time(
+            rule,
+            rule_result(
+                run_id, table.name, i, rule, outcomes[i], row_count, samples.get(i), elapsed, ids[i]
+            ),  # fmt: skip
+            history if isinstance(history, str) else history.get((table.name, ids[i]), ()),
+        )
         for i, rule in enumerate(table.rules)
     ]
     events = [judged(policy, table.rules[e.rule_index], e) for e in events]

@@ -18,6 +18,7 @@ from assay.executor.results import judged, rule_result
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
+from assay.monitoring.identity import identities
 from assay.report.events import RuleResult, json_safe
 from assay.validators import VALIDATORS, ValidatorResult, declared_plans
 
@@ -75,7 +76,10 @@ def _result(
         message = verdict.message or ("passed" if verdict.passed else "failed")
         outcome = Outcome(severity, verdict.failed_count, verdict.metric_value, message)
         samples = _samples(verdict.samples, table.sample_size)
-    return rule_result(run_id, table.name, index, rule, outcome, None, samples, elapsed_ms)
+    identity = identities(table.rules)[index]
+    return rule_result(
+        run_id, table.name, index, rule, outcome, None, samples, elapsed_ms, identity
+    )
 
 
 def _samples(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from assay.ir.expr import And, Expr, Scalar, Sql
+from assay.ir.monitoring import OverTime
 from assay.ir.origin import Origin
 from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric, keyed
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
@@ -346,6 +347,9 @@ class Rule:
     places: tuple[tuple[str, Origin], ...] = field(default=(), compare=False)
     """Where settings of the rule were written (``filter``, ``expression``); see
     :meth:`place`."""
+    over_time: OverTime | None = None
+    """Judged against its own earlier values too (``change``, ``anomaly``: after its
+    check, from the metrics store; :mod:`assay.monitoring`)."""
 
     def snippet(self, setting: str) -> str | None:
         """The SQL text the user wrote under ``setting`` (``filter``, ``expression``)."""

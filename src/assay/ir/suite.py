@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.ir.compare import DEFAULT_SAMPLE_SIZE, DatasetComparison
+from assay.ir.monitoring import Monitoring
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
 from assay.ir.rules import Rule
@@ -109,3 +110,5 @@ class Suite:
     policy: RunPolicy = DEFAULT_POLICY
     comparisons: tuple[DatasetComparison, ...] = ()
     """Dataset comparisons (native ``compare`` entries, spark-data-test jobs)."""
+    monitoring: Monitoring | None = None
+    """The metrics store a native file names (``metrics``); the command line's wins."""

@@ -36,6 +36,7 @@ from assay.ir.expr import (
     Sql,
     require_translations,
 )
+from assay.ir.monitoring import OverTime
 from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric
 from assay.ir.rules import (
     AggregateMetric,
@@ -75,7 +76,22 @@ def expectation(rule: Rule, tolerance: bool = True) -> str:
         text = text.split(_TOLERANCE_MARK, 1)[0]
     if rule.filter is not None:
         text += f" where {render(rule.filter)}"
+    if rule.over_time is not None:
+        text += f"; {over_time_text(rule.over_time)}"
     return text
+
+
+def over_time_text(over: OverTime) -> str:
+    """A rule's judging over time in words: ``change from the last run between -10% and
+    +20%``, ``not an anomaly (online_normal)``."""
+    said = []
+    if over.change is not None:
+        change = over.change
+        said.append(f"change from {change.baseline.text} {change.must.text}"
+                     + (f" (warn unless {change.warn.text})" if change.warn else ""))  # fmt: skip
+    if over.anomaly is not None:
+        said.append(f"not an anomaly ({over.anomaly.strategy})")
+    return "; ".join(said)
 
 
 def expect_params(rule: Rule) -> dict[str, Any]:

@@ -114,6 +114,11 @@ class RuleResult:
     """What the rule expects, in one line (:func:`assay.planner.expectation.expectation`)."""
     params: dict[str, Any] | None = None
     """The rule's parameters as the user wrote them."""
+    identity: str | None = None
+    """The rule's identity in the metrics store (:mod:`assay.monitoring.identity`)."""
+    baseline: dict[str, Any] | None = None
+    """For a rule judged over time: the earlier values it was judged against and what
+    they allowed (docs/monitoring.md#the-result-line)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this event."""
@@ -128,6 +133,7 @@ class RuleResult:
                 "name": self.rule_name,
                 "columns": list(self.columns),
                 "code": self.code,
+                "id": self.identity,
             },
             "passed": self.passed,
             "severity": self.severity,
@@ -143,6 +149,7 @@ class RuleResult:
             "location": location(self.origin),
             "elapsed_ms": self.elapsed_ms,
             "details": json_safe(self.details),
+            "baseline": json_safe(self.baseline),
         }
 
 
@@ -261,6 +268,9 @@ class RunSummary:
     comparisons: int = 0
     """Dataset comparisons run (their failures are counted in ``failed``...)."""
     failed_comparisons: tuple[str, ...] = ()
+    metrics: dict[str, Any] | None = None
+    """The metrics store the run appended to: ``store``, ``run_time``, ``rows`` and, when
+    the append failed, ``error`` (docs/monitoring.md)."""
 
     @property
     def status(self) -> str:
@@ -308,6 +318,7 @@ class RunSummary:
                 if self.comparisons
                 else {}
             ),
+            **({"metrics": self.metrics} if self.metrics is not None else {}),
         }
 
 

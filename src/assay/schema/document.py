@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.dialects import compare, native, validations
+from assay.dialects import compare, native, over_time, validations
 from assay.dialects.rule_spec import COMMON_KEYS, SCALAR, TEXT, Schema, ref, required
 from assay.ir.outputs import WRITE_MODES
 from assay.schema.rule_schemas import COMMON, dispatch
@@ -110,6 +110,19 @@ TOP: dict[str, Schema] = {
         "minItems": 1,
         "items": ref("comparison"),
         "description": "Dataset comparisons by key (docs/compare.md).",
+    },
+    "metrics": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "table": {**TEXT, "description": "A Spark catalog table (created when missing)."},
+            "path": {**TEXT, "description": "A JSON-lines file (relative: beside this file)."},
+            "format": {"enum": list(over_time.STORE_FORMATS)},
+            "tags": {"type": "object", "additionalProperties": {"type": SCALAR}},
+        },
+        "oneOf": [{"required": ["table"]}, {"required": ["path"]}],
+        "description": "The metrics store every run appends its measured values to and rules"
+        " with change or anomaly read their history from (docs/monitoring.md).",
     },
 }
 

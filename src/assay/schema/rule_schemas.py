@@ -10,6 +10,7 @@ from assay.dialects.catalogue import RULES as _ALL_RULES
 from assay.dialects.native_rules import METRIC_KEYS
 from assay.dialects.rule_spec import (
     KEY_VALUES,
+    OVER_TIME_KEYS,
     Schema,
     any_of,
     one_of,
@@ -53,7 +54,7 @@ def _implied(keys: frozenset[str], kind: str) -> list[Schema]:
     elif "column" in keys:
         found.append(required("column"))
     if keys >= METRIC_KEYS and kind != "row_count":
-        found.append(required("must_be"))
+        found.append(any_of("must_be", *sorted(OVER_TIME_KEYS)))  # judged by one or both
     if keys >= VALIDITY_KEYS:
         found.append(any_of(*sorted(VALIDITY_KEYS)))
     return found

@@ -1,0 +1,235 @@
+"""The metrics store of a run (docs/monitoring.md): its history read once before any table
+is judged, its values appended once after.
+
+Two backends behind these two calls: a JSON-lines file on the client
+(:mod:`assay.monitoring.files`), and a table of the server's catalog, read by one Spark
+plan and appended to by one write. A table store assay creates is ``parquet`` partitioned
+by ``run_id`` and written with dynamic partition overwrite: each run writes only its own
+partition, staged in a directory of its own job, so two runs appending at once cannot
+lose each other's rows (a plain append shares the table's ``_temporary`` directory, which
+the first job to commit removes). A ``delta`` or ``iceberg`` store is appended to: those
+formats commit concurrent appends themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql.connect import functions as F
+from pyspark.sql.connect.session import SparkSession
+from pyspark.sql.window import Window
+
+from assay.errors import SparkFailure
+from assay.executor.spark_errors import spark_message
+from assay.ir.monitoring import MetricsStore, Monitoring
+from assay.ir.suite import Suite, Table
+from assay.monitoring import files
+from assay.monitoring.identity import identities
+from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, tracked_measure, utc_text
+from assay.monitoring.series import History, Key, Wanted, newest
+from assay.report.events import RunSummary
+
+PARTITIONED = ("parquet", "orc")
+"""Formats a table store is partitioned by run in (the others commit appends themselves)."""
+
+
+class MetricsStoreFailure(SparkFailure):
+    """The metrics store could not be read or appended to (exit 3)."""
+
+    code = "METRICS_STORE_FAILED"
+
+
+def wanted(
+    tables: Sequence[Table], monitoring: Monitoring, run_id: str, run_time: dt.datetime
+) -> Wanted:
+    """The history the run's rules judged over time need."""
+    runs: dict[Key, int] = {}
+    for table in tables:
+        for rule, identity in zip(table.rules, identities(table.rules), strict=True):
+            if rule.over_time is not None:
+                key = (table.name, identity, tracked_measure(rule))
+                runs[key] = max(runs.get(key, 0), rule.over_time.runs)
+    return Wanted(runs, run_time, run_id, monitoring.tags)
+
+
+def read_history(spark: SparkSession | None, store: MetricsStore, want: Wanted) -> History:
+    """The earlier values ``want`` asks for: one pass over a file, or one Spark plan over
+    a table (none when no rule is judged over time, or the table does not exist yet)."""
+    if not want.runs:
+        return {}
+    if store.kind == "file":
+        return files.read(store.location, want)
+    assert spark is not None
+    try:
+        if not spark.catalog.tableExists(store.location):
+            return {}
+        rows = _history_frame(spark, store, want).collect()
+    except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
+        raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
+    found = [row.asDict() for row in rows]
+    for row in found:
+        row["run_time"] = dt.datetime.fromtimestamp(row.pop("micros") / 1e6, dt.timezone.utc)
+    return newest(found, want)
+
+
+def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
+    """The newest ``runs`` rows of each wanted key: one filter, one window."""
+    keys = [f"{t}\u0000{r}\u0000{m}" for t, r, m in sorted(want.keys)]
+    key = F.concat_ws("\u0000", F.col("table"), F.col("rule"), F.col("measure"))
+    before = int(want.before.timestamp() * 1_000_000)
+    kept = (
+        key.isin(keys)
+        & (F.col("run_id") != F.lit(want.run_id))
+        & (F.unix_micros(F.col("run_time")) < F.lit(before))
+    )
+    for name, value in want.tags:
+        kept = kept & (F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
+    newest_first = Window.partitionBy("table", "rule", "measure").orderBy(F.col("run_time").desc())
+    return (
+        spark.read.table(store.location)
+        .where(kept)
+        .withColumn("_n", F.row_number().over(newest_first))
+        .where(F.col("_n") <= F.lit(want.longest))
+        .select(
+            "table",
+            "rule",
+            "measure",
+            "value",
+            "run_id",
+            F.unix_micros(F.col("run_time")).alias("micros"),
+        )  # fmt: skip
+    )
+
+
+def append(
+    spark: SparkSession | None, store: MetricsStore, rows: Sequence[Mapping[str, Any]]
+) -> int:
+    """Append the run's rows to the store (created when missing); the rows written."""
+    if not rows:
+        return 0
+    if store.kind == "file":
+        try:
+            files.append(store.location, rows)
+        except OSError as e:
+            raise MetricsStoreFailure(f"metrics store {store}: {e.strerror or e}") from None
+        return len(rows)
+    assert spark is not None
+    try:
+        _ensure_table(spark, store)
+        frame = spark.createDataFrame([tuple(r.get(n) for n in NAMES) for r in rows], _schema())
+        writer = frame.write
+        if store.format in PARTITIONED:
+            writer = writer.mode("overwrite").option("partitionOverwriteMode", "dynamic")
+        else:
+            writer = writer.mode("append")
+        writer.insertInto(store.location)
+    except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
+        raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
+    return len(rows)
+
+
+def _schema() -> str:
+    return ", ".join(f"`{name}` {kind}" for name, kind in COLUMNS)
+
+
+def _ensure_table(spark: SparkSession, store: MetricsStore) -> None:
+    if spark.catalog.tableExists(store.location):
+        return
+    partitioned = " PARTITIONED BY (run_id)" if store.format in PARTITIONED else ""
+    spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {store.location} ({_schema()}) USING {store.format}"
+        + partitioned
+    ).collect()
+
+
+def read_all(spark: SparkSession | None, store: MetricsStore):
+    """The whole store as a DataFrame of its columns (a file's rows are sent to the
+    server)."""
+    if store.kind == "table":
+        assert spark is not None
+        return spark.read.table(store.location)
+    assert spark is not None
+    rows = [
+        tuple(_typed(name, row.get(name)) for name in NAMES) for row in files.rows(store.location)
+    ]
+    return spark.createDataFrame(rows, _schema())
+
+
+def _typed(name: str, value: Any) -> Any:
+    return parse_time(value) if name == "run_time" and isinstance(value, str) else value
+
+
+def _said(exc: BaseException) -> str:
+    return spark_message(exc, max_lines=3).strip() or type(exc).__name__
+
+
+@dataclass
+class Watch:
+    """A run's use of its metrics store: the history read when it starts (or why it could
+    not be read: the rules judged over time are then errors), its values stored when it
+    ends (a failed append exits 3, the verdicts stand)."""
+
+    spark: SparkSession | None = None
+    monitoring: Monitoring | None = None
+    run_time: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+    history: History | str = field(default_factory=dict)
+    runs_read: int = 0
+
+    @classmethod
+    def start(
+        cls,
+        spark: SparkSession,
+        monitoring: Monitoring | None,
+        suite: Suite,
+        run_id: str,
+        note: Callable[[str], None] = lambda _: None,
+    ) -> Watch:
+        """Read the history the suite's rules judged over time need (nothing without a
+        store)."""
+        if monitoring is None:
+            return cls()
+        run_time = parse_time(monitoring.run_time) if monitoring.run_time else now()
+        want = wanted(suite.tables, monitoring, run_id, run_time)
+        watch = cls(spark, monitoring, run_time)
+        if not want.runs:
+            return watch
+        started = time.monotonic()
+        try:
+            watch.history = read_history(spark, monitoring.store, want)
+        except (MetricsStoreFailure, OSError) as e:
+            watch.history = str(e)
+            note(f"assay: {e}")
+            return watch
+        watch.runs_read = sum(len(points) for points in watch.history.values())
+        took = int((time.monotonic() - started) * 1000)
+        note(f"assay: history of {len(want.runs)} rules read from {monitoring.store} "
+             f"({watch.runs_read} values, {took} ms)")  # fmt: skip
+        return watch
+
+    def stored(
+        self, summary: RunSummary, events: Sequence[Mapping[str, Any]], server: str | None
+    ) -> RunSummary:
+        """The summary once the run's values are appended to the store (``metrics``)."""
+        if self.monitoring is None:
+            return summary
+        store = self.monitoring.store
+        rows = records(events, self.run_time, server, self.monitoring.tags)
+        said: dict[str, Any] = {"store": str(store), "run_time": utc_text(self.run_time),
+                                "rows": 0, "history_runs_read": self.runs_read}  # fmt: skip
+        try:
+            said["rows"] = append(self.spark, store, rows)
+        except MetricsStoreFailure as e:
+            said["error"] = str(e)
+            reason = f"{summary.exit_reason}; exit 3: {e}" if summary.exit_reason else str(e)
+            return dataclasses.replace(summary, metrics=said, exit_code=max(summary.exit_code, 3),
+                                       exit_reason=reason)  # fmt: skip
+        return dataclasses.replace(summary, metrics=said)
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)

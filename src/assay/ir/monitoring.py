@@ -1,0 +1,109 @@
+"""Watching a table over time: where measured values are kept (a metrics store), and how
+a rule is judged against its own history (a change threshold, an anomaly strategy).
+
+A run appends every measured value to the store (docs/monitoring.md); a rule with
+``change`` or ``anomaly`` is judged, after its own check, against the values it had in
+earlier runs, read once per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from assay.ir.origin import Origin
+from assay.ir.values import Threshold
+
+StoreKind = Literal["table", "file"]
+BaselineFn = Literal["last", "avg", "min", "max", "median"]
+TooLittle = Literal["pass", "fail"]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsStore:
+    """Where a run's measured values are appended and history is read from.
+
+    ``table``: a table of the Spark catalog, written and read by the server (``format``
+    when the run creates it: ``parquet`` partitioned by run, or ``delta``/``iceberg``);
+    ``file``: a JSON-lines file on the client's file system.
+    """
+
+    kind: StoreKind
+    location: str
+    format: str = "parquet"
+    origin: Origin | None = None
+
+    def __str__(self) -> str:
+        return f"table {self.location}" if self.kind == "table" else f"file {self.location}"
+
+
+@dataclass(frozen=True, slots=True)
+class Monitoring:
+    """A run's metrics store, the tags its values are stored (and history matched) with,
+    and the time they are stored under (None: when the run starts)."""
+
+    store: MetricsStore
+    tags: tuple[tuple[str, str], ...] = ()
+    run_time: str | None = None
+    """ISO 8601; for backfills and tests (``--run-time``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """What the current value is compared with: the last earlier run's value
+    (``last``), or an aggregate of the last ``runs`` earlier runs' values."""
+
+    fn: BaselineFn = "last"
+    runs: int = 1
+
+    @property
+    def text(self) -> str:
+        return "the last run" if self.fn == "last" else f"the {self.fn} of the last {self.runs}"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The change from the baseline must satisfy ``must`` (and ``warn``): in percent of
+    the baseline when the threshold is written in percent, else as a difference."""
+
+    baseline: Baseline
+    must: Threshold
+    warn: Threshold | None = None
+
+    @property
+    def runs(self) -> int:
+        return self.baseline.runs
+
+
+@dataclass(frozen=True, slots=True)
+class AnomalyDetection:
+    """One of Deequ's anomaly detection strategies, by its assay name, with its
+    parameters (validated when the config is read): the current value must not be an
+    anomaly of the series made of the last ``window`` earlier values and itself."""
+
+    strategy: str
+    params: tuple[tuple[str, object], ...] = ()
+    window: int = 100
+
+
+@dataclass(frozen=True, slots=True)
+class OverTime:
+    """A rule's judging against its history, after its own check: a change threshold,
+    an anomaly strategy, or both. With fewer than ``min_runs`` earlier values the rule is
+    judged by ``too_little`` (pass, with a note saying how many are missing)."""
+
+    change: Change | None = None
+    anomaly: AnomalyDetection | None = None
+    min_runs: int = 1
+    too_little: TooLittle = "pass"
+    origin: Origin | None = field(default=None, compare=False)
+
+    @property
+    def runs(self) -> int:
+        """The most earlier runs this judging reads."""
+        windows = [self.min_runs]
+        if self.change is not None:
+            windows.append(self.change.runs)
+        if self.anomaly is not None:
+            windows.append(self.anomaly.window)
+        return max(windows)

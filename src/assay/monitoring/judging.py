@@ -1,0 +1,170 @@
+"""Judging a measured value against its history (pure): a change threshold and an anomaly
+strategy (docs/monitoring.md).
+
+The history of a rule is the values it had in earlier runs, oldest first, as the metrics
+store holds them (:class:`Point`); :func:`judge_over_time` says whether the current value
+holds, and what it was judged against (the result line's ``baseline``).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from assay.ir.monitoring import AnomalyDetection, Baseline, Change, OverTime
+from assay.ir.values import Between, Comparison, Op, Threshold
+from assay.monitoring.registry import strategy_from_config
+from assay.monitoring.series import Point
+
+MAX_POINTS_SHOWN = 30
+"""The most earlier values a result line carries (the newest)."""
+
+Verdict = Literal["pass", "warn", "fail"]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """What the history says of the current value: ``verdict`` (pass, warn: a change's
+    own warn threshold, fail), a sentence, and the ``baseline`` object of the result."""
+
+    verdict: Verdict
+    message: str
+    baseline: dict[str, Any]
+
+
+def judge_over_time(over: OverTime, value: float, points: Sequence[Point]) -> Judgement:
+    """The current ``value`` judged against ``points`` (earlier runs, oldest first)."""
+    points = list(points)[-over.runs :] if over.runs else []
+    shown = [{"run_time": p.run_time, "value": p.value} for p in points[-MAX_POINTS_SHOWN:]]
+    base: dict[str, Any] = {"runs": len(points), "points": shown}
+    needed = needed_runs(over)
+    if len(points) < needed:
+        note = f"{len(points)} of {needed} earlier runs needed"
+        base["note"] = note
+        if over.too_little == "fail":
+            return Judgement("fail", f"too little history: {note}", base)
+        return Judgement("pass", f"not judged over time yet: {note}", base)
+    verdicts: list[tuple[Verdict, str]] = []
+    if over.change is not None:
+        verdicts.append(_change(over.change, value, points, base))
+    if over.anomaly is not None:
+        verdicts.append(_anomaly(over.anomaly, value, points, base))
+    worst = max(verdicts, key=lambda v: ("pass", "warn", "fail").index(v[0]))
+    failing = [m for v, m in verdicts if v == worst[0]]
+    return Judgement(worst[0], "; ".join(failing), base)
+
+
+def needed_runs(over: OverTime) -> int:
+    """The earlier values a judging needs before it judges (``min_runs``, the change's
+    window, the strategy's own minimum)."""
+    needed = over.min_runs
+    if over.change is not None:
+        needed = max(needed, over.change.runs)
+    if over.anomaly is not None:
+        strategy = strategy_from_config(over.anomaly.strategy, dict(over.anomaly.params))
+        needed = max(needed, strategy.min_history or 0)
+    return needed
+
+
+# --- change -------------------------------------------------------------------------------
+
+
+def baseline_value(baseline: Baseline, points: Sequence[Point]) -> float:
+    """The value the change is taken from: the last run's, or an aggregate of the last
+    ``runs`` runs' values."""
+    values = [p.value for p in points[-baseline.runs :]]
+    if baseline.fn == "last":
+        return values[-1]
+    if baseline.fn == "avg":
+        return math.fsum(values) / len(values)
+    if baseline.fn == "median":
+        return statistics.median(values)
+    return min(values) if baseline.fn == "min" else max(values)
+
+
+def relative(threshold: Threshold) -> bool:
+    """Whether a change threshold is in percent of the baseline."""
+    return threshold.unit == "percent"
+
+
+def change_of(threshold: Threshold, value: float, base: float) -> float:
+    """The change from ``base`` to ``value`` as ``threshold`` reads it: in percent of
+    ``base`` (from 0: 0 when ``value`` is 0, else an infinity of its sign), or the
+    difference."""
+    if not relative(threshold):
+        return value - base
+    if base == 0:
+        return 0.0 if value == 0 else math.copysign(math.inf, value)
+    return (value - base) / abs(base) * 100.0
+
+
+def _change(
+    change: Change, value: float, points: Sequence[Point], out: dict
+) -> tuple[Verdict, str]:
+    base = baseline_value(change.baseline, points)
+    moved = change_of(change.must, value, base)
+    unit = "%" if relative(change.must) else ""
+    out["change"] = {
+        "from": change.baseline.text,
+        "baseline": base,
+        "change": moved,
+        "must_be": change.must.text,
+        "expected": band(change.must, base),
+    }
+    said = f"changed {moved:+.6g}{unit} from {change.baseline.text} ({base:.6g} -> {value:.6g})"
+    if not change.must.holds(moved):
+        return "fail", f"{said}: must be {change.must.text}"
+    if change.warn is not None:
+        out["change"]["warn"] = change.warn.text
+        if not change.warn.holds(moved):
+            return "warn", f"{said}: warns unless {change.warn.text}"
+    return "pass", said
+
+
+def band(threshold: Threshold, base: float) -> dict[str, float | None] | None:
+    """The current values a change threshold allows, as ``{low, high}`` (None: no bound
+    that side); None when they are not one interval (``!=``, ``not between``)."""
+    if isinstance(threshold, Between):
+        if threshold.negate:
+            return None
+        low, high = threshold.low, threshold.high
+    elif threshold.op in (Op.LT, Op.LE):
+        low, high = None, threshold.value
+    elif threshold.op in (Op.GT, Op.GE):
+        low, high = threshold.value, None
+    elif threshold.op is Op.EQ:
+        low = high = threshold.value
+    else:
+        return None
+    return {"low": _moved(threshold, base, low), "high": _moved(threshold, base, high)}
+
+
+def _moved(threshold: Comparison | Between, base: float, by: Decimal | None) -> float | None:
+    if by is None:
+        return None
+    return base + abs(base) * float(by) / 100.0 if relative(threshold) else base + float(by)
+
+
+# --- anomaly ------------------------------------------------------------------------------
+
+
+def _anomaly(
+    detection: AnomalyDetection, value: float, points: Sequence[Point], out: dict
+) -> tuple[Verdict, str]:
+    strategy = strategy_from_config(detection.strategy, dict(detection.params))
+    series = [p.value for p in points[-detection.window :]] + [value]
+    found = strategy.detect(series, (len(series) - 1, len(series)))
+    out["anomaly"] = {
+        "strategy": detection.strategy,
+        "params": dict(detection.params),
+        "anomalous": bool(found),
+    }
+    if found:
+        detail = found[0].detail or f"{value:.6g} is an anomaly"
+        out["anomaly"]["detail"] = detail
+        return "fail", f"anomaly ({detection.strategy}): {detail}"
+    return "pass", f"no anomaly ({detection.strategy})"
