@@ -92,6 +92,9 @@ def run(
     json_report: opt.JsonReport = None,
     html_report: opt.HtmlReport = None,
     junit_report: opt.JunitReport = None,
+    openlineage: opt.OpenLineage = None,
+    openlineage_url: opt.OpenLineageUrl = None,
+    openlineage_namespace: opt.OpenLineageNamespace = None,
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
