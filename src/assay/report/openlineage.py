@@ -217,7 +217,9 @@ def _not_evaluated(errored: Sequence[model.Rule]) -> str:
 
 def assertion(result: Event) -> Event:
     """One rule's verdict as an OpenLineage assertion: ``assertion`` its type, ``success``
-    its ``passed`` (false for a rule not evaluated), ``column`` its first column."""
+    its ``passed`` (false for a rule not evaluated, whose ``description`` says why),
+    ``column`` its first column, ``expected`` its threshold, ``actual`` what it
+    measured, ``params`` its parameters as written."""
     rule = result.get("rule") or {}
     expect = result.get("expect") or {}
     found: Event = {"assertion": rule.get("type", ""), "success": bool(result.get("passed"))}
@@ -227,7 +229,7 @@ def assertion(result: Event) -> Event:
     if rule.get("name"):
         found["name"] = rule["name"]
     if result.get("severity") == "error":
-        found["description"] = f"not evaluated: {result.get('message', '')}"
+        found["description"] = str(result.get("message") or "not evaluated")
     elif expect.get("text"):
         found["description"] = expect["text"]
     if result.get("threshold") is not None:
