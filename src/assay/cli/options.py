@@ -205,8 +205,9 @@ OpenLineage = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(
         "--openlineage",
-        help="Also write the OpenLineage run events to FILE (JSON lines, atomically): one per "
-        "table and comparison, with its data-quality assertions and metrics.",
+        metavar="FILE",
+        help="Write the OpenLineage run events to FILE (JSON lines, atomically): one per table "
+        "and comparison, with its data-quality assertions and metrics.",
         show_default=False,
     ),
 ]
