@@ -71,3 +71,20 @@ def spark(server: SparkServer):
 def _no_spark_remote(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests pass --remote explicitly; an inherited SPARK_REMOTE must not leak in."""
     monkeypatch.delenv("SPARK_REMOTE", raising=False)
+
+
+OPENLINEAGE_ENV = (
+    "OPENLINEAGE_URL",
+    "OPENLINEAGE_ENDPOINT",
+    "OPENLINEAGE_API_KEY",
+    "OPENLINEAGE_NAMESPACE",
+    "OPENLINEAGE_DISABLED",
+)
+"""The OpenLineage client's variables, which assay honours: a run would POST its events."""
+
+
+@pytest.fixture(autouse=True)
+def _no_openlineage_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine's OPENLINEAGE_URL must not send the tests' runs anywhere."""
+    for name in OPENLINEAGE_ENV:
+        monkeypatch.delenv(name, raising=False)

@@ -54,7 +54,11 @@ class RunOptions:
     values are stored under (default: now).
 
     Reporting: ``json_report``, ``html_report`` and ``junit_report`` (``--jsonReport``,
-    ``--htmlReport``, ``--junit``) are files written after the run; ``email_on_pass``
+    ``--htmlReport``, ``--junit``) are files written after the run; ``openlineage``
+    (``--openlineage``) a file of OpenLineage events and ``openlineage_url``
+    (``--openlineage-url``; None: ``$OPENLINEAGE_URL``) the server they are POSTed to,
+    their jobs in ``openlineage_namespace`` (``--openlineage-namespace``; None:
+    ``$OPENLINEAGE_NAMESPACE``, else ``assay``); ``email_on_pass``
     (``--emailOnPass``) sends the config's email report when every check passed;
     ``on_event`` gets each event as it is streamed, ``progress`` each progress line
     (``--progress``: the CLI's stderr).
@@ -84,6 +88,9 @@ class RunOptions:
     json_report: str | None = None
     html_report: str | None = None
     junit_report: str | None = None
+    openlineage: str | None = None
+    openlineage_url: str | None = None
+    openlineage_namespace: str | None = None
     email_on_pass: bool = False
     on_event: Callable[[Event], None] | None = None
     progress: Callable[[str], None] | None = None

@@ -13,7 +13,7 @@ import pytest
 
 from assay.report.history import load_runs
 from assay.report.render import render_markdown
-from tests.conftest import ROOT
+from tests.conftest import OPENLINEAGE_ENV, ROOT
 from tests.report.conftest import run_events
 from tests.report.pages import dom, find
 
@@ -25,7 +25,13 @@ HISTORY = [
 ]
 
 
-AMBIENT = ("SPARK_REMOTE", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "ASSAY_GITHUB")
+AMBIENT = (
+    "SPARK_REMOTE",
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    "ASSAY_GITHUB",
+    *OPENLINEAGE_ENV,
+)
 """Variables of the environment that change what assay does: the tests set their own."""
 
 

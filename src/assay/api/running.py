@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
 
     from assay.report.events import Event, RunSummary
+    from assay.report.openlineage_http import Lineage
 
 Rules = Mapping[str, Any] | Sequence[Mapping[str, Any]] | Config
 """What :func:`validate` checks a DataFrame with: native rule dicts, or a config file (or
@@ -70,6 +71,9 @@ def run(
     json_report: str | None = None,
     html_report: str | None = None,
     junit_report: str | None = None,
+    openlineage: str | None = None,
+    openlineage_url: str | None = None,
+    openlineage_namespace: str | None = None,
     on_event: EventSink | None = None,
     progress: Callable[[str], None] | None = None,
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
@@ -88,10 +92,13 @@ def run(
     finishes, or ``config``, tables and comparisons in config order (``--order``).
     ``metrics`` (a JSON-lines file) or ``metrics_table`` (a catalog table) is the metrics
     store, with ``tags`` and ``run_time`` (docs/monitoring.md).
+    ``openlineage`` writes the OpenLineage events to a file, ``openlineage_url`` (or
+    ``$OPENLINEAGE_URL``) POSTs them (docs/reports.md#openlineage).
 
     Raises:
         ConfigErrors: the config is wrong, or a rule does not fit its table (nothing ran).
-        ConfigError: ``order`` is neither ``finish`` nor ``config``.
+        ConfigError: ``order`` is neither ``finish`` nor ``config``, or the OpenLineage
+            URL is not an HTTP URL.
         SparkFailure: the server cannot be reached or started (a source that cannot be
             read is its table's error in the result, exit code 3).
         UnsupportedSession: ``spark`` is not a Spark Connect session.
@@ -243,8 +250,9 @@ def execute(
         suite = loader({})
     except ConfigErrors as errors:
         raise _with_sources(errors, target, reporter=progress) from None
+    lineage = _lineage(options)
     if not suite.deferred:
-        preflight(suite.reports, _report_files(options))
+        preflight(suite.reports, _preflight_files(options))
     monitoring = monitoring_of(suite, options)
     reporter = Progress(enabled=progress is not None, write=progress or (lambda _: None))
     events: list[Event] = []
@@ -260,7 +268,7 @@ def execute(
     with _session(target, reporter) as (spark, url):
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
-            preflight(suite.reports, _report_files(options))
+            preflight(suite.reports, _preflight_files(options))
         streamed = ordered(options.order, suite, sink)
         try:
             summary = run_suite(
@@ -277,7 +285,7 @@ def execute(
             )
         finally:
             getattr(streamed, "close", lambda: None)()  # what a run that stopped still holds
-    return _reported(suite, summary, tuple(events), options)
+    return _reported(suite, summary, tuple(events), options, lineage)
 
 
 def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
@@ -309,12 +317,16 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
 
 
 def _reported(
-    suite: Suite, summary: RunSummary, events: tuple[Event, ...], options: RunOptions
+    suite: Suite,
+    summary: RunSummary,
+    events: tuple[Event, ...],
+    options: RunOptions,
+    lineage: Lineage | None,
 ) -> Result:
     """The result of a run once the reports are written (a report that cannot be written
     makes the exit code at least 3)."""
     code, problems = summary.exit_code, []
-    if suite.reports or any(_report_files(options).values()):
+    if suite.reports or any(_report_files(options).values()) or lineage is not None:
         from assay.report.files import write_reports
 
         problems = write_reports(
@@ -323,6 +335,7 @@ def _reported(
             files=_report_files(options),
             failed=code != 0 or summary.failed > 0,
             email_on_pass=options.email_on_pass,
+            lineage=lineage,
         )
         if problems:
             code = max(code, 3)
@@ -336,6 +349,23 @@ def _report_files(options: RunOptions) -> dict[str, str | None]:
         "--htmlReport": options.html_report,
         "--junit": options.junit_report,
     }
+
+
+def _preflight_files(options: RunOptions) -> dict[str, str | None]:
+    """The files checked writable before the run: the report files and the OpenLineage
+    events'."""
+    return {**_report_files(options), "--openlineage": options.openlineage}
+
+
+def _lineage(options: RunOptions) -> Lineage | None:
+    """Where the OpenLineage events go: the options, then the client's environment."""
+    import os
+
+    from assay.report.openlineage_http import lineage_of
+
+    return lineage_of(
+        options.openlineage, options.openlineage_url, options.openlineage_namespace, os.environ
+    )
 
 
 def _with_sources(

@@ -96,6 +96,9 @@ def run(
     metrics_table: opt.MetricsTable = None,
     tag: opt.Tag = None,
     run_time: opt.RunTime = None,
+    openlineage: opt.OpenLineage = None,
+    openlineage_url: opt.OpenLineageUrl = None,
+    openlineage_namespace: opt.OpenLineageNamespace = None,
     debug: opt.Debug = False,
 ) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""

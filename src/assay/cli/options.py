@@ -201,6 +201,36 @@ JunitReport = Annotated[
         show_default=False,
     ),
 ]
+OpenLineage = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--openlineage",
+        metavar="FILE",
+        help="Write the OpenLineage run events to FILE (JSON lines, atomically): one per table "
+        "and comparison, with its data-quality assertions and metrics.",
+        show_default=False,
+    ),
+]
+OpenLineageUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--openlineage-url",
+        metavar="URL",
+        help="POST the OpenLineage run events to this server (URL/api/v1/lineage, as Marquez "
+        "and DataHub take them). Default: $OPENLINEAGE_URL; $OPENLINEAGE_API_KEY is sent as a "
+        "Bearer token.",
+        show_default=False,
+    ),
+]
+OpenLineageNamespace = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--openlineage-namespace",
+        metavar="NAMESPACE",
+        help="The OpenLineage jobs' namespace. Default: $OPENLINEAGE_NAMESPACE, else assay.",
+        show_default=False,
+    ),
+]
 
 
 Metrics = Annotated[
@@ -337,6 +367,7 @@ FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
     "json_report": (("json_report",), lambda given: None if given is None else str(given)),
     "html_report": (("html_report",), lambda given: None if given is None else str(given)),
     "junit_report": (("junit_report",), lambda given: None if given is None else str(given)),
+    "openlineage": (("openlineage",), lambda given: None if given is None else str(given)),
     "email_on_pass": (
         ("email_on_pass",),
         lambda given: bool_option(given, "--emailOnPass", False),
@@ -349,7 +380,8 @@ FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
 """The fields of :class:`RunOptions` the command line gives through a conversion: the
 typer parameters each reads (by their Python names) and how. Every other field a command
 has an option for is that option's value as parsed (``--remote``, ``--dialect``,
-``--sample-size``, ``--concurrency``, ``--allow-shell``, ``--source``, ``--pipeline``)."""
+``--sample-size``, ``--concurrency``, ``--allow-shell``, ``--source``, ``--pipeline``,
+``--openlineage-url``, ``--openlineage-namespace``)."""
 
 
 def run_options(params: Mapping[str, Any], **given: Any) -> RunOptions:

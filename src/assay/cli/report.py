@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from assay.cli import options as opt
 from assay.cli.console import err, guarded
 from assay.errors import ConfigError
+
+if TYPE_CHECKING:
+    from assay.report.openlineage_http import Lineage
 
 Runs = Annotated[
     list[Path],
@@ -78,20 +81,27 @@ def report(
     markdown: Markdown = None,
     junit: Junit = None,
     github: Github = False,
+    openlineage: opt.OpenLineage = None,
+    openlineage_url: opt.OpenLineageUrl = None,
+    openlineage_namespace: opt.OpenLineageNamespace = None,
     history: History = None,
     history_format: HistoryFormat = "parquet",
     remote: opt.Remote = None,
     debug: opt.Debug = False,
 ) -> None:
-    """Render saved JSON lines as an HTML page, a Markdown summary, a JUnit XML report or
-    GitHub Actions annotations."""
+    """Render saved JSON lines as an HTML page, a Markdown summary, a JUnit XML report,
+    GitHub Actions annotations or OpenLineage events."""
 
     def action() -> None:
         from assay.report.history import earlier_than, load_runs
 
         # before any reading: an output that cannot be written is the user's mistake
         fmt = history_format_of(history_format)
-        _writable((html, "--html"), (markdown, "--markdown"), (junit, "--junit"))
+        _writable(
+            (html, "--html"), (markdown, "--markdown"), (junit, "--junit"),
+            (openlineage, "--openlineage"),
+        )  # fmt: skip
+        lineage = _lineage(openlineage, openlineage_url, openlineage_namespace)
         try:
             found = load_runs(runs)
         except (OSError, ValueError) as e:
@@ -103,9 +113,11 @@ def report(
         _write_files(current, earlier, html, junit)
         if github:
             _annotate(current)
-        if markdown is not None or (html is None and junit is None and not github):
+        if markdown is not None or not (html or junit or github or openlineage or openlineage_url):
             _markdown(current, earlier, markdown)
         _step_summary(current, earlier)
+        if lineage is not None:
+            _send_lineage(lineage, current)
 
     guarded(debug, action)
 
@@ -134,6 +146,33 @@ def _write_files(
     if junit is not None:
         atomic_write(str(junit), junit_xml(current))
         err(f"assay: wrote {junit}")
+
+
+def _lineage(path: Path | None, url: str | None, namespace: str | None) -> Lineage | None:
+    import os
+
+    from assay.report.openlineage_http import lineage_of
+
+    return lineage_of(None if path is None else str(path), url, namespace, os.environ)
+
+
+def _send_lineage(lineage: Lineage, current: list[dict]) -> None:
+    """The OpenLineage events to their file, then to their server, after the other
+    outputs; a POST that fails is exit 3 (as after a run)."""
+    from assay.report.files import ReportFailure, atomic_write
+    from assay.report.openlineage import json_lines, openlineage_events
+    from assay.report.openlineage_http import LineageFailure, post_events
+
+    found = openlineage_events(current, lineage.namespace)
+    if lineage.path is not None:
+        atomic_write(lineage.path, json_lines(found))
+        err(f"assay: wrote {lineage.path}")
+    if lineage.url is not None:
+        try:
+            post_events(found, lineage)
+        except LineageFailure as e:
+            raise ReportFailure(f"OpenLineage: {e}") from None
+        err(f"assay: sent {len(found)} OpenLineage events to {lineage.target}")
 
 
 def _markdown(current: list[dict], earlier: list[list[dict]], markdown: str | None) -> None:

@@ -13,9 +13,9 @@ import os
 import smtplib
 import ssl
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from email.message import EmailMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -23,6 +23,9 @@ from assay import shell
 from assay.errors import ConfigError, SparkFailure
 from assay.ir.outputs import EmailReport, Report, ReportFile, ReportPipe
 from assay.report.render import render_html
+
+if TYPE_CHECKING:
+    from assay.report.openlineage_http import Lineage
 
 SMTP_TIMEOUT = 10.0
 
@@ -140,10 +143,11 @@ def write_reports(
     files: Mapping[str, str | None],
     failed: bool,
     email_on_pass: bool,
+    lineage: Lineage | None = None,
 ) -> list[str]:
-    """Write every report (``files``: the command line's report files, by option);
-    return the problems of those that failed (``ignoreError`` pipes excepted), each
-    naming the output."""
+    """Write every report (``files``: the command line's report files, by option; the
+    OpenLineage events to ``lineage``); return the problems of those that failed
+    (``ignoreError`` pipes excepted), each naming the output."""
     data = json_bytes(events)
     problems: list[str] = []
 
@@ -175,6 +179,8 @@ def write_reports(
             attempts.append(
                 (f"{report.origin}: email", lambda r=report: send_email(r, email_page()))
             )
+    if lineage is not None:
+        attempts += _lineage_attempts(lineage, events)
     for what, attempt in attempts:
         try:
             attempt()
@@ -192,6 +198,35 @@ def _file_bytes(option: str, events: Sequence[dict[str, Any]], document: bytes) 
 
         return junit_xml(events)
     return document
+
+
+def _lineage_attempts(
+    lineage: Lineage, events: Sequence[dict[str, Any]]
+) -> list[tuple[str, Callable[[], None]]]:
+    """The OpenLineage outputs, each named by its option: the JSON-lines file
+    (atomically), then the POSTs."""
+    from assay.report.openlineage import json_lines, openlineage_events
+    from assay.report.openlineage_http import post_events
+
+    found: list[tuple[str, Callable[[], None]]] = []
+    path, url = lineage.path, lineage.url
+    if path is not None:
+        found.append(
+            (
+                f"--openlineage {path}",
+                lambda: atomic_write(
+                    path, json_lines(openlineage_events(events, lineage.namespace))
+                ),
+            )
+        )
+    if url is not None:
+        found.append(
+            (
+                "OpenLineage",
+                lambda: post_events(openlineage_events(events, lineage.namespace), lineage),
+            )
+        )
+    return found
 
 
 def _pipe(report: ReportPipe, data: bytes) -> None:
