@@ -142,6 +142,7 @@ def anomaly_schema(name: str) -> Schema:
         },
     }
 
+
 SCALAR = ["string", "number", "boolean"]
 
 KEY_VALUES: dict[str, Schema] = {
@@ -222,8 +223,11 @@ KEY_VALUES: dict[str, Schema] = {
                 "default": "last",
                 "description": "last, or avg/min/max/median of last N (runs).",
             },
-            "must_be": ref("threshold", description="The change must hold this: in % of the"
-                           " baseline when written in %, else as a difference."),  # fmt: skip
+            "must_be": ref(
+                "threshold",
+                description="The change must hold this: in % of the"
+                " baseline when written in %, else as a difference.",
+            ),  # fmt: skip
             "warn": ref("threshold"),
             **RUNS,
         },

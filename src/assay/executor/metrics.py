@@ -3,18 +3,20 @@ is judged, its values appended once after.
 
 Two backends behind these two calls: a JSON-lines file on the client
 (:mod:`assay.monitoring.files`), and a table of the server's catalog, read by one Spark
-plan and appended to by one write. A table store assay creates is ``parquet`` partitioned
-by ``run_id`` and written with dynamic partition overwrite: each run writes only its own
-partition, staged in a directory of its own job, so two runs appending at once cannot
-lose each other's rows (a plain append shares the table's ``_temporary`` directory, which
-the first job to commit removes). A ``delta`` or ``iceberg`` store is appended to: those
-formats commit concurrent appends themselves.
+plan and appended to by one write. A ``parquet`` (or ``orc``) table store is partitioned
+by ``run_id``: a run writes its rows into a partition directory of its own, then adds the
+partition to the catalog, so two runs appending at once cannot lose each other's rows (a
+plain append to the table shares its ``_temporary`` directory between the two jobs, and
+the first to commit removes it; a dynamic partition overwrite is a session setting, which
+``insertInto`` reads from the session only). A ``delta`` or ``iceberg`` store is appended
+to: those formats commit concurrent appends themselves.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +24,7 @@ from typing import Any
 
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
-from pyspark.sql.window import Window
+from pyspark.sql.connect.window import Window
 
 from assay.errors import SparkFailure
 from assay.executor.spark_errors import spark_message
@@ -34,6 +36,7 @@ from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, tracke
 from assay.monitoring.series import History, Key, Wanted, newest
 from assay.report.events import RunSummary
 
+_RUN_ID = re.compile(r"[A-Za-z0-9_-]+")
 PARTITIONED = ("parquet", "orc")
 """Formats a table store is partitioned by run in (the others commit appends themselves)."""
 
@@ -122,15 +125,35 @@ def append(
     try:
         _ensure_table(spark, store)
         frame = spark.createDataFrame([tuple(r.get(n) for n in NAMES) for r in rows], _schema())
-        writer = frame.write
         if store.format in PARTITIONED:
-            writer = writer.mode("overwrite").option("partitionOverwriteMode", "dynamic")
+            _write_partition(spark, store, frame, {str(r["run_id"]) for r in rows})
         else:
-            writer = writer.mode("append")
-        writer.insertInto(store.location)
+            frame.write.insertInto(store.location)
     except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
         raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
     return len(rows)
+
+
+def _write_partition(spark: SparkSession, store: MetricsStore, frame, run_ids: set[str]) -> None:
+    """Write the run's rows into its own partition directory, then add the partition to
+    the catalog: each run's job commits under a path of its own."""
+    location = _location(spark, store)
+    for run_id in sorted(run_ids):
+        if not _RUN_ID.fullmatch(run_id):
+            raise ValueError(f"a partition run id is letters, digits, - and _: {run_id!r}")
+        part = frame.where(F.col("run_id") == F.lit(run_id)).drop("run_id")
+        part.write.mode("error").format(store.format).save(f"{location}/run_id={run_id}")
+        spark.sql(
+            f"ALTER TABLE {store.location} ADD IF NOT EXISTS PARTITION (run_id = '{run_id}')"
+        ).collect()
+
+
+def _location(spark: SparkSession, store: MetricsStore) -> str:
+    """Where the table's files are (its ``Location``)."""
+    for row in spark.sql(f"DESCRIBE TABLE EXTENDED {store.location}").collect():
+        if row[0] == "Location":
+            return str(row[1]).rstrip("/")
+    raise ValueError(f"{store.location} has no location: not a file-based table")
 
 
 def _schema() -> str:
