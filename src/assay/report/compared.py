@@ -70,6 +70,9 @@ class Trend:
 
 @dataclass(frozen=True, slots=True)
 class Check:
+    """One check of a comparison (its ``checks`` entry is ``event``)."""
+
+    event: Event
     metric: str
     threshold: str
     value: Any
@@ -345,6 +348,7 @@ def _check(check: Event, event: Event, points: list[charts.Point]) -> Check:
     judged = {**check, "blocking": event.get("blocking"), "waiver": event.get("waiver")}
     state, verdict = verdict_of(judged)
     return Check(
+        event=check,
         metric=metric,
         threshold=str(check.get("threshold") or ""),
         value=check.get("value"),
