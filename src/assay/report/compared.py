@@ -19,6 +19,25 @@ SEVERITIES = ("pass", "warn", "fail", "error")
 TREND_COUNTS = ("matched_percent", "missing_in_target", "missing_in_source", "unreconciled")
 """The counts whose trend a comparison shows (besides its checks')."""
 PERCENTS = frozenset({"matched_percent", "mismatch_percent"})
+SIDE_COUNTS = (
+    ("rows", "source_rows", "target_rows", False),
+    (
+        "rows in no pair (missing on the other side)",
+        "missing_in_target",
+        "missing_in_source",
+        False,
+    ),
+    ("duplicated keys", "duplicate_keys", "duplicate_keys", True),
+    ("rows beyond the first of their key", "duplicate_rows", "duplicate_rows", True),
+    (
+        "columns the other side lacks",
+        "columns_missing_in_target",
+        "columns_missing_in_source",
+        False,
+    ),
+)
+"""The counts shown per side: words, the source's and the target's count, and whether
+the count is one object with a value per side (``duplicate_keys: {source, target}``)."""
 ROW_PARTS = (
     ("matched", "r-pass", "in a matched pair"),
     ("mismatched", "r-warn", "in a pair that differs"),
@@ -252,39 +271,22 @@ def shown(metric: str, value: Any) -> str:
     return number(value)
 
 
-def _count(counts: dict[str, Any], name: str, label: str, side: str | None = None) -> Count:
+def _count(counts: dict[str, Any], name: str, label: str, side: str | bool | None = None) -> Count:
     value = counts.get(name)
     if side is not None:
         value = value.get(side) if isinstance(value, dict) else None
-    return Count(name if side is None else f"{name}({side})", label, value, shown(name, value))
+        return Count(f"{name}({side})", label, value, shown(name, value))
+    return Count(name, label, value, shown(name, value))
 
 
 def _sides(counts: dict[str, Any]) -> tuple[SideCount, ...]:
-    def both(label: str, source: Count, target: Count) -> SideCount:
-        return SideCount(label, source, target)
-
-    return (
-        both("rows", _count(counts, "source_rows", "rows"), _count(counts, "target_rows", "rows")),
-        both(
-            "rows in no pair (missing on the other side)",
-            _count(counts, "missing_in_target", "missing in target"),
-            _count(counts, "missing_in_source", "missing in source"),
-        ),
-        both(
-            "duplicated keys",
-            _count(counts, "duplicate_keys", "duplicated keys", "source"),
-            _count(counts, "duplicate_keys", "duplicated keys", "target"),
-        ),
-        both(
-            "rows beyond the first of their key",
-            _count(counts, "duplicate_rows", "duplicate rows", "source"),
-            _count(counts, "duplicate_rows", "duplicate rows", "target"),
-        ),
-        both(
-            "columns the other side lacks",
-            _count(counts, "columns_missing_in_target", "columns missing in target"),
-            _count(counts, "columns_missing_in_source", "columns missing in source"),
-        ),
+    return tuple(
+        SideCount(
+            label,
+            _count(counts, source, label, "source" if per_side else None),
+            _count(counts, target, label, "target" if per_side else None),
+        )
+        for label, source, target, per_side in SIDE_COUNTS
     )
 
 
