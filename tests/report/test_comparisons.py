@@ -316,3 +316,39 @@ def test_the_email_body_shows_comparisons_too(path):
     root = dom(render_html(events, email=True))
     assert not list(root.iter("script")) and not list(root.iter("input"))
     assert len(find(root, "section", "comparison")) == len(comparisons(events))
+
+
+def test_a_comparison_spark_failed_on_shows_its_error():
+    """After an error the line has no counts, schema, columns, checks or samples."""
+    events = one(EXAMPLE)
+    event = events[0]
+    event.update(
+        counts=None, schema=None, columns=[], checks=[], samples=None, passed=False,
+        severity="error", blocking=False, error="cannot read its target: PATH_NOT_FOUND",
+    )  # fmt: skip
+    root = dom(render_html(events))
+    found = section(root, "orders_copy")
+    assert text(find(found, "div", "table-error")[0]) == event["error"]
+    assert text(find(found, "span", "verdict")[0]) == "error: not evaluated"
+    assert not shown_counts(found) and not find(found, "tr", "check")
+    [bar] = find(find(root, "svg", "overview")[0], "g", "bar")
+    assert text(bar.find("{*}title")) == "orders_copy: 1 error"
+    markdown = render_markdown(events)
+    assert "| orders\\_copy | error: not evaluated |  |" in markdown
+    assert "**error**: cannot read its target: PATH\\_NOT\\_FOUND" in markdown
+
+
+def test_the_schema_section_lists_columns_of_one_side_and_type_differences():
+    events = one(MIXED)
+    event = comparisons(events)["orders_copy"]
+    event["schema"] = {
+        "source_only": ["coupon"],
+        "target_only": ["loaded_at"],
+        "type_differences": [{"column": "qty", "source": "int", "target": "bigint"}],
+    }
+    [schema] = find(section(dom(render_html(events)), "orders_copy"), "ul", "schema")
+    assert [text(li) for li in schema.iter("li")] == [
+        "only in the source: coupon",
+        "only in the target: loaded_at",
+        "qty: int in the source, bigint in the target",
+    ]

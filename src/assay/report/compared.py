@@ -18,6 +18,7 @@ Event = dict[str, Any]
 SEVERITIES = ("pass", "warn", "fail", "error")
 TREND_COUNTS = ("matched_percent", "missing_in_target", "missing_in_source", "unreconciled")
 """The counts whose trend a comparison shows (besides its checks')."""
+SCHEMA_PARTS = ("source_only", "target_only", "type_differences")
 PERCENTS = frozenset({"matched_percent", "mismatch_percent"})
 SIDE_COUNTS = (
     ("rows", "source_rows", "target_rows", False),
@@ -173,6 +174,14 @@ class Comparison:
     def ok(self) -> bool:
         return self.severity == "pass"
 
+    def value(self, name: str, side: str | None = None) -> Any:
+        """A count of the line (``None`` after an error): ``value("matched")``,
+        ``value("duplicate_keys", "source")``."""
+        found = (self.event.get("counts") or {}).get(name)
+        if side is not None:
+            return found.get(side) if isinstance(found, dict) else None
+        return found
+
     def trend_of(self, metric: str) -> Trend | None:
         """The trend of one of :data:`TREND_COUNTS`, when earlier runs have it."""
         return next((t for t in self.trends if t.metric == metric), None)
@@ -241,7 +250,7 @@ def comparison(
         mismatches=_mismatch_chart(differing) if differing else None,
         checks=checks,
         samples=side_by_side(event.get("samples"), event.get("keys") or (), columns),
-        schema=event.get("schema") or {},
+        schema={k: (event.get("schema") or {}).get(k) or [] for k in SCHEMA_PARTS},
         outputs=tuple(event.get("outputs") or ()),
         trends=tuple(_trend(m, points[m]) for m in TREND_COUNTS if len(points.get(m, [])) > 1),
     )
