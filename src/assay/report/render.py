@@ -16,7 +16,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from assay.report import compared, model
+from assay.report import model, sidebyside
 
 Event = dict[str, Any]
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -101,13 +101,13 @@ def trend_text(rule: model.Rule, last: int = 5) -> str:
     return " → ".join(shown)
 
 
-def md_side(value: compared.Cell) -> str:
+def md_side(value: sidebyside.Cell) -> str:
     """One side's sample value in a Markdown cell: escaped, bold when it differs."""
     text = markdown_text(value.text)
     return f"**{text}**" if value.diff and text else text
 
 
-def md_sample_row(row: compared.SampleRow) -> str:
+def md_sample_row(row: sidebyside.SampleRow) -> str:
     """A side-by-side sample row as a Markdown table row: what the row is, its key, then
     ``source / target`` per column (blank when the samples hold neither)."""
     cells = [row.kind, *(markdown_text(k) for k in row.key)]
