@@ -161,3 +161,27 @@ def test_a_native_history_output_appends_every_run_and_draws_trends(server, tmp_
     assert done.returncode == 0, done.stderr
     trends = find(dom(html.read_text()), "svg", "trend")
     assert [len(find(t, "circle")) for t in trends] == [3, 3, 3]
+
+
+@pytest.mark.spark
+def test_html_report_of_a_spark_data_test_job_shows_its_comparison(server, tmp_path):
+    """`assay run JOB --htmlReport`: the page written after a spark-data-test job has its
+    dataset's comparison with the values of its line, the differing cells marked."""
+    from tests.report.test_comparisons import expected_counts, sample_table, section, shown_counts
+
+    job = json.loads((DATA / "compare-sdt.json").read_text())
+    for side in ("source_config", "target_config"):
+        config = job["dataset_configs"][0][side]
+        config["path"] = str(DATA / config["path"])
+    job["output_config"]["output_dir"] = str(tmp_path / "out")
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    html = tmp_path / "report.html"
+    done = assay("run", str(path), "--remote", server.url, "--htmlReport", str(html))
+    assert done.returncode == 1, done.stderr  # the copy differs
+    [event] = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "comparison"]
+    found = section(dom(html.read_text()), "orders")
+    assert found.get("data-severity") == "fail" and shown_counts(found) == expected_counts(event)
+    _, rows = sample_table(found)
+    marked = [c for r in rows for c, ((_, s), (_, t)) in r["cells"].items() if "diff" in s | t]
+    assert len(marked) == len(event["samples"]["mismatched"]) == 3

@@ -96,7 +96,10 @@ def test_trends_over_saved_runs():
         assert len(find(svg, "circle")) == 3  # one dot per run, this one last
     [regex] = [r for r in find(root, "tr", "rule") if r.get("id") == "t0-r4"]
     titles = [text(c) for c in find(regex, "circle")]
-    assert [t.split(": ")[-1] for t in titles] == ["0.9", "0", "0.3"]  # failing %, oldest first
+    assert [t.split(": ")[-1] for t in titles] == ["0.9%", "0%", "0.3%"]  # oldest first
+    # the sparkline says its values: the first run's at its start, this run's at its end
+    [trend] = find(regex, "svg", "trend")
+    assert [text(t) for t in find(trend, "text")] == ["0.9%", "0.3%"]
 
 
 def test_the_email_body_has_no_filters_and_no_script():

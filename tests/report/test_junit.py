@@ -80,7 +80,9 @@ def test_a_warning_passes_and_says_so_in_its_output(events, tmp_path):
     level = orders["not_null(coupon)"]
     assert level.is_passed and level.system_out.startswith("warning (failed, level warn): 691")
     metric = orders["missing_percent(coupon)"]
-    assert metric.is_passed and metric.system_out.startswith("warning (met must_be, not warn)")
+    assert metric.is_passed and metric.system_out.startswith(
+        "warning (passed, outside its warn threshold)"
+    )
     assert "metric_value: 69.1" in metric.system_out
 
 

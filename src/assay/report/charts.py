@@ -5,7 +5,7 @@ template draws them (and escapes every label).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 SEVERITIES = ("pass", "warn", "fail", "error")
@@ -78,42 +78,50 @@ def _short(text: str, limit: int) -> str:
 
 
 def status_overview(tables: Sequence[tuple[str, Mapping[str, int]]]) -> Chart:
-    """One stacked bar per table: its rules by severity, the bar's length the table's
-    share of rules (every table's bar spans the same width)."""
+    """One stacked bar per table (and comparison): its rules (checks) by severity, every
+    bar the same width."""
+    parts = tuple((s, f"s-{s}", s) for s in SEVERITIES)
+    return stacked_bars(tables, parts, "overview", "Rules by status, per table", "no rules")
+
+
+def stacked_bars(
+    rows: Sequence[tuple[str, Mapping[str, int]]],
+    parts: Sequence[tuple[str, str, str]],
+    kind: str,
+    title: str,
+    empty: str,
+) -> Chart:
+    """One stacked bar per row: its counts of each part (``key``, CSS class, word), in
+    the order of ``parts``, each bar spanning the same width."""
     row, name_w, bar_w, gap = 24, 170, 360, 6
     bars = []
-    for i, (name, counts) in enumerate(tables):
+    for i, (name, counts) in enumerate(rows):
         y = i * row + gap / 2
-        total = sum(counts.get(s, 0) for s in SEVERITIES)
+        total = sum(counts.get(key, 0) for key, _, _ in parts)
         rects: list[Rect] = []
         x = float(name_w)
-        for severity in SEVERITIES:
-            n = counts.get(severity, 0)
+        for key, cls, word in parts:
+            n = counts.get(key, 0)
             if not n:
                 continue
             w = bar_w * n / total
-            rects.append(Rect(x, y, w, row - gap, f"s-{severity}", f"{name}: {n} {severity}"))
+            rects.append(Rect(x, y, w, row - gap, cls, f"{name}: {n:,} {word}"))
             x += w
         if not rects:
-            rects.append(Rect(x, y, bar_w, row - gap, "s-none", f"{name}: no rules"))
-        said = " · ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts.get(s))
+            rects.append(Rect(x, y, bar_w, row - gap, "s-none", f"{name}: {empty}"))
+        said = " · ".join(f"{counts[k]:,} {word}" for k, _, word in parts if counts.get(k))
         bars.append(
             Bar(
                 tuple(rects),
                 (
                     Label(name_w - 8, y + row / 2, _short(name, 24), "end"),
-                    Label(name_w + bar_w + 8, y + row / 2, said or "no rules", "start", "n"),
+                    Label(name_w + bar_w + 8, y + row / 2, said or empty, "start", "n"),
                 ),
-                f"{name}: {said or 'no rules'}",
+                f"{name}: {said or empty}",
             )
         )
-    return Chart(
-        "overview",
-        name_w + bar_w + 150,
-        max(len(tables), 1) * row,
-        "Rules by status, per table",
-        tuple(bars),
-    )
+    width = name_w + bar_w + 150 if kind == "overview" else name_w + bar_w + 330
+    return Chart(kind, width, max(len(rows), 1) * row, title, tuple(bars))
 
 
 def nice_ceiling(value: float) -> float:
@@ -124,37 +132,52 @@ def nice_ceiling(value: float) -> float:
 def failing_percent(rules: Sequence[tuple[str, float | None, str]]) -> Chart:
     """One horizontal bar per rule: its failing rows as a percentage of the table's,
     on a scale up to the largest (rounded up to 1, 2, 5, 10, 20, 25, 50 or 100%)."""
+    bars = [(label, pct, state, percent_text(pct or 0.0)) for label, pct, state in rules]
+    return percent_bars(bars, "failing", "Failing rows, percent of the table", " failing")
+
+
+def percent_bars(
+    rows: Sequence[tuple[str, float | None, str, str]], kind: str, title: str, said: str = ""
+) -> Chart:
+    """One horizontal bar per row (``label``, percentage, state, what its value label
+    says), on a scale up to the largest percentage (rounded up to a nice ceiling)."""
     row, name_w, bar_w = 20, 220, 300
-    top = nice_ceiling(max((p or 0.0) for _, p, _ in rules))
+    note_w = max([80, *(7 * len(note) for *_, note in rows)])
+    top = nice_ceiling(max((p or 0.0) for _, p, _, _ in rows))
     bars = []
-    for i, (label, pct, state) in enumerate(rules):
+    for i, (label, pct, state, note) in enumerate(rows):
         y = i * row + 3
         value = pct or 0.0
         w = bar_w * value / top if top else 0.0
         if 0 < w < 1.5:
             w = 1.5
-        shown = percent_text(value)
         bars.append(
             Bar(
                 (
                     Rect(name_w, y, bar_w, row - 6, "track", ""),
-                    Rect(name_w, y, w, row - 6, f"r-{state}", f"{label}: {shown} failing"),
+                    Rect(name_w, y, w, row - 6, f"r-{state}", f"{label}: {note}{said}"),
                 ),
                 (
                     Label(name_w - 8, y + (row - 6) / 2, _short(label, 34), "end"),
-                    Label(name_w + bar_w + 8, y + (row - 6) / 2, shown, "start", "n"),
+                    Label(
+                        name_w + bar_w + 8,
+                        y + (row - 6) / 2,
+                        note,
+                        "start",
+                        "n",
+                    ),
                 ),
-                f"{label}: {shown} failing",
+                f"{label}: {note}{said}",
             )
         )
-    axis = (Label(name_w + bar_w, len(rules) * row + 10, f"{top:g}%", "end", "axis"),)
+    axis = (Label(name_w + bar_w, len(rows) * row + 10, f"{top:g}%", "end", "axis"),)
     return Chart(
-        "failing",
-        name_w + bar_w + 80,
-        len(rules) * row + 16,
-        "Failing rows, percent of the table",
+        kind,
+        name_w + bar_w + note_w,
+        len(rows) * row + 16,
+        title,
         tuple(bars),
-        (Label(name_w, len(rules) * row + 10, "0%", "start", "axis"), *axis),
+        (Label(name_w, len(rows) * row + 10, "0%", "start", "axis"), *axis),
     )
 
 
@@ -182,13 +205,14 @@ def histogram(bins: Sequence[Mapping[str, float | int | None]]) -> Chart | None:
     return Chart("histogram", width, height, "Histogram", tuple(bars), labels)
 
 
-def trend(points: Sequence[Point]) -> Chart:
-    """A sparkline of a rule over runs (oldest first, this run last): its failing
-    percentage or measured value, a dot per run coloured by severity."""
-    width, height, pad = 132.0, 30.0, 4.0
+def trend(points: Sequence[Point], shown: Callable[[float], str] = lambda v: f"{v:.6g}") -> Chart:
+    """A sparkline of a rule (or a comparison's metric) over runs, oldest first, this run
+    last: a dot per run coloured by severity, the first and last values written at its
+    ends (``shown`` writes a value: ``0.3%``, ``2``)."""
+    width, height, pad, left, right = 232.0, 30.0, 4.0, 52.0, 52.0
     values = [p.value for p in points if p.value is not None]
     lo, hi = (min(values), max(values)) if values else (0.0, 0.0)
-    step = (width - 2 * pad) / max(len(points) - 1, 1)
+    step = (width - left - right - 2 * pad) / max(len(points) - 1, 1)
 
     def y_of(value: float | None) -> float:
         if value is None:
@@ -200,23 +224,36 @@ def trend(points: Sequence[Point]) -> Chart:
     dots = []
     coords = []
     for i, p in enumerate(points):
-        x, y = pad + i * step, y_of(p.value)
+        x, y = left + pad + i * step, y_of(p.value)
         if p.value is not None:
             coords.append(f"{x:.1f},{y:.1f}")
-        shown = "nothing measured" if p.value is None else f"{p.value:.6g}"
+        said = "nothing measured" if p.value is None else shown(p.value)
         when = f" {p.at}" if p.at else ""
         last = i == len(points) - 1
         dots.append(
-            Dot(x, y, 3.2 if last else 2.2, f"s-{p.severity}", f"run {p.run}{when}: {shown}")
+            Dot(x, y, 3.2 if last else 2.2, f"s-{p.severity}", f"run {p.run}{when}: {said}")
         )
+    ends = (
+        [
+            Label(left - 2, height / 2 + 4, _ends(points[0], shown), "end", "n"),
+            Label(width - right + 2, height / 2 + 4, _ends(points[-1], shown), "start", "last"),
+        ]
+        if points
+        else []
+    )
     return Chart(
         "trend",
         width,
         height,
         f"Trend over {len(points)} runs",
+        labels=tuple(ends),
         line=" ".join(coords) if len(coords) > 1 else None,
         dots=tuple(dots),
     )
+
+
+def _ends(point: Point, shown: Callable[[float], str]) -> str:
+    return "–" if point.value is None else shown(point.value)
 
 
 def _bound(value: float | int | None) -> str:

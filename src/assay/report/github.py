@@ -72,10 +72,11 @@ def annotations_of(events: Sequence[Event]) -> list[Annotation]:
         if table.error:
             at = next((e for e in events if _is_table(e, table.name)), {})
             found.append(_placed("error", table.error, f"assay: table {table.name}", at))
-    for event in events:
-        if event.get("event") == "comparison" and event.get("severity") in LEVELS:
-            title = f"assay: comparison {event.get('comparison')}"
-            found.append(_placed(LEVELS[event["severity"]], _compared(event), title, event))
+    for c in run.comparisons:
+        if c.severity in LEVELS:
+            message = c.error or str(c.event.get("message", ""))
+            title = f"assay: comparison {c.name}"
+            found.append(_placed(LEVELS[c.severity], message, title, c.event))
     return sorted(found, key=lambda a: a.level != "error")
 
 
@@ -90,12 +91,6 @@ def _rule(table: str, rule: model.Rule) -> Annotation:
     parts.append(rule.verdict)
     title = f"assay: {table}: {case_name(rule)}"
     return _placed(LEVELS[rule.severity], " | ".join(parts), title, rule.event)
-
-
-def _compared(event: Event) -> str:
-    if event.get("error"):
-        return str(event["error"])
-    return str(event.get("message", ""))
 
 
 def _placed(level: str, message: str, title: str, event: Event) -> Annotation:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay.report import model
+from assay.report import compared, model
 
 Event = dict[str, Any]
 SAMPLES = 5
@@ -70,13 +70,12 @@ def junit_xml(events: Sequence[Event]) -> bytes:
 
 
 def suites_of(events: Sequence[Event]) -> tuple[Suite, ...]:
-    """The tables in config order, then the comparisons in the order they finished."""
+    """The tables in config order, then the comparisons in config order."""
     run = model.build(events)
     stamp = timestamp(run.started_at)
     finished = {e["table"]: e for e in events if e.get("event") == "table"}
     tables = tuple(_table_suite(t, finished.get(t.name), stamp) for t in run.tables)
-    compared = tuple(_comparison_suite(e, stamp) for e in events if e.get("event") == "comparison")
-    return tables + compared
+    return tables + tuple(_comparison_suite(c, stamp) for c in run.comparisons)
 
 
 def timestamp(started_at: str | None) -> str | None:
@@ -193,59 +192,56 @@ def _samples(samples: Sequence[Any] | None, label: str = "samples") -> str:
 # --- comparisons --------------------------------------------------------------------------
 
 
-def _comparison_suite(event: Event, stamp: str | None) -> Suite:
-    name = str(event.get("comparison", ""))
-    where = model.where(event.get("location"))
-    cases = [_check_case(name, check, event, where) for check in event.get("checks") or ()]
-    if event.get("error"):
-        error = str(event["error"])
+def _comparison_suite(comparison: compared.Comparison, stamp: str | None) -> Suite:
+    c = comparison
+    cases = [_check_case(c, check) for check in c.checks]
+    if c.error:
         cases.append(
             Case(
                 TABLE_CASE,
-                name,
+                c.name,
                 "error",
-                message=error,
+                message=c.error,
                 kind="error",
-                text=_lines(error, f"location: {where}"),
+                text=_lines(c.error, f"location: {c.location}"),
             )
         )
-    counts = event.get("counts") or {}
+    counts = c.event.get("counts") or {}
     properties = [
-        ("source", event.get("source")),
-        ("target", event.get("target")),
-        ("keys", ", ".join(event.get("keys") or ()) or None),
-        ("location", where),
+        ("source", c.source),
+        ("target", c.target),
+        ("keys", ", ".join(c.keys) or None),
+        ("location", c.location),
         *((k, v) for k, v in counts.items() if not isinstance(v, dict)),
-        ("run_id", event.get("run_id")),
+        ("run_id", c.event.get("run_id")),
     ]
     return Suite(
-        name=name,
+        name=c.name,
         cases=tuple(cases),
-        time=_seconds(event.get("elapsed_ms")),
+        time=_seconds(c.event.get("elapsed_ms")),
         timestamp=stamp,
         properties=tuple((k, model.cell(v)) for k, v in properties if v is not None and v != ""),
     )
 
 
-def _check_case(name: str, check: Event, event: Event, where: str) -> Case:
-    metric, severity = str(check.get("metric", "")), str(check.get("severity", "error"))
-    message = str(check.get("message", ""))
+def _check_case(comparison: compared.Comparison, check: compared.Check) -> Case:
+    message = str(check.event.get("message", ""))
     numbers = _lines(
-        f"value: {model.cell(check.get('value'))}" if check.get("value") is not None else "",
-        f"location: {where}" if where else "",
+        f"value: {model.cell(check.value)}" if check.value is not None else "",
+        f"location: {comparison.location}" if comparison.location else "",
     )
-    if severity in ("pass", "warn"):
-        warning = f"warning: {message}" if severity == "warn" else ""
-        return Case(metric, name, severity, out=_lines(warning, numbers))
-    samples = event.get("samples") or {}
+    if check.severity in ("pass", "warn"):
+        warning = f"warning: {message}" if check.severity == "warn" else ""
+        return Case(check.metric, comparison.name, check.severity, out=_lines(warning, numbers))
+    samples = comparison.event.get("samples") or {}
     shown = [_samples(rows, f"samples, {side}") for side, rows in samples.items()]
     return Case(
-        metric,
-        name,
-        "failure" if severity == "fail" else "error",
+        check.metric,
+        comparison.name,
+        "failure" if check.severity == "fail" else "error",
         message=message,
-        kind=severity,
-        text=_lines(message, f"expected: {check.get('threshold')}", numbers, *shown),
+        kind=check.severity,
+        text=_lines(message, f"expected: {check.event.get('threshold')}", numbers, *shown),
     )
 
 

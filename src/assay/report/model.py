@@ -6,13 +6,16 @@ earlier runs. Pure data: the templates (:mod:`assay.report.render`) only lay it 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from assay.report import charts
+from assay.report import charts, compared
+from assay.report.text import cell, json_value, number, percent, readable, verdict_of, where
+
+__all__ = ["cell", "json_value", "number", "percent", "where"]
 
 Event = dict[str, Any]
 SEVERITIES = ("pass", "warn", "fail", "error")
@@ -61,6 +64,8 @@ class Rule:
     samples: Samples | None
     histogram: charts.Chart | None
     details: str | None
+    """The rule's ``details`` for people (``count 7 · mean 4.85714 · ...``), rounded; the
+    page keeps them exact in ``data-value``."""
     trend: charts.Chart | None = None
     points: tuple[charts.Point, ...] = ()
     """This rule in every run of the report's history, this run last."""
@@ -94,7 +99,8 @@ class Table:
     location: str
     outputs: tuple[dict[str, Any], ...]
     failing: charts.Chart | None
-    """Failing percentage of each rule that counts rows."""
+    """Failing percentage of each rule that counts rows; ``None`` when no rule has a
+    failing row (an all-zero chart says nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,21 @@ class Run:
     complete: bool = True
     """Whether the stream ended with its summary (a cut-off stream is still shown)."""
     problems: tuple[Rule, ...] = field(default=())
+    comparisons: tuple[compared.Comparison, ...] = ()
+    """The compared datasets, in config order."""
+
+    @property
+    def units(self) -> tuple[tuple[str, str], ...]:
+        """``(anchor, name)`` of every table, then every comparison: what the page's
+        filters select."""
+        return tuple((t.anchor, t.name) for t in self.tables) + tuple(
+            (c.anchor, c.name) for c in self.comparisons
+        )
+
+    @property
+    def unsettled(self) -> tuple[compared.Comparison, ...]:
+        """The comparisons that did not pass."""
+        return tuple(c for c in self.comparisons if not c.ok)
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -134,19 +155,19 @@ def parse_lines(data: bytes) -> list[Event]:
     """JSON lines (``assay run`` output), or one JSON report document (``--jsonReport``:
     its ``events``; an appended report file has one document per line)."""
     events: list[Event] = []
-    for number, line in enumerate(data.splitlines(), 1):
+    for line_number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as e:
-            raise ValueError(f"line {number} is not JSON: {e}") from None
+            raise ValueError(f"line {line_number} is not JSON: {e}") from None
         if isinstance(obj, dict) and "events" in obj and "event" not in obj:
             events.extend(obj["events"])
         elif isinstance(obj, dict) and "event" in obj:
             events.append(obj)
         else:
-            raise ValueError(f"line {number} is not an assay event")
+            raise ValueError(f"line {line_number} is not an assay event")
     if not events and data.strip().startswith(b"{"):
         doc = orjson.loads(data)
         events = list(doc.get("events", []))
@@ -176,12 +197,8 @@ def build(events: Sequence[Event], history: Sequence[Sequence[Event]] = ()) -> R
     )
     totals = {s: sum(t.counts[s] for t in tables) for s in SEVERITIES}
     totals["rules"] = sum(len(t.rules) for t in tables)
-    if summary:
-        status = summary["status"]
-    elif totals["error"] or any(t.error for t in tables):
-        status = "ERROR"
-    else:
-        status = "FAIL" if totals["fail"] else "PASS"
+    comparisons = compared.comparisons_of(events, history, files)
+    status = summary["status"] if summary else _status(tables, comparisons, totals)
     run_id = str((summary or (events[0] if events else {})).get("run_id", ""))
     return Run(
         status=status,
@@ -197,11 +214,24 @@ def build(events: Sequence[Event], history: Sequence[Sequence[Event]] = ()) -> R
         totals=totals,
         spark_plans=summary.get("spark_plans") if summary else None,
         tables=tables,
-        overview=charts.status_overview([(t.name, t.counts) for t in tables]),
+        overview=charts.status_overview(
+            [(t.name, t.counts) for t in tables] + [(c.name, c.counts) for c in comparisons]
+        ),
         history_runs=len(history),
         complete=summary is not None,
         problems=tuple(r for t in tables for r in t.rules if not r.ok),
+        comparisons=comparisons,
     )
+
+
+def _status(
+    tables: Sequence[Table], comparisons: Sequence[compared.Comparison], totals: dict[str, int]
+) -> str:
+    """The run's status from its lines, when the stream ends before its summary."""
+    severities = {c.severity for c in comparisons}
+    if totals["error"] or any(t.error for t in tables) or "error" in severities:
+        return "ERROR"
+    return "FAIL" if totals["fail"] or "fail" in severities else "PASS"
 
 
 def redact(url: str | None) -> str | None:
@@ -256,7 +286,7 @@ def _table(
         rules=rules,
         location=where(finished.get("location")) if finished else "",
         outputs=tuple(finished.get("outputs", ())) if finished else (),
-        failing=charts.failing_percent(bars) if bars else None,
+        failing=charts.failing_percent(bars) if any(p for _, p, _ in bars) else None,
     )
 
 
@@ -271,12 +301,13 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
     percent = None
     if failed is not None and rows and rule.get("type") not in NOT_ROWS:
         percent = 100.0 * failed / rows
-    state, verdict = _state(event)
+    state, verdict = verdict_of(event)
     details = event.get("details")
     histogram = None
     if isinstance(details, dict) and isinstance(details.get("histogram"), dict):
         histogram = charts.histogram(details["histogram"].get("bins") or [])
     unit, points = trend
+    stats = details.values() if isinstance(details, dict) else ()
     return Rule(
         event=event,
         index=int(event.get("rule_index", 0)),
@@ -294,35 +325,15 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
         waiver=event.get("waiver"),
         state=state,
         verdict=verdict,
-        message=str(event.get("message", "")),
+        message=readable(str(event.get("message", "")), event.get("metric_value"), *stats),
         location=where(event.get("location")),
         samples=_samples(event.get("samples"), keys),
         histogram=histogram,
-        details=_details_text(details) if details and histogram is None else None,
-        trend=charts.trend(points) if len(points) > 1 else None,
+        details=details_text(details) if details else None,
+        trend=charts.trend(points, trend_shown(unit)) if len(points) > 1 else None,
         points=tuple(points),
         trend_unit=unit,
     )
-
-
-def _state(event: Event) -> tuple[str, str]:
-    severity = event.get("severity", "error")
-    failed = event.get("failed_count")
-    waiver = event.get("waiver")
-    if severity == "error":
-        return "error", "error: not evaluated"
-    if severity == "pass":
-        if failed:
-            rows = "failing row" if failed == 1 else "failing rows"
-            return "tolerated", f"pass: {failed:,} {rows} tolerated"
-        return "pass", "pass"
-    if severity == "warn":
-        if event.get("passed"):
-            return "warn", "warn: met must_be, not warn"
-        return "warn", f"warn: failed, {waiver or 'level warn'}"
-    if not event.get("blocking"):
-        return "waived", f"fail: waived ({waiver})" if waiver else "fail: does not fail the run"
-    return "fail", "fail: fails the run"
 
 
 def _samples(samples: Sequence[dict[str, Any]] | None, keys: Sequence[str]) -> Samples | None:
@@ -388,6 +399,15 @@ def trend_unit(events: Sequence[Event]) -> str:
     return ""
 
 
+def trend_shown(unit: str) -> Callable[[float], str]:
+    """How a trend in ``unit`` writes a value: ``0.3%``, ``691``, ``69.1``."""
+    if unit == "%":
+        return charts.percent_text
+    if unit == "rows":
+        return lambda v: f"{v:,.0f}"
+    return number
+
+
 def trend_value(event: Event, unit: str = "%") -> float | None:
     """The number a rule's trend follows in ``unit`` (see :func:`trend_unit`)."""
     failed, rows = event.get("failed_count"), event.get("row_count")
@@ -404,49 +424,21 @@ def trend_value(event: Event, unit: str = "%") -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-# --- text ---------------------------------------------------------------------------------
+def details_text(details: Any) -> str:
+    """A rule's ``details`` (colstats' numbers, ``column_max_check``'s expected and
+    actual) as one line for people, numbers rounded; the histogram is its chart.
 
-
-def where(location: dict[str, Any] | None) -> str:
-    """``file:line path`` of an event's location."""
-    if not location:
-        return ""
-    file = location.get("file") or ""
-    line = location.get("line")
-    place = f"{file}:{line}" if line is not None else file
-    return f"{place} {location.get('path') or ''}".strip()
-
-
-def number(value: Any) -> str:
-    """A measured value for people: integers as written, other numbers to 6 significant
-    digits; ``null`` as nothing."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def percent(value: float | None) -> str:
-    """``12.5%``, ``<0.01%``, ``0%``; nothing for no percentage."""
-    return "" if value is None else charts.percent_text(value)
-
-
-def cell(value: Any) -> str:
-    """A sample value as text: strings as they are, ``null`` for none, JSON otherwise."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return value
-    return orjson.dumps(value, default=str).decode()
-
-
-def _details_text(details: Any) -> str:
-    return orjson.dumps(details, default=str).decode()
+    >>> details_text({"count": 7, "stdDev": 17.17556403731767, "histogram": None})
+    'count 7 · stdDev 17.1756'
+    """
+    if not isinstance(details, dict):
+        return json_value(details)
+    shown = [
+        f"{k} {json_value(v) if isinstance(v, (dict, list)) else number(v) or 'none'}"
+        for k, v in details.items()
+        if k != "histogram"
+    ]
+    return " · ".join(shown)
 
 
 def expected(event: Event) -> str | None:
@@ -456,8 +448,3 @@ def expected(event: Event) -> str | None:
     expect = event.get("expect")
     text = expect.get("text") if isinstance(expect, dict) else None
     return str(text) if text else event.get("threshold")
-
-
-def json_value(value: Any) -> str:
-    """A value exactly as the JSON line has it (the page keeps it in ``data-value``)."""
-    return orjson.dumps(value, default=str).decode()

@@ -16,7 +16,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from assay.report import model
+from assay.report import model, sidebyside
 
 Event = dict[str, Any]
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -33,13 +33,11 @@ def render_html(
     (earlier runs' events, oldest first) is given. ``email``: without the filters and
     the script (mail clients drop both), for an email body."""
     run = model.build(events, history)
-    selected = "".join(
-        f",#tbl-{t.anchor}:checked~nav label[for=tbl-{t.anchor}]" for t in run.tables
-    )
+    selected = "".join(f",#tbl-{a}:checked~nav label[for=tbl-{a}]" for a, _ in run.units)
     hidden = "".join(
-        f"#tbl-{t.anchor}:checked~main section.table:not(.t-{t.anchor}),"
-        f"#tbl-{t.anchor}:checked~main section.overview{{display:none}}\n"
-        for t in run.tables
+        f"#tbl-{a}:checked~main section.unit:not(.u-{a}),"
+        f"#tbl-{a}:checked~main section.overview{{display:none}}\n"
+        for a, _ in run.units
     )
     return (
         _environment()
@@ -98,13 +96,25 @@ def trend_text(rule: model.Rule, last: int = 5) -> str:
     points = rule.points[-last:]
     if len(points) < 2:
         return ""
-    shown = [
-        "–"
-        if p.value is None
-        else (model.percent(p.value) if rule.trend_unit == "%" else f"{p.value:.6g}")
-        for p in points
-    ]
+    write = model.trend_shown(rule.trend_unit)
+    shown = ["–" if p.value is None else write(p.value) for p in points]
     return " → ".join(shown)
+
+
+def md_side(value: sidebyside.Cell) -> str:
+    """One side's sample value in a Markdown cell: escaped, bold when it differs."""
+    text = markdown_text(value.text)
+    return f"**{text}**" if value.diff and text else text
+
+
+def md_sample_row(row: sidebyside.SampleRow) -> str:
+    """A side-by-side sample row as a Markdown table row: what the row is, its key, then
+    ``source / target`` per column (blank when the samples hold neither)."""
+    cells = [row.kind, *(markdown_text(k) for k in row.key)]
+    for source, target in row.cells:
+        blank = not source.text and not target.text
+        cells.append("" if blank else f"{md_side(source)} / {md_side(target)}")
+    return "| " + " | ".join(cells) + " |"
 
 
 _HELPERS = {
@@ -139,5 +149,6 @@ def _markdown_environment() -> jinja2.Environment:
     )
     env.filters["md"] = markdown_text
     env.filters["code"] = markdown_code
+    env.globals["md_sample_row"] = md_sample_row
     env.globals.update(_HELPERS)
     return env

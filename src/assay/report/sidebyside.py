@@ -1,0 +1,111 @@
+"""A comparison's sample rows side by side (the ``samples`` of a ``comparison`` line,
+docs/events.md): a row per differing pair with its differing values marked on both
+sides, and a row per row of one side only, ``missing`` on the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay.report.text import cell
+
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One side's value in a sample row: ``diff`` marks a value that differs from the
+    other side's, ``absent`` a value the samples do not hold (the row is missing on this
+    side, or the column is not among its samples)."""
+
+    text: str
+    null: bool = False
+    diff: bool = False
+    absent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SampleRow:
+    kind: str
+    """``differs``, ``missing in target`` or ``missing in source``."""
+    key: tuple[str, ...]
+    cells: tuple[tuple[Cell, Cell], ...]
+    """Per column, the source's and the target's value."""
+
+
+@dataclass(frozen=True, slots=True)
+class SideBySide:
+    keys: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[SampleRow, ...]
+
+
+def side_by_side(
+    samples: dict[str, Any] | None, keys: Sequence[str], names: Sequence[str] = ()
+) -> SideBySide | None:
+    """The sample rows as one table: a row per differing pair (its differing columns'
+    values on both sides, marked) and per row of one side only (its values, the other
+    side missing); the compared columns in order, those the samples hold."""
+    if not samples:
+        return None
+    seen: list[str] = []
+    for m in samples.get("mismatched") or ():
+        seen.append(str(m.get("column")))
+    for side in ("missing_in_target", "missing_in_source"):
+        for row in samples.get(side) or ():
+            values = row.get("source" if side == "missing_in_target" else "target") or {}
+            seen.extend(values)
+    shown_columns = tuple(dict.fromkeys([n for n in names if n in seen] + seen))
+    rows = [*_differing(samples.get("mismatched") or (), keys, shown_columns)]
+    rows += _one_side(samples.get("missing_in_target") or (), keys, shown_columns, "source")
+    rows += _one_side(samples.get("missing_in_source") or (), keys, shown_columns, "target")
+    if not rows:
+        return None
+    return SideBySide(tuple(keys), shown_columns, tuple(rows))
+
+
+def _differing(
+    mismatched: Sequence[Event], keys: Sequence[str], columns: Sequence[str]
+) -> list[SampleRow]:
+    """A row per differing pair: the samples of one key's columns together (a key with
+    two differing pairs in one column, a duplicated key, gets a row per pair)."""
+    pairs: list[tuple[tuple[str, ...], dict[str, tuple[Any, Any]]]] = []
+    for m in mismatched:
+        key = tuple(cell((m.get("key") or {}).get(k)) for k in keys)
+        column = str(m.get("column"))
+        row = next((r for k, r in pairs if k == key and column not in r), None)
+        if row is None:
+            row = {}
+            pairs.append((key, row))
+        row[column] = (m.get("source"), m.get("target"))
+    out = []
+    for key, row in pairs:
+        cells = tuple(
+            (_cell(row[c][0], diff=True), _cell(row[c][1], diff=True))
+            if c in row
+            else (Cell("", absent=True), Cell("", absent=True))
+            for c in columns
+        )
+        out.append(SampleRow("differs", key, cells))
+    return out
+
+
+def _one_side(
+    rows: Sequence[Event], keys: Sequence[str], columns: Sequence[str], side: str
+) -> list[SampleRow]:
+    out = []
+    missing = Cell("missing", absent=True)
+    for row in rows:
+        values = row.get(side) or {}
+        key = tuple(cell(row.get(k)) for k in keys)
+        here = [_cell(values[c]) if c in values else Cell("", absent=True) for c in columns]
+        cells = tuple((v, missing) if side == "source" else (missing, v) for v in here)
+        other = "target" if side == "source" else "source"
+        out.append(SampleRow(f"missing in {other}", key, cells))
+    return out
+
+
+def _cell(value: Any, diff: bool = False) -> Cell:
+    return Cell(cell(value), null=value is None, diff=diff)

@@ -1,0 +1,112 @@
+"""The report's words and numbers for people: a verdict in words, a value rounded for
+display, a location as ``file:line path``. The JSON lines keep every value exact; the
+page keeps it too, in ``data-value`` attributes (:func:`json_value`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import orjson
+
+from assay.report import charts
+
+Event = dict[str, Any]
+
+
+def verdict_of(event: Any) -> tuple[str, str]:
+    """A result's (or a comparison's, or a check's) state and its verdict in words.
+
+    The state is ``pass``, ``tolerated`` (passed with failing rows within its
+    tolerance), ``warn``, ``fail``, ``waived`` (failed, not failing the run) or
+    ``error``; the verdict says it once, readably.
+
+    >>> verdict_of({"severity": "warn", "passed": True})
+    ('warn', 'warn: passed, outside its warn threshold')
+    >>> verdict_of({"severity": "fail", "passed": False, "blocking": False,
+    ...             "waiver": "on_failure: warn"})
+    ('waived', 'fail: waived (on_failure: warn)')
+    """
+    severity = event.get("severity", "error")
+    failed = event.get("failed_count")
+    waiver = event.get("waiver")
+    if severity == "error":
+        return "error", "error: not evaluated"
+    if severity == "pass":
+        if failed:
+            rows = "failing row" if failed == 1 else "failing rows"
+            return "tolerated", f"pass: {failed:,} {rows} tolerated"
+        return "pass", "pass"
+    if severity == "warn":
+        if event.get("passed"):
+            return "warn", "warn: passed, outside its warn threshold"
+        return "warn", f"warn: failed, {waiver or 'level warn'}"
+    if not event.get("blocking"):
+        return "waived", f"fail: waived ({waiver})" if waiver else "fail: does not fail the run"
+    return "fail", "fail: fails the run"
+
+
+def where(location: dict[str, Any] | None) -> str:
+    """``file:line path`` of an event's location."""
+    if not location:
+        return ""
+    file = location.get("file") or ""
+    line = location.get("line")
+    place = f"{file}:{line}" if line is not None else file
+    return f"{place} {location.get('path') or ''}".strip()
+
+
+def number(value: Any) -> str:
+    """A measured value for people: integers as written, other numbers to 6 significant
+    digits; ``null`` as nothing.
+
+    >>> number(17.17556403731767), number(0.10000000000000142), number(3), number(None)
+    ('17.1756', '0.1', '3', '')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def percent(value: float | None) -> str:
+    """``12.5%``, ``<0.01%``, ``0%``; nothing for no percentage."""
+    return "" if value is None else charts.percent_text(value)
+
+
+def cell(value: Any) -> str:
+    """A sample value as text: strings as they are, ``null`` for none, JSON otherwise."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, default=str).decode()
+
+
+def json_value(value: Any) -> str:
+    """A value exactly as the JSON line has it (the page keeps it in ``data-value``)."""
+    return orjson.dumps(value, default=str).decode()
+
+
+def readable(message: str, *values: Any) -> str:
+    """``message`` with each of ``values`` that is a float written as Python writes it
+    (``stdDev 17.17556403731767``) rounded as :func:`number` shows it; nothing else of
+    the message changes (an exact decimal is a string in the event, never rounded).
+
+    >>> readable("mean 4.857142857142857, max 10.0", 4.857142857142857, 10.0)
+    'mean 4.85714, max 10.0'
+    """
+    for value in values:
+        if isinstance(value, float) and math.isfinite(value):
+            long, short = repr(value), number(value)
+            if len(long) - len(short) > 2:  # a long float, not 10.0 or 2.5
+                found = re.compile(rf"(?<![\d.]){re.escape(long)}(?![\d])")
+                message = found.sub(short, message)
+    return message
