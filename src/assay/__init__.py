@@ -10,7 +10,7 @@ The Python API (docs/api.md)::
 
 ``assay.session()`` is a Spark Connect session on an embedded local server (stopped
 with the session); ``assay.compare(source_df, target_df, keys=[...])`` compares two
-DataFrames by key.
+DataFrames by key; ``assay.history(metrics=...)`` is the metrics store as a DataFrame.
 
 Importing ``assay`` is cheap: nothing here imports pyspark, lark or orjson; each name
 below is imported on first use.
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         Result,
         ResultStream,
         explain,
+        history,
         iter_run,
         iter_validate,
         load,
@@ -51,6 +52,7 @@ _LAZY = {
     "Result": "assay.api",
     "ResultStream": "assay.api",
     "explain": "assay.api",
+    "history": "assay.api",
     "iter_run": "assay.api",
     "iter_validate": "assay.api",
     "load": "assay.api",
@@ -90,6 +92,7 @@ __all__ = [
     "ValidatorResult",
     "compare",
     "explain",
+    "history",
     "iter_run",
     "iter_validate",
     "load",

@@ -10,6 +10,7 @@ from assay.api.result import Result, ResultStream
 from assay.api.running import iter_run, iter_validate, run, validate
 from assay.api.sessions import session
 from assay.api.suites import load, rules_suite
+from assay.api.watching import history
 from assay.executor.connect import connect_frame, connect_session, is_classic
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "connect_session",
     "explain",
     "explain_tables",
+    "history",
     "is_classic",
     "iter_run",
     "iter_validate",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.api.suites import Config, load
+from assay.ir.monitoring import Monitoring
 from assay.ir.rules import ValidatorCheck
 from assay.ir.suite import Suite, Table
 
@@ -129,3 +130,47 @@ def _outputs_text(table: Table) -> str:
     lines = [f"  writes: up to {len(sinks)} Spark plans ({when})"]
     lines += [f"    {s.format} -> {s.target}" for s in sinks]
     return "\n" + "\n".join(lines)
+
+
+def explain_history(suite: Suite, monitoring: Monitoring | None) -> dict[str, Any] | None:
+    """What a run does with its metrics store (None without one): the history it reads
+    once before any table (the rules judged over time and how many earlier runs of each)
+    and the append after; the ``history`` line of ``assay explain --format json``."""
+    if monitoring is None:
+        return None
+    import datetime as dt
+
+    from assay.monitoring.series import wanted
+
+    want = wanted(suite.tables, monitoring, "", dt.datetime.now(dt.timezone.utc))
+    rules = [{"table": t, "rule": r, "measure": m, "runs": n}
+             for (t, r, m), n in sorted(want.runs.items())]  # fmt: skip
+    table = monitoring.store.kind == "table"
+    return {
+        "event": "history",
+        "schema_version": PLAN_SCHEMA_VERSION,
+        "store": str(monitoring.store),
+        "tags": dict(monitoring.tags),
+        "rules": rules,
+        "read_plans": 1 if table and rules else 0,
+        "write_plans": 1 if table else 0,
+    }
+
+
+def history_text(found: dict[str, Any]) -> str:
+    """:func:`explain_history` in words."""
+    rules = found["rules"]
+    tags = ", ".join(f"{k}={v}" for k, v in found["tags"].items())
+    lines = [f"metrics store: {found['store']}" + (f" (runs tagged {tags})" if tags else "")]
+    if rules:
+        how = "1 Spark plan" if found["read_plans"] else "one pass over the file"
+        lines.append(f"  history: read once before any table ({how}): {len(rules)} rules"
+                     f" judged over time, the newest {max(r['runs'] for r in rules)} runs"
+                     " at most")  # fmt: skip
+        lines += [f"    {r['table']}: {r['rule']} ({r['measure']}, last {r['runs']})"
+                  for r in rules]  # fmt: skip
+    else:
+        lines.append("  history: none read (no rule has change or anomaly)")
+    write = "1 Spark write" if found["write_plans"] else "one append to the file"
+    lines.append(f"  after the run: every measured value appended ({write})")
+    return "\n".join(lines)

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assay.api.result import Result, ResultStream
 from assay.api.suites import Config, load, load_with, over_dataframe, rules_suite
+from assay.api.watching import monitoring_of
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
-from assay.ir.monitoring import Monitoring
 from assay.ir.suite import Suite
-from assay.monitoring.records import parse_time
 from assay.options import RunOptions
 
 if TYPE_CHECKING:
@@ -288,34 +287,6 @@ def execute(
     return _reported(suite, summary, tuple(events), options, lineage)
 
 
-def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
-    """The run's metrics store: the command line's (``--metrics`` or ``--metrics-table``)
-    or the config's, with the config's tags and the command line's (winning)."""
-    from assay.ir.monitoring import MetricsStore
-
-    if options.metrics and options.metrics_table:
-        raise ConfigErrors([ConfigError("give --metrics (a file) or --metrics-table, not both")])
-    found = suite.monitoring
-    if options.metrics:
-        found = Monitoring(MetricsStore("file", os.path.abspath(options.metrics)))
-    elif options.metrics_table:
-        found = Monitoring(MetricsStore("table", options.metrics_table))
-    if found is None:
-        if options.tags or options.run_time:
-            said = "--tag" if options.tags else "--run-time"
-            raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
-        return None
-    tags = {**dict(suite.monitoring.tags if suite.monitoring else ()), **options.tags}
-    if options.run_time is not None:
-        try:
-            parse_time(options.run_time)
-        except ValueError:
-            raise ConfigErrors([ConfigError(
-                f"--run-time: '{options.run_time}' is not an ISO 8601 time"
-                " (e.g. 2024-01-31T06:00:00Z)")]) from None  # fmt: skip
-    return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time)
-
-
 def _reported(
     suite: Suite,
     summary: RunSummary,
@@ -359,7 +330,6 @@ def _preflight_files(options: RunOptions) -> dict[str, str | None]:
 
 def _lineage(options: RunOptions) -> Lineage | None:
     """Where the OpenLineage events go: the options, then the client's environment."""
-    import os
 
     from assay.report.openlineage_http import lineage_of
 
@@ -375,7 +345,6 @@ def _with_sources(
     (unreadable sources, rules that do not fit the schema) when a session is at hand
     (the caller's, or ``--remote``): every problem listed in one go. An embedded server
     is not started for a config that cannot run: its sources are checked once it loads."""
-    import os
 
     at_hand = target.spark is not None or target.remote or os.environ.get("SPARK_REMOTE")
     if not errors.valid or not at_hand:

@@ -20,6 +20,7 @@ from assay.cli.compare import compare as compare_command
 from assay.cli.console import err, guarded, stdout_closed, streamed
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
+from assay.cli.history import history_command
 from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
 from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
@@ -196,10 +197,14 @@ def explain(
     pipeline: opt.Pipeline = None,
     plugin: opt.Plugin = None,
     passes: opt.Passes = False,
+    metrics: opt.Metrics = None,
+    metrics_table: opt.MetricsTable = None,
     debug: opt.Debug = False,
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
     from assay.api import explain_tables
+    from assay.api.explaining import explain_history, history_text
+    from assay.api.watching import monitoring_of
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
@@ -220,6 +225,11 @@ def explain(
                 _out(table.to_dict())
             else:
                 sys.stdout.write(table.text + "\n\n")
+        history = explain_history(suite, monitoring_of(suite, opt.run_options(ctx.params)))
+        if history is not None and format == "json":
+            _out(history)
+        elif history is not None:
+            sys.stdout.write(history_text(history) + "\n\n")
         if format == "text" and (tables or not suite.comparisons):
             total = sum(t.spark_plans for t in tables)
             views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
@@ -247,6 +257,7 @@ def _explain_passes(format: str) -> None:
 
 
 app.command("report")(report_command)
+app.command("history")(history_command)
 
 
 def _version(value: bool) -> None:

@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
@@ -29,12 +29,16 @@ from pyspark.sql.connect.window import Window
 from assay.errors import SparkFailure
 from assay.executor.spark_errors import spark_message
 from assay.ir.monitoring import MetricsStore, Monitoring
-from assay.ir.suite import Suite, Table
+from assay.ir.suite import Suite
 from assay.monitoring import files
-from assay.monitoring.identity import identities
-from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, tracked_measure, utc_text
-from assay.monitoring.series import History, Key, Wanted, newest
+from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, utc_text
+from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
 from assay.report.events import RunSummary
+
+if TYPE_CHECKING:
+    # pyspark's Connect functions are typed with the parent class; every frame here is a
+    # Connect one.
+    from pyspark.sql import DataFrame
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-]+")
 PARTITIONED = ("parquet", "orc")
@@ -45,19 +49,6 @@ class MetricsStoreFailure(SparkFailure):
     """The metrics store could not be read or appended to (exit 3)."""
 
     code = "METRICS_STORE_FAILED"
-
-
-def wanted(
-    tables: Sequence[Table], monitoring: Monitoring, run_id: str, run_time: dt.datetime
-) -> Wanted:
-    """The history the run's rules judged over time need."""
-    runs: dict[Key, int] = {}
-    for table in tables:
-        for rule, identity in zip(table.rules, identities(table.rules), strict=True):
-            if rule.over_time is not None:
-                key = (table.name, identity, tracked_measure(rule))
-                runs[key] = max(runs.get(key, 0), rule.over_time.runs)
-    return Wanted(runs, run_time, run_id, monitoring.tags)
 
 
 def read_history(spark: SparkSession | None, store: MetricsStore, want: Wanted) -> History:
@@ -168,6 +159,37 @@ def _ensure_table(spark: SparkSession, store: MetricsStore) -> None:
         f"CREATE TABLE IF NOT EXISTS {store.location} ({_schema()}) USING {store.format}"
         + partitioned
     ).collect()
+
+
+def stored(spark: SparkSession | None, store: MetricsStore, selection: Selection) -> list[dict]:
+    """The stored rows ``selection`` asks for (:func:`assay.monitoring.series.selected`):
+    one pass over a file, or one Spark plan over a table (none when it does not exist)."""
+    if store.kind == "file":
+        return selected(files.rows(store.location), selection)
+    assert spark is not None
+    try:
+        if not spark.catalog.tableExists(store.location):
+            return []
+        frame: DataFrame = spark.read.table(store.location)
+        for column, values in (("table", selection.tables), ("rule", selection.rules),
+                               ("measure", selection.measures)):  # fmt: skip
+            if values:
+                frame = frame.where(F.col(column).isin(list(values)))
+        for name, value in selection.tags:
+            frame = frame.where(F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
+        if selection.last:
+            newest_first = Window.partitionBy("table", "rule", "measure").orderBy(
+                F.col("run_time").desc()
+            )
+            frame = frame.withColumn("_n", F.row_number().over(newest_first))
+            frame = frame.where(F.col("_n") <= F.lit(selection.last)).drop("_n")
+        frame = frame.withColumn("micros", F.unix_micros(F.col("run_time"))).drop("run_time")
+        rows = [row.asDict() for row in frame.collect()]
+    except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
+        raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
+    for row in rows:
+        row["run_time"] = dt.datetime.fromtimestamp(row.pop("micros") / 1e6, dt.timezone.utc)
+    return selected(rows, selection)
 
 
 def read_all(spark: SparkSession | None, store: MetricsStore):

@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 from assay.ir.monitoring import AnomalyDetection, Baseline, Change, OverTime
 from assay.ir.values import Between, Comparison, Op, Threshold
+from assay.monitoring.anomaly import BaseChange, RelativeRateOfChange, SimpleThreshold, Strategy
+from assay.monitoring.normal import BatchNormal, OnlineNormal, mean_and_stddev
 from assay.monitoring.registry import strategy_from_config
 from assay.monitoring.series import Point
 
@@ -162,9 +164,49 @@ def _anomaly(
         "strategy": detection.strategy,
         "params": dict(detection.params),
         "anomalous": bool(found),
+        "expected": expected_band(strategy, series),
     }
     if found:
         detail = found[0].detail or f"{value:.6g} is an anomaly"
         out["anomaly"]["detail"] = detail
         return "fail", f"anomaly ({detection.strategy}): {detail}"
     return "pass", f"no anomaly ({detection.strategy})"
+
+
+def expected_band(strategy: Strategy, series: Sequence[float]) -> dict[str, float | None] | None:
+    """The values the strategy allowed for the last of ``series`` as ``{low, high}`` (None:
+    no bound that side), where it has one interval: the normal strategies' mean ± factors
+    times the deviation (the online one's as it stood at that value), a simple threshold's
+    bounds, a first-order change's last value moved by its limits. None for the others
+    (Holt-Winters, higher orders)."""
+    last = len(series) - 1
+    if isinstance(strategy, OnlineNormal):
+        stats = strategy.running_stats(series, (last, last + 1))[last]
+        return _band(stats.mean, stats.stddev, strategy)
+    if isinstance(strategy, BatchNormal):
+        mean, stddev = mean_and_stddev(series if strategy.include_interval else series[:last])
+        return _band(mean, stddev, strategy)
+    if isinstance(strategy, SimpleThreshold):
+        return {"low": _finite(strategy.lower_bound), "high": _finite(strategy.upper_bound)}
+    if isinstance(strategy, BaseChange) and strategy.order == 1 and last >= 1:
+        before = series[last - 1]
+        low, high = strategy.lower, strategy.upper
+        if isinstance(strategy, RelativeRateOfChange):  # a ratio to the value before
+            return {"low": _finite(before * low), "high": _finite(before * high)}
+        return {"low": _finite(before + low), "high": _finite(before + high)}
+    return None
+
+
+def _band(
+    mean: float, stddev: float, strategy: OnlineNormal | BatchNormal
+) -> dict[str, float | None]:
+    low, high = strategy.lower_deviation_factor, strategy.upper_deviation_factor
+    return {
+        "low": None if low is None else _finite(mean - low * stddev),
+        "high": None if high is None else _finite(mean + high * stddev),
+    }
+
+
+def _finite(value: float) -> float | None:
+    """A bound, or None for Deequ's stand-ins for no bound (±Double.MaxValue)."""
+    return value if math.isfinite(value) and abs(value) < 1e300 else None

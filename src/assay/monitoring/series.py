@@ -7,11 +7,14 @@ before this one carrying this run's tags, the newest ``runs`` of each.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay.monitoring.records import parse_time, utc_text
+from assay.ir.monitoring import Monitoring
+from assay.ir.suite import Table
+from assay.monitoring.identity import identities
+from assay.monitoring.records import parse_time, tracked_measure, utc_text
 
 Key = tuple[str, str, str]
 """(table, rule identity, measure)."""
@@ -73,3 +76,58 @@ def newest(
         ordered = [p for _, p in sorted(runs.values(), key=lambda mp: mp[0])]
         history[(key[0], key[1])] = tuple(ordered[-wanted.runs[key] :])
     return history
+
+
+def wanted(
+    tables: Sequence[Table], monitoring: Monitoring, run_id: str, run_time: dt.datetime
+) -> Wanted:
+    """The history the run's rules judged over time need."""
+    runs: dict[Key, int] = {}
+    for table in tables:
+        for rule, identity in zip(table.rules, identities(table.rules), strict=True):
+            if rule.over_time is not None:
+                key = (table.name, identity, tracked_measure(rule))
+                runs[key] = max(runs.get(key, 0), rule.over_time.runs)
+    return Wanted(runs, run_time, run_id, monitoring.tags)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Stored rows asked for by ``assay history``: of these tables, rules (identities)
+    and measures (empty: any), carrying every one of ``tags``, the newest ``last`` runs
+    of each series (None: all)."""
+
+    tables: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    measures: tuple[str, ...] = ()
+    tags: tuple[tuple[str, str], ...] = ()
+    last: int | None = None
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        """Whether a stored row is asked for (its place in its series aside)."""
+        for wanted_values, value in (
+            (self.tables, row.get("table")),
+            (self.rules, row.get("rule")),
+            (self.measures, row.get("measure")),
+        ):
+            if wanted_values and value not in wanted_values:
+                return False
+        tags = row.get("tags") or {}
+        return all(tags.get(k) == v for k, v in self.tags)
+
+
+def selected(rows: Iterable[Mapping[str, Any]], selection: Selection) -> list[dict[str, Any]]:
+    """The rows ``selection`` asks for, each series oldest first (series ordered by table,
+    rule and measure), the newest ``last`` runs of each."""
+    series: dict[Key, list[tuple[dt.datetime, dict[str, Any]]]] = {}
+    for row in rows:
+        if selection.matches(row):
+            moment = row["run_time"]
+            moment = parse_time(moment) if isinstance(moment, str) else moment
+            key = (row["table"], row["rule"], row["measure"])
+            series.setdefault(key, []).append((moment, {**row, "run_time": utc_text(moment)}))
+    out: list[dict[str, Any]] = []
+    for key in sorted(series):
+        ordered = [r for _, r in sorted(series[key], key=lambda mr: mr[0])]
+        out += ordered[-selection.last :] if selection.last else ordered
+    return out

@@ -1,0 +1,67 @@
+"""The metrics store of a run, from its config and options, and the store read back
+(docs/monitoring.md). Nothing here needs Spark but :func:`history` of a table store."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from assay.errors import ConfigError, ConfigErrors
+from assay.ir.monitoring import MetricsStore, Monitoring
+from assay.ir.suite import Suite
+from assay.monitoring.records import parse_time
+from assay.options import RunOptions
+
+if TYPE_CHECKING:
+    from pyspark.sql.connect.dataframe import DataFrame
+    from pyspark.sql.connect.session import SparkSession
+
+
+def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
+    """The run's metrics store: the command line's (``--metrics`` or ``--metrics-table``)
+    or the config's, with the config's tags and the command line's (winning)."""
+    if options.metrics and options.metrics_table:
+        raise ConfigErrors([ConfigError("give --metrics (a file) or --metrics-table, not both")])
+    found = suite.monitoring
+    if options.metrics:
+        found = Monitoring(MetricsStore("file", os.path.abspath(options.metrics)))
+    elif options.metrics_table:
+        found = Monitoring(MetricsStore("table", options.metrics_table))
+    if found is None:
+        if options.tags or options.run_time:
+            said = "--tag" if options.tags else "--run-time"
+            raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
+        return None
+    tags = {**dict(suite.monitoring.tags if suite.monitoring else ()), **options.tags}
+    if options.run_time is not None:
+        try:
+            parse_time(options.run_time)
+        except ValueError:
+            raise ConfigErrors([ConfigError(
+                f"--run-time: '{options.run_time}' is not an ISO 8601 time"
+                " (e.g. 2024-01-31T06:00:00Z)")]) from None  # fmt: skip
+    return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time)
+
+
+def history(
+    metrics: str | None = None,
+    *,
+    metrics_table: str | None = None,
+    spark: SparkSession | None = None,
+) -> DataFrame:
+    """The metrics store as a DataFrame of its columns (docs/monitoring.md#the-store):
+    ``metrics``, a JSON-lines file (its rows sent to ``spark``), or ``metrics_table``, a
+    catalog table read by ``spark``.
+
+    Raises:
+        ConfigErrors: neither or both stores given, or no session.
+    """
+    from assay.executor.metrics import read_all
+
+    if (metrics is None) == (metrics_table is None):
+        raise ConfigErrors([ConfigError("give metrics (a file) or metrics_table, one of them")])
+    if spark is None:
+        raise ConfigErrors([ConfigError("a session is needed: assay.history(..., spark=...)")])
+    if metrics is not None:
+        return read_all(spark, MetricsStore("file", os.path.abspath(metrics)))
+    return read_all(spark, MetricsStore("table", str(metrics_table)))
