@@ -235,3 +235,18 @@ def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
         # a = id % 7: the rows with a in (5, 6) have no referenced key (0..4)
         assert failed.failed_count == sum(1 for i in range(2000) if i % 7 in (5, 6))
         assert failed.samples and {row["a"] for row in failed.samples} <= {5, 6}
+
+
+def test_seven_days_through_a_table_store_on_the_cluster(cluster):
+    """The table backend of the metrics store on the cluster: the seven days of
+    tests/monitoring/scenario.py give the verdicts the file store gives, each run in a
+    partition of its own."""
+    from tests.monitoring.scenario import check_seven_days, seven_days
+
+    table = "assay_cluster_metrics"
+    cluster.spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+    results = seven_days(cluster.spark, metrics_table=table)
+    check_seven_days(results)
+    runs = cluster.spark.sql(f"SELECT count(DISTINCT run_id) FROM {table}").collect()[0][0]
+    assert runs == 7
+    assert [r.summary.metrics["history_runs_read"] for r in results] == [0, 4, 7, 10, 12, 14, 16]

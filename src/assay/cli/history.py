@@ -53,6 +53,8 @@ Format = Annotated[
 def history_command(
     configs: Configs = None,
     *,
+    var: opt.Var = None,
+    vars_: opt.Vars = None,
     metrics: opt.Metrics = None,
     metrics_table: opt.MetricsTable = None,
     table: Tables = None,
@@ -71,7 +73,8 @@ def history_command(
     def action() -> None:
         if format not in ("jsonl", "csv"):
             raise ConfigError(f"--format must be jsonl or csv, not {format!r}")
-        store, tables, tags = _store(configs or [], metrics, metrics_table)
+        variables = opt.variables(var, vars_)
+        store, tables, tags = _store(configs or [], variables, metrics, metrics_table)
         wanted_tags = {**tags, **opt.parse_assignments(tag or [], "--tag")}
         selection = Selection(
             tuple(table or tables), tuple(rule or ()), tuple(measure or ()),
@@ -82,7 +85,9 @@ def history_command(
     guarded(debug, action)
 
 
-def _store(configs: list[Path], metrics: Path | None, metrics_table: str | None):
+def _store(
+    configs: list[Path], variables: dict[str, str], metrics: Path | None, metrics_table: str | None
+):
     """The store to read (the options', else the configs'), the configs' tables and tags."""
     from assay.api.suites import load
     from assay.api.watching import monitoring_of
@@ -93,7 +98,7 @@ def _store(configs: list[Path], metrics: Path | None, metrics_table: str | None)
     options = RunOptions(metrics=None if metrics is None else str(metrics),
                          metrics_table=metrics_table)  # fmt: skip
     if configs:
-        suite = load(configs, for_run=False)
+        suite = load(configs, vars=variables, for_run=False)
         found = monitoring_of(suite, options)
         tables = tuple(t.name for t in suite.tables)
     else:

@@ -159,7 +159,8 @@ def _anomaly(
 ) -> tuple[Verdict, str]:
     strategy = strategy_from_config(detection.strategy, dict(detection.params))
     series = [p.value for p in points[-detection.window :]] + [value]
-    found = strategy.detect(series, (len(series) - 1, len(series)))
+    last = len(series) - 1
+    found = [a for a in strategy.detect(series, searched(strategy, series)) if a.index == last]
     out["anomaly"] = {
         "strategy": detection.strategy,
         "params": dict(detection.params),
@@ -173,6 +174,22 @@ def _anomaly(
     return "pass", f"no anomaly ({detection.strategy})"
 
 
+def searched(strategy: Strategy, series: Sequence[float]) -> tuple[int, int]:
+    """The search interval a strategy runs over to judge the last value of ``series``.
+
+    The online normal searches the whole window, so that ``ignore_anomalies`` leaves an
+    earlier run's anomaly out of the mean and deviation the new value is held to. Deequ's
+    ``AnomalyDetector.isNewPointAnomalous`` searches the new point only, where no earlier
+    point is ever an anomaly and ``ignoreAnomalies`` changes nothing; with
+    ``ignore_anomalies: false`` both give the same verdict (docs/monitoring.md). The
+    others search the last value only, as Deequ does: their verdict on it does not depend
+    on earlier anomalies (and the batch normal's statistics are of the values outside
+    the interval)."""
+    if isinstance(strategy, OnlineNormal):
+        return (0, len(series))
+    return (len(series) - 1, len(series))
+
+
 def expected_band(strategy: Strategy, series: Sequence[float]) -> dict[str, float | None] | None:
     """The values the strategy allowed for the last of ``series`` as ``{low, high}`` (None:
     no bound that side), where it has one interval: the normal strategies' mean ± factors
@@ -181,7 +198,7 @@ def expected_band(strategy: Strategy, series: Sequence[float]) -> dict[str, floa
     (Holt-Winters, higher orders)."""
     last = len(series) - 1
     if isinstance(strategy, OnlineNormal):
-        stats = strategy.running_stats(series, (last, last + 1))[last]
+        stats = strategy.running_stats(series, searched(strategy, series))[last]
         return _band(stats.mean, stats.stddev, strategy)
     if isinstance(strategy, BatchNormal):
         mean, stddev = mean_and_stddev(series if strategy.include_interval else series[:last])
