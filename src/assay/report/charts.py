@@ -57,6 +57,8 @@ class Point:
     at: str | None
     value: float | None
     severity: str
+    anomalous: bool = False
+    """Judged an anomaly of its rule's history (docs/monitoring.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,12 +207,19 @@ def histogram(bins: Sequence[Mapping[str, float | int | None]]) -> Chart | None:
     return Chart("histogram", width, height, "Histogram", tuple(bars), labels)
 
 
-def trend(points: Sequence[Point], shown: Callable[[float], str] = lambda v: f"{v:.6g}") -> Chart:
+def trend(
+    points: Sequence[Point],
+    shown: Callable[[float], str] = lambda v: f"{v:.6g}",
+    band: tuple[float | None, float | None] | None = None,
+) -> Chart:
     """A sparkline of a rule (or a comparison's metric) over runs, oldest first, this run
-    last: a dot per run coloured by severity, the first and last values written at its
-    ends (``shown`` writes a value: ``0.3%``, ``2``)."""
+    last: a dot per run coloured by severity (ringed when judged an anomaly), the first
+    and last values written at its ends (``shown`` writes a value: ``0.3%``, ``2``), and
+    the ``band`` of values its history allowed this run (low, high; None: no bound that
+    side) shaded behind the last dot."""
     width, height, pad, left, right = 232.0, 30.0, 4.0, 52.0, 52.0
     values = [p.value for p in points if p.value is not None]
+    values += [b for b in band or () if b is not None]
     lo, hi = (min(values), max(values)) if values else (0.0, 0.0)
     step = (width - left - right - 2 * pad) / max(len(points) - 1, 1)
 
@@ -230,9 +239,9 @@ def trend(points: Sequence[Point], shown: Callable[[float], str] = lambda v: f"{
         said = "nothing measured" if p.value is None else shown(p.value)
         when = f" {p.at}" if p.at else ""
         last = i == len(points) - 1
-        dots.append(
-            Dot(x, y, 3.2 if last else 2.2, f"s-{p.severity}", f"run {p.run}{when}: {said}")
-        )
+        cls = f"s-{p.severity}" + (" anomaly" if p.anomalous else "")
+        said += " (an anomaly)" if p.anomalous else ""
+        dots.append(Dot(x, y, 3.2 if last else 2.2, cls, f"run {p.run}{when}: {said}"))
     ends = (
         [
             Label(left - 2, height / 2 + 4, _ends(points[0], shown), "end", "n"),
@@ -241,11 +250,21 @@ def trend(points: Sequence[Point], shown: Callable[[float], str] = lambda v: f"{
         if points
         else []
     )
+    bars: tuple[Bar, ...] = ()
+    if band is not None and points:
+        x = left + pad + (len(points) - 1) * step
+        top = pad if band[1] is None else y_of(band[1])
+        bottom = height - pad if band[0] is None else y_of(band[0])
+        allowed = " – ".join("…" if b is None else shown(b) for b in band)
+        said = f"allowed this run: {allowed}"
+        rect = Rect(x - 5, top, 10, max(bottom - top, 1.0), "band", said)
+        bars = (Bar((rect,), (), said),)
     return Chart(
         "trend",
         width,
         height,
         f"Trend over {len(points)} runs",
+        bars=bars,
         labels=tuple(ends),
         line=" ".join(coords) if len(coords) > 1 else None,
         dots=tuple(dots),

@@ -127,6 +127,12 @@ class Run:
     """The compared datasets, in config order."""
 
     @property
+    def trends(self) -> bool:
+        """Whether the rule tables have a trend column: earlier runs are reported, or a
+        rule judged over time carries the earlier values it was judged against."""
+        return self.history_runs > 0 or any(r.trend for t in self.tables for r in t.rules)
+
+    @property
     def units(self) -> tuple[tuple[str, str], ...]:
         """``(anchor, name)`` of every table, then every comparison: what the page's
         filters select."""
@@ -307,6 +313,9 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
     if isinstance(details, dict) and isinstance(details.get("histogram"), dict):
         histogram = charts.histogram(details["histogram"].get("bins") or [])
     unit, points = trend
+    band = None
+    if isinstance(event.get("baseline"), dict):
+        unit, points, band = judged_over_time(event, unit, points)
     stats = details.values() if isinstance(details, dict) else ()
     return Rule(
         event=event,
@@ -330,7 +339,7 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
         samples=_samples(event.get("samples"), keys),
         histogram=histogram,
         details=details_text(details) if details else None,
-        trend=charts.trend(points, trend_shown(unit)) if len(points) > 1 else None,
+        trend=charts.trend(points, trend_shown(unit), band) if len(points) > 1 else None,
         points=tuple(points),
         trend_unit=unit,
     )
@@ -383,11 +392,42 @@ def _trends(runs: Sequence[Sequence[Event]]) -> Trends:
                     at=at,
                     value=trend_value(e, unit),
                     severity=str(e.get("severity", "error")),
+                    anomalous=anomalous(e),
                 )
                 for e, at in seen
             ],
         )
     return trends
+
+
+def anomalous(event: Event) -> bool:
+    """Whether a result was judged an anomaly of its history."""
+    baseline = event.get("baseline")
+    return isinstance(baseline, dict) and bool((baseline.get("anomaly") or {}).get("anomalous"))
+
+
+def judged_over_time(
+    event: Event, unit: str, points: list[charts.Point]
+) -> tuple[str, list[charts.Point], tuple[float | None, float | None] | None]:
+    """The trend of a rule judged over time: in the value it was judged by (its metric
+    value, or its failed count), from the earlier values its result carries when the
+    report has no earlier runs of it; and the band its history allowed this run (the
+    strategy's, else the change's)."""
+    baseline = event["baseline"]
+    judged_unit = "rows" if baseline.get("measure") == "failed_count" else ""
+    if len(points) < 2 and baseline.get("points") and baseline.get("value") is not None:
+        earlier = [charts.Point("", p.get("run_time"), float(p["value"]), "stored")
+                   for p in baseline["points"]]  # fmt: skip
+        current = charts.Point(str(event.get("run_id", "")), None, float(baseline["value"]),
+                               str(event.get("severity", "error")), anomalous(event))  # fmt: skip
+        unit, points = judged_unit, [*earlier, current]
+    if unit != judged_unit:
+        return unit, points, None  # the trend follows another number: no band on it
+    for part in ("anomaly", "change"):
+        allowed = (baseline.get(part) or {}).get("expected")
+        if isinstance(allowed, dict):
+            return unit, points, (allowed.get("low"), allowed.get("high"))
+    return unit, points, None
 
 
 def trend_unit(events: Sequence[Event]) -> str:
