@@ -15,6 +15,10 @@ import threading
 import pytest
 
 import assay
+from assay.executor.metrics import read_history
+from assay.ir.monitoring import MetricsStore, Monitoring
+from assay.monitoring.records import parse_time
+from assay.monitoring.series import wanted
 from tests.monitoring.scenario import (
     COUNTS,
     RULES,
@@ -82,6 +86,15 @@ def test_the_tables_plans_are_what_they_were_and_a_file_store_adds_none(spark, s
     counts = [r.events[-2].spark_plans for r in (plain, stored, tabled, again)]
     assert counts == [counts[0]] * 4  # the table line: its own plans only
     assert again.summary.metrics["history_runs_read"] == 4
+    # the history read of a table store is one Spark plan
+    suite = assay.rules_suite(RULES)  # named "dataframe", as the runs above
+    want = wanted(
+        suite.tables, Monitoring(MetricsStore("table", table)), "x", parse_time(run_time(3))
+    )
+    before = server.sql_executions()
+    history = read_history(spark, MetricsStore("table", table), want)
+    assert server.sql_executions() - before == 1
+    assert [p.value for p in history[("dataframe", "rows_online")]] == [1000.0, 1000.0]
 
 
 def test_a_history_that_cannot_be_read_errors_only_its_rules(spark):
