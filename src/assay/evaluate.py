@@ -157,7 +157,8 @@ def _tolerance_outcome(
     rule: Rule, failed: int, rows: int, tolerance, what: str = "rows fail"
 ) -> Outcome:
     ok = tolerance.passes(failed, rows)
-    message = f"{failed} of {rows} {what}: {rule.kind} ({expectation(rule, tolerance=False)})"
+    expects = expectation(rule, tolerance=False, over_time=False)
+    message = f"{failed} of {rows} {what}: {rule.kind} ({expects})"
     if tolerance.value:
         message += f"; tolerance {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
     return Outcome("pass" if ok else _fail(rule), failed, None, message)

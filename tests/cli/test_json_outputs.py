@@ -158,6 +158,7 @@ def test_explain_json_of_sql_histograms_writes_and_comparisons_validates(monkeyp
         "examples/compare/orders_copy.yaml",
         "examples/metorikku/people_job.yaml",
         "examples/sparquet/orders_validations.json",
+        "examples/monitoring/orders_daily.yaml",
     ):
         code, lines, _, _ = invoke("explain", config, "--format", "json", "--passes",
                                    monkeypatch=monkeypatch)  # fmt: skip
@@ -169,6 +170,12 @@ def test_explain_json_of_sql_histograms_writes_and_comparisons_validates(monkeyp
         "explain", "tests/golden/every_rule.yaml", "--format", "json", monkeypatch=monkeypatch
     )[1])  # fmt: skip
     assert every["plan"]["histogram"]["columns"] and every["plan"]["sql"]["queries"]
+    history = invoke("explain", "examples/monitoring/orders_daily.yaml", "--format", "json",
+                     monkeypatch=monkeypatch)[1][-1]  # fmt: skip
+    assert history["event"] == "history" and history["tags"] == {"env": "example"}
+    assert [r["rule"] for r in history["rules"]] == [
+        "avg(amount)", "missing_percent(coupon)", "not_null(email)", "row_count"
+    ]  # fmt: skip
     compared = invoke("explain", "examples/compare/orders_copy.yaml", "--format", "json",
                       monkeypatch=monkeypatch)[1][0]  # fmt: skip
     assert compared["plan"]["keys"] and compared["plan"]["checks"]

@@ -45,12 +45,14 @@ def over_time(rule: Node, check: Check) -> OverTime | None:
     _judgeable(rule, check)
     change = None if change_node is None else _change(change_node)
     anomaly = None if anomaly_node is None else _anomaly(anomaly_node)
-    min_runs, too_little = 1, "pass"
+    min_runs: int | None = None
+    too_little = "pass"
     for node in (change_node, anomaly_node):
         if node is None or not isinstance(node.value, dict):
             continue
         if node.get("min_runs") is not None:
-            min_runs = max(min_runs, node.require("min_runs").as_int("a number of runs", minimum=1))
+            given = node.require("min_runs").as_int("a number of runs", minimum=1)
+            min_runs = given if min_runs is None else max(min_runs, given)
         if node.get("too_little") is not None:
             too_little = _too_little(node.require("too_little"))
     origin = (change_node or anomaly_node).origin  # type: ignore[union-attr]

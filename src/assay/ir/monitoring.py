@@ -89,19 +89,21 @@ class AnomalyDetection:
 @dataclass(frozen=True, slots=True)
 class OverTime:
     """A rule's judging against its history, after its own check: a change threshold,
-    an anomaly strategy, or both. With fewer than ``min_runs`` earlier values the rule is
-    judged by ``too_little`` (pass, with a note saying how many are missing)."""
+    an anomaly strategy, or both. With fewer earlier values than it needs (``min_runs``
+    when given, else the change's window; never fewer than the strategy can flag with)
+    the rule is judged by ``too_little`` (pass, with a note saying how many are
+    missing)."""
 
     change: Change | None = None
     anomaly: AnomalyDetection | None = None
-    min_runs: int = 1
+    min_runs: int | None = None
     too_little: TooLittle = "pass"
     origin: Origin | None = field(default=None, compare=False)
 
     @property
     def runs(self) -> int:
         """The most earlier runs this judging reads."""
-        windows = [self.min_runs]
+        windows = [self.min_runs or 1]
         if self.change is not None:
             windows.append(self.change.runs)
         if self.anomaly is not None:

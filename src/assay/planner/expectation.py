@@ -68,15 +68,16 @@ accuracy, nor a median's 0.5)."""
 _FLIPPED = {Op.LT: Op.GE, Op.LE: Op.GT, Op.EQ: Op.NE, Op.NE: Op.EQ, Op.GE: Op.LT, Op.GT: Op.LE}
 
 
-def expectation(rule: Rule, tolerance: bool = True) -> str:
+def expectation(rule: Rule, tolerance: bool = True, over_time: bool = True) -> str:
     """The one-line expectation of ``rule`` (see the module docstring); without its
-    tolerance when ``tolerance`` is false (a message that states it apart)."""
+    tolerance when ``tolerance`` is false, without its judging over time when
+    ``over_time`` is false (a message that states them apart)."""
     text = _check_text(rule.check, rule)
     if not tolerance:
         text = text.split(_TOLERANCE_MARK, 1)[0]
     if rule.filter is not None:
         text += f" where {render(rule.filter)}"
-    if rule.over_time is not None:
+    if over_time and rule.over_time is not None:
         text += f"; {over_time_text(rule.over_time)}"
     return text
 
