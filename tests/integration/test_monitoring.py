@@ -43,6 +43,12 @@ def test_seven_days_through_a_file_store(spark, tmp_path):
     rows = [r["value"] for r in stored if r["rule"] == "(table)"]
     assert rows == [float(c) for c in COUNTS]
     assert results[0].summary.metrics["rows"] == len(stored) // 7
+    # the store as a DataFrame, typed as the table store
+    frame = assay.history(metrics=str(store), spark=spark)
+    assert frame.count() == len(stored)
+    assert dict(frame.dtypes)["run_time"] == "timestamp" and dict(frame.dtypes)["value"] == "double"
+    day6 = frame.where("rule = '(table)' AND value = 600").select("run_time").collect()
+    assert [str(r[0].date()) for r in day6] == ["2024-01-06"]
 
 
 def test_the_table_store_keeps_every_row_of_runs_appending_at_once(spark):
@@ -67,6 +73,7 @@ def test_the_table_store_keeps_every_row_of_runs_appending_at_once(spark):
     assert errors == []
     counted = spark.sql(f"SELECT count(*), count(DISTINCT run_id) FROM {table}").collect()[0]
     assert tuple(counted) == (15, 5)
+    assert assay.history(metrics_table=table, spark=spark).count() == 15
     values = spark.sql(f"SELECT value FROM {table} WHERE rule = '(table)'").collect()
     assert sorted(v[0] for v in values) == [1.0, 10.0, 11.0, 12.0, 13.0]
 
