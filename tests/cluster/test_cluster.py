@@ -52,9 +52,12 @@ def _lines(stdout: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("command", RUNS)
-def test_every_example_answers_as_on_the_embedded_server(cluster, server, command):
-    on_cluster = _run(command, cluster.url)
-    embedded = _run(command, server.url)
+def test_every_example_answers_as_on_the_embedded_server(cluster, server, command, tmp_path):
+    # each side its own metrics store: a run judged over time reads only its own history
+    stores = [("--metrics", str(tmp_path / f"{side}.jsonl")) for side in ("cluster", "embedded")]
+    watched = "monitoring" in command
+    on_cluster = _run(command, cluster.url, *(stores[0] if watched else ()))
+    embedded = _run(command, server.url, *(stores[1] if watched else ()))
     assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
     assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
 

@@ -86,7 +86,8 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
             store, tags = declared
             if store.kind == "file" and not os.path.isabs(store.location):
                 # beside the config, as its data paths
-                store = dataclasses.replace(store, location=str(ctx.base_dir / store.location))
+                location = os.path.normpath(ctx.base_dir / store.location)
+                store = dataclasses.replace(store, location=location)
             ctx.monitoring = Monitoring(store, tags)
     compare_node = doc.get("compare")
     if compare_node is not None:
