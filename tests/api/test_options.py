@@ -59,8 +59,16 @@ def test_the_keywords_of_assay_load_are_options_and_for_run():
 def test_validate_defaults_agree_with_run():
     keywords = _keywords(assay.validate)
     shared = {k: keywords[k] for k in keywords if k in FIELDS and k != "sample_size"}
-    assert set(shared) == {"vars", "concurrency", "on_event", "plan_timeout", "metrics",
-                           "metrics_table", "tags", "run_time"}
+    assert set(shared) == {
+        "vars",
+        "concurrency",
+        "on_event",
+        "plan_timeout",
+        "metrics",
+        "metrics_table",
+        "tags",
+        "run_time",
+    }
     assert RunOptions(**shared) == RunOptions()
 
 

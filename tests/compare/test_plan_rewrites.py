@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+
 import pytest
 
 import assay
@@ -136,14 +137,17 @@ def _per_branch_samples(pairs, plan, mismatched, n):
                 emit._json(
                     [
                         *keys,
-                        *(v.alias(a) for v, a in zip(emit.pair_values(c), ("source", "target"))),
+                        *(
+                            v.alias(a)
+                            for v, a in zip(emit.pair_values(c), ("source", "target"), strict=True)
+                        ),
                     ]
                 )
             ).collect()
         ]
-    for kind, present, absent, p in (
-        ("missing_in_target", emit.S, emit.T, "s"),
-        ("missing_in_source", emit.T, emit.S, "t"),
+    for kind, present, absent in (
+        ("missing_in_target", emit.S, emit.T),
+        ("missing_in_source", emit.T, emit.S),
     ):
         rows = pairs.where(present & ~absent).orderBy(*keys).limit(n)
         found[(kind, None)] = [tuple(r) for r in rows.select(*keys).collect()]
@@ -174,7 +178,7 @@ def test_one_pass_samples_equal_one_query_per_branch(spark, monkeypatch, n):
             assert mine == rows, column
         else:
             day = [None if r["d"] is None else r["d"] for r in got[kind]]
-            assert [(r["k"], r["s"], d) for r, d in zip(got[kind], day)] == [
+            assert [(r["k"], r["s"], d) for r, d in zip(got[kind], day, strict=True)] == [
                 (k, s, None if d is None else d.isoformat()) for k, s, d in rows
             ], kind
     assert len([s for s in got["mismatched"] if s["column"] == "v"]) == min(n, 30)
@@ -189,10 +193,9 @@ def test_unmatched_rows_over_the_unmatched_keys_equal_whole_sides(
 ):
     """Duplicated keys on both sides, null keys, a composite key, tolerances (one job's
     datasets share a key count: spark-data-test unions its row reports by position)."""
-    from tests.compare.test_spark_data_test import _job, _reports, _write_inputs
-
     import assay.planner.compare as planner
     from assay.comparing import run_comparison_job
+    from tests.compare.test_spark_data_test import _job, _reports, _write_inputs
 
     configs = _write_inputs(spark, tmp_path, names)
     calls = []

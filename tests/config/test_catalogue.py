@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from assay.config import load_suite
-from assay.dialects.formats import FORMATS
 from assay.dialects.catalogue import ALIASES, RULES
+from assay.dialects.formats import FORMATS
 from assay.errors import ConfigErrors, PreflightError
 from assay.evaluate import judge
 from assay.ir import (

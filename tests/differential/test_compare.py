@@ -327,7 +327,7 @@ def _cell(value: Any, spark_type: str) -> Any:
 def _table(rows: list[dict], side: int) -> list[tuple]:
     names = ["call", "scn", *KEY_TYPES, *VALUE_TYPES]
     types = ["int", "int", *KEY_TYPES.values(), *(t[side] for t in VALUE_TYPES.values())]
-    return [tuple(_cell(row.get(n), t) for n, t in zip(names, types)) for row in rows]
+    return [tuple(_cell(row.get(n), t) for n, t in zip(names, types, strict=True)) for row in rows]
 
 
 @dataclass
@@ -523,7 +523,7 @@ def _pair_up(call: Call, src_rows: list[dict], tgt_rows: list[dict]) -> list[tup
     """The pairs of one key: the i-th row of each side, both in pairing order."""
     src = sorted(src_rows, key=lambda r: _pairing_order(call, r))
     tgt = sorted(tgt_rows, key=lambda r: _pairing_order(call, r))
-    return list(zip(src, tgt))
+    return list(zip(src, tgt, strict=False))  # the rows beyond the shorter side are missing
 
 
 def oracle(call: Call, source: list[dict], target: list[dict]) -> dict:

@@ -387,7 +387,7 @@ def test_detail_plan_gives_every_unbounded_heavy_rule_its_own_branch():
 
     entries = tuple(DetailEntry(i, ("x",), predicate=IsNull(Col("x"))) for i in range(40))
     plan = TablePlan(None, None, None, DetailPlan(entries, (), 5), ())  # type: ignore[arg-type]
-    failed = {i: 60_000 for i in range(40)}
+    failed = dict.fromkeys(range(40), 60000)
     # no keys: every heavy rule bounded by a row hash, all in the shared scan
     detail = plan_detail(plan, set(failed), (), failed_rows=failed, options=PlannerOptions())
     assert detail is not None and detail.hashed and len(detail.bounds) == 40
