@@ -27,6 +27,7 @@ from assay.planner.measures import (
     Aggregate,
     ColumnAgg,
     CountIf,
+    ExprAggregate,
     GroupStats,
     Measure,
     PerGroup,
@@ -142,6 +143,13 @@ def _(measure: Aggregate, name: str) -> list[Column]:
     args = [F.lit(float(a) if isinstance(a, Decimal) else a) for a in measure.args]
     value = col(measure.column) if measure.cast is None else col(measure.column).cast(measure.cast)
     return [F.call_function(measure.function, _kept(value, measure.where), *args).alias(name)]
+
+
+@_emit_measure.register(ExprAggregate)
+def _(measure: ExprAggregate, name: str) -> list[Column]:
+    args = [F.array(*map(F.lit, a)) if isinstance(a, tuple) else F.lit(a) for a in measure.args]
+    value = _kept(column(measure.expr), measure.where)
+    return [F.call_function(measure.function, value, *args).alias(name)]
 
 
 @_emit_measure.register(ServerNow)
@@ -264,12 +272,13 @@ def histogram_frame(
         x = col(h.measure.column).cast("double")
         bins = h.measure.bins
         width = (high - low) / bins
-        # least() skips nulls, so a null value must stay out of every bucket explicitly.
+        # least() skips nulls and ranks NaN above every number, so a null or NaN value
+        # must stay out of every bucket explicitly.
         if width > 0:
             index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
         else:
             index = F.lit(0)
-        bucket = F.when(x.isNotNull(), index)
+        bucket = F.when(x.isNotNull() & ~F.isnan(x), index)
         counts = [F.count_if(bucket == F.lit(i)) for i in range(bins)]
         outputs.append(F.array(*counts).alias(h.name))
     return df.agg(*outputs)

@@ -29,6 +29,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    Parses,
     Lit,
     Matches,
     Not,
@@ -316,6 +317,11 @@ def _(expr: HasText) -> str:
 @_text.register
 def _(expr: Length) -> str:
     return f"length({_text(expr.item)})"
+
+
+@_text.register
+def _(expr: Parses) -> str:
+    return f"{_text(expr.item)} reads as {expr.type}"
 
 
 @_text.register
