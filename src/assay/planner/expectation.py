@@ -29,11 +29,11 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
-    Parses,
     Lit,
     Matches,
     Not,
     Or,
+    Parses,
     Sql,
     require_translations,
 )
