@@ -41,7 +41,9 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
     if family == "fractional":
         parts["nan"] = f"count_if(isnan({c}))"
     if family in NUMERIC:
-        parts.update(sum=f"sum({c}){kept}", mean=f"avg({c}){kept}", stddev=f"stddev_samp({c}){kept}")
+        parts.update(
+            sum=f"sum({c}){kept}", mean=f"avg({c}){kept}", stddev=f"stddev_samp({c}){kept}"
+        )
         array = ", ".join(map(str, QUANTILES))
         parts["quantiles"] = f"percentile_approx({c}, array({array}), 10000){kept}"
     if family == "string":
@@ -84,7 +86,9 @@ def check_column(spark, table: str, event: dict[str, Any]) -> None:
     if "quantiles" in want:
         found = want["quantiles"]
         assert event["quantiles"] == (
-            None if found is None else {f"{p:g}": json_number(v) for p, v in zip(QUANTILES, found, strict=True)}
+            None
+            if found is None
+            else {f"{p:g}": json_number(v) for p, v in zip(QUANTILES, found, strict=True)}
         ), event["column"]
     if event["family"] == "string":
         lengths = event["lengths"]
