@@ -71,7 +71,7 @@ class Profiled:
 
 def read(spark: SparkSession, name: str, source: Source, origin: Origin) -> Profiled:
     """The source read as a table reads it (an analysis RPC, no scan)."""
-    found = read_source(spark, Table(name, source, (), origin))
+    found = read_source(spark, Table(name, source, (), origin, places=(("source", origin),)))
     if isinstance(found, AssayError):
         raise found
     return Profiled(found[0], name, source, origin)
