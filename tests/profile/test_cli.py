@@ -41,9 +41,8 @@ def test_explain_says_which_plans_and_why_without_a_scan(server):
     assert proc.returncode == 0, proc.stderr
     assert server.sql_executions() == before
     assert "plan 1, " in proc.stdout and "plan 2, only when plan 1 shows" in proc.stdout
-    assert (
-        "approx_top_k(status" in proc.stdout and "histograms (10 equal-width bins)" in proc.stdout
-    )
+    assert "histograms (10 equal-width bins)" in proc.stdout
+    assert "frequency tables of the columns among" in proc.stdout
 
 
 def test_a_csv_path_with_reader_options(server):

@@ -12,7 +12,7 @@ import pytest
 
 import assay
 from assay.executor.profile import SAMPLE_SEED
-from assay.planner.profile import FORMATS, NUMERIC, ProfileOptions
+from assay.planner.profile import FORMATS, NUMBER, NUMERIC, ProfileOptions
 from assay.report.events import json_number
 from tests.helpers import validate_event
 
@@ -49,7 +49,9 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
     if family == "string":
         parts.update(length_min=f"min(length({c}))", length_max=f"max(length({c}))",
                      length_mean=f"avg(length({c}))", empty=f"count_if({c} = '')")  # fmt: skip
-        for what, kind in (("number", "DOUBLE"), ("date", "DATE"), ("boolean", "BOOLEAN")):
+        number = NUMBER.replace("\\", "\\\\")
+        parts["parses_number"] = f"count_if({c} RLIKE '{number}')"
+        for what, kind in (("date", "DATE"), ("boolean", "BOOLEAN")):
             parts[f"parses_{what}"] = f"count_if(try_cast({c} AS {kind}) IS NOT NULL)"
         for fmt, pattern in FORMATS.items():
             escaped = pattern.replace("\\", "\\\\")

@@ -22,13 +22,19 @@ def test_families_of_spark_types():
 
 
 def test_object_aggregates_get_a_branch_of_their_own_and_a_big_table_is_split():
-    plan = plan_profile(SCHEMA, PARQUET, size_bytes=10**9)
+    plan = plan_profile(SCHEMA, PARQUET, ProfileOptions(frequencies="top_k"), size_bytes=10**9)
     *plain, apart = plan.aggregate.scans
     assert {kind_of(s.measure).apart(s.measure) for s in apart.slots} == {True}
     assert all(not kind_of(s.measure).apart(s.measure) for b in plain for s in b.slots)
     assert len(plain) > 1 and all(len(b.slots) <= 24 for b in plain)
     functions = {s.measure.function for s in apart.slots}  # type: ignore[union-attr]
     assert functions == {"approx_count_distinct", "percentile_approx", "approx_top_k"}
+
+
+def test_frequencies_go_to_the_second_plan_when_numbers_need_it_anyway():
+    assert plan_profile(SCHEMA, PARQUET).options.frequencies == "group_by"
+    texts = plan_profile([("s", "string"), ("d", "date")], PARQUET)
+    assert texts.options.frequencies == "top_k"  # one plan: no histogram to wait for
 
 
 def test_a_csv_is_one_branch_besides_the_object_aggregates():
@@ -63,14 +69,17 @@ def values_of(plan, rows, **by_column):
 
 
 def test_the_second_plan_holds_histograms_and_candidate_keys_and_says_why():
-    plan = plan_profile([("id", "bigint"), ("line", "int"), ("x", "double")], PARQUET)
-    values = values_of(plan, 100, id=(1, 25, 25), line=(1, 4, 4), x=(0.5, float("inf"), 90))
+    schema = [("id", "bigint"), ("line", "int"), ("x", "double"), ("s", "string")]
+    plan = plan_profile(schema, PARQUET, ProfileOptions(frequencies="top_k"))
+    values = values_of(plan, 100, id=(1, 25, 25), line=(1, 4, 4), x=(0.5, float("inf"), 90),
+                       s=("a", "b", 50))  # fmt: skip
     second = second_plan(plan, values)
     assert second is not None and second.histograms is not None
     assert [h.measure.column for h in second.histograms.columns] == ["id", "line"]  # x: inf
-    assert [g.columns for g in second.keys] == [("id", "line")]
+    # integers first (a smaller product with a string comes after), then the narrowest
+    assert [g.columns for g in second.keys] == [("id", "line"), ("line", "s")]
     assert second.reasons[0].startswith("histograms of 2 numeric columns (id, line)")
-    assert "candidate keys checked exactly (id, line)" in second.reasons[1]
+    assert "candidate keys checked exactly (id, line; line, s)" in second.reasons[1]
 
 
 def test_an_approximately_unique_column_is_checked_alone():

@@ -86,7 +86,7 @@ def planned(spark: SparkSession, profiled: Profiled, options: ProfileOptions) ->
     schema = [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
     _check_columns(options, schema, profiled.origin)
     facts = scan_facts(df) if options.planner.strategy == "auto" else UNKNOWN
-    if options.frequencies == "top_k" and not emit.has_top_k(spark):
+    if options.frequencies != "group_by" and not emit.has_top_k(spark):
         options = replace(options, frequencies="group_by")
     plan = plan_profile(schema, profiled.source, options, facts.size_bytes, facts.columnar)
     if options.sample is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from assay.ir.expr import (
@@ -47,7 +47,7 @@ from assay.planner.measures import (
 from assay.planner.plan import AggregatePlan, GroupAggregate, Slot
 
 Family = Literal["integral", "fractional", "decimal", "string", "boolean", "temporal", "other"]
-Frequencies = Literal["top_k", "group_by"]
+Frequencies = Literal["auto", "top_k", "group_by"]
 
 NUMERIC: frozenset[str] = frozenset({"integral", "fractional", "decimal"})
 CATEGORICAL: frozenset[str] = frozenset({"integral", "string", "boolean", "temporal"})
@@ -62,12 +62,19 @@ FORMATS: dict[str, str] = {
 }
 """Recognised string formats: the Java regex a whole value must match."""
 
-PARSES: tuple[tuple[str, str], ...] = (
-    ("number", "double"),
-    ("date", "date"),
-    ("boolean", "boolean"),
-)
-"""What a string may be read as: the share of values Spark's ``try_cast`` reads as each."""
+NUMBER = r"^(-|\+)? ?\d+((\.\d+)|((?:\.\d+)?[Ee][-+]?\d+))?$"
+"""A number as Deequ's type detection reads one (its ``INTEGRAL`` and ``FRACTIONAL``
+regexes, ``StatefulDataType``): a regex, where ``try_cast`` to a double would throw and
+catch an exception inside Spark for every value that is not one (measured: the costliest
+statistic of a text column)."""
+PARSES = ("number", "date", "boolean")
+"""What a string may be read as (the share of values that are)."""
+
+
+def parse_test(c: Expr, what: str) -> Expr:
+    """Whether a value reads as ``what``: a number by :data:`NUMBER`, a date or a boolean
+    by Spark's ``try_cast``."""
+    return Matches(c, NUMBER) if what == "number" else Parses(c, what)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +85,12 @@ class ProfileOptions:
     its frequency table (Deequ's ``lowCardinalityHistogramThreshold``, 120); ``track``:
     the items ``approx_top_k`` tracks (exact while a column has fewer distinct values);
     ``key_pairs``: pairs of columns checked as candidate keys; ``frequencies``:
-    ``top_k`` (``approx_top_k`` in the first plan) or ``group_by`` (a group-by per
-    low-cardinality column in the second: servers before Spark 4.1)."""
+    ``top_k`` (``approx_top_k`` of every string, integral, boolean and date column in the
+    first plan), ``group_by`` (a group-by per low-cardinality column in the second: also
+    servers before Spark 4.1, which lack ``approx_top_k``) or ``auto``: ``group_by`` when
+    a number column is profiled (its histogram needs the second plan anyway, and a
+    group-by of one low-cardinality column costs less than a sketch over every row of
+    every column), else ``top_k`` (the profile stays one plan)."""
 
     columns: tuple[str, ...] | None = None
     sample: float | None = None
@@ -89,9 +100,9 @@ class ProfileOptions:
     low_cardinality: int = 120
     track: int = 2048
     bins: int = 10
-    key_pairs: int = 3
+    key_pairs: int = 2
     unique_margin: float = 0.08
-    frequencies: Frequencies = "top_k"
+    frequencies: Frequencies = "auto"
     planner: PlannerOptions = DEFAULT_OPTIONS
 
 
@@ -175,7 +186,7 @@ def _string_stats(c: Col) -> list[tuple[str, Measure]]:
         (f"length_{fn}", ExprAggregate(fn, length)) for fn in ("min", "max", "avg")
     ]
     stats.append(("empty", CountIf(Compare(Op.EQ, c, Lit("")))))
-    stats += [(f"parses_{what}", CountIf(Parses(c, kind))) for what, kind in PARSES]
+    stats += [(f"parses_{what}", CountIf(parse_test(c, what))) for what in PARSES]
     stats += [(f"format_{fmt}", CountIf(format_test(c, fmt))) for fmt in FORMATS]
     return stats
 
@@ -203,10 +214,13 @@ def plan_profile(
     """The first plan of a profile of ``schema``'s columns (``options.columns`` only, in
     schema order), over ``source`` whose size and columnarity shape the branches."""
     wanted = None if options.columns is None else {c.lower() for c in options.columns}
+    schema = [(n, t) for n, t in schema if wanted is None or n.lower() in wanted]
+    if options.frequencies == "auto":
+        numeric = any(family_of(t) in NUMERIC for _, t in schema)
+        options = replace(options, frequencies="group_by" if numeric else "top_k")
     columns = tuple(
         ColumnPlan(name, kind, family_of(kind), column_stats(name, family_of(kind), options))
         for name, kind in schema
-        if wanted is None or name.lower() in wanted
     )
     measures: dict[Measure, str] = {RowCount(): "p000_rows"}
     for column in columns:

@@ -7,8 +7,9 @@ At most one more Spark plan, cross-joining what is needed:
 - **candidate keys** checked exactly: a column without nulls whose approximate distinct
   count is within ``unique_margin`` of the row count (Deequ's
   ``UniqueIfApproximatelyUniqueRule``), and up to ``key_pairs`` pairs of columns without
-  nulls whose approximate distinct counts multiply to at least the row count (the
-  smallest such products first: the narrowest keys), each a group-by branch;
+  nulls whose approximate distinct counts multiply to at least the row count (pairs of
+  integers and dates first, as keys mostly are, then the smallest products: the
+  narrowest keys), each a group-by branch;
 - **frequency tables** of low-cardinality columns, on a server without ``approx_top_k``:
   one group-by branch each.
 
@@ -80,7 +81,7 @@ def second_plan(
         names = ", ".join(f.column for f in frequencies)
         reasons.append(
             f"frequency tables of {len(frequencies)} low-cardinality columns ({names}):"
-            " the server has no approx_top_k"
+            f" at most {plan.options.low_cardinality} approximate distinct values each"
         )
     if not reasons:
         return None
@@ -141,13 +142,14 @@ def _keys(
     ]
     known = {c.name for c in complete if exact and distinct[c.name] == rows}
     rest = [c.name for c in complete if c.name not in singles and c.name not in known]
+    loose = {c.name for c in complete if c.family in ("string", "decimal")}
     pairs = sorted(
-        (distinct[a] * distinct[b], a, b)
+        ((a in loose) + (b in loose), distinct[a] * distinct[b], a, b)
         for a, b in combinations(rest, 2)
         if distinct[a] * distinct[b] >= rows
     )[: options.key_pairs]
     parts = group_partitions(size_bytes, options.planner)
-    wanted = [(s,) for s in singles] + [(a, b) for _, a, b in pairs]
+    wanted = [(s,) for s in singles] + [(a, b) for *_, a, b in pairs]
     return tuple(
         GroupAggregate(cols, Slot(f"k{i:03d}", GroupStats(cols), ()), True, parts)
         for i, cols in enumerate(wanted)
@@ -155,8 +157,8 @@ def _keys(
 
 
 def _frequencies(plan: ProfilePlan, values: Mapping[Any, Any]) -> tuple[FrequencyTable, ...]:
-    if plan.options.frequencies != "group_by":
-        return ()
+    if plan.options.frequencies != "group_by" or not values[RowCount()]:
+        return ()  # an empty table has no values to count
     low = plan.options.low_cardinality
     return tuple(
         FrequencyTable(c.name, f"f{i:03d}")
@@ -188,7 +190,8 @@ def explain_second(plan: ProfilePlan) -> list[str]:
         categorical = [c.name for c in plan.columns if c.family in CATEGORICAL]
         lines.append(
             f"  frequency tables of the columns among {', '.join(categorical)} with at most"
-            f" {options.low_cardinality} distinct values: the server has no approx_top_k"
+            f" {options.low_cardinality} approximate distinct values, a group-by each (plan 2"
+            " holds the histograms anyway; the server may also lack approx_top_k)"
         )
     if len(lines) == 1:
         lines.append("  nothing: no numeric or key-like column")

@@ -110,7 +110,7 @@ def _strings(column: ColumnPlan, stat: Any, count: int) -> dict[str, Any]:
     return {
         "lengths": None if count == 0 else {k: plain(v) for k, v in lengths.items()},
         "empty": int(stat("empty") or 0),
-        "parses": {what: _share(stat(f"parses_{what}"), count) for what, _ in PARSES},
+        "parses": {what: _share(stat(f"parses_{what}"), count) for what in PARSES},
         "formats": {fmt: _share(stat(f"format_{fmt}"), count) for fmt in FORMATS},
     }
 

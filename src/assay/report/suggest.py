@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-from assay.planner.profile import FORMATS, NUMERIC
+from assay.ir.expr import Col
+from assay.planner.profile import FORMATS, NUMERIC, parse_test
+from assay.planner.sqltext import render_expr
 
 Event = Mapping[str, Any]
 Z_95 = 1.959963984540054
@@ -121,30 +123,24 @@ def key_suggestions(columns: Sequence[Event], table: Event) -> list[Suggestion]:
     return found
 
 
-_TYPES = (("number", "DOUBLE", "numbers"), ("boolean", "BOOLEAN", "booleans"),
-          ("date", "DATE", "dates"))  # fmt: skip
-
-
 def _retain_type(c: Event, rows: int) -> list[Suggestion]:
+    """A string column whose every value read as a number, a boolean or a date: an
+    ``expression`` with the very test the profile counted."""
     parses = c.get("parses")
     if not parses or c["count"] == 0:
         return []
-    for what, spark_type, plural in _TYPES:
+    for what in ("number", "boolean", "date"):
         if parses.get(what) == 1:
-            q = _quoted(c["column"])
+            test = render_expr(parse_test(Col(c["column"]), what))
             source = "Deequ RetainTypeRule" if what != "date" else "as RetainTypeRule, for dates"
             rule = {
                 "type": "expression",
-                "name": f"{c['column']} reads as {plural}",
-                "expression": f"{q} IS NULL OR try_cast({q} AS {spark_type}) IS NOT NULL",
+                "name": f"{c['column']} reads as {what}s",
+                "expression": f"{render_expr(Col(c['column']))} IS NULL OR {test}",
             }
-            evidence = f"all {_n(c['count'])} values read as {plural} ({source})"
+            evidence = f"all {_n(c['count'])} values read as {what}s ({source})"
             return [Suggestion(rule, evidence)]
     return []
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _entries(c: Event) -> list[tuple[Any, int]]:
