@@ -167,6 +167,7 @@ def profile_command(
         if html is not None:
             from assay.report.render import render_profile_html
 
+            html.parent.mkdir(parents=True, exist_ok=True)
             html.write_text(render_profile_html(outcome.events), encoding="utf-8")
 
     guarded(debug, action)
