@@ -139,6 +139,18 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def targets(rows: list[dict[str, Any]]) -> str:
+    """The issue's bars: the profile within 1.5x of the 100-rule run, in at most 2 plans
+    (the SQL executions the Spark UI counted)."""
+    by = {r["case"]: r for r in rows}
+    profile, rules = by["assay_profile"], by["assay_100_rules"]
+    plans = max((r.get("sql_executions") or 0 for r in profile["runs"]), default=0)
+    ratio = (profile["median_seconds"] or 0) / (rules["median_seconds"] or 1)
+    said = {True: "met", False: "NOT met"}
+    return (f"\nprofile / 100 rules: {ratio:.2f}x (target <= 1.5x: {said[ratio <= 1.5]}); "
+            f"profile plans: {plans} (target <= 2: {said[plans <= 2]})")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=float, default=1.0, help="TPC-H scale factor (default 1)")
@@ -178,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     document["results"] = rows
     write_json(args.out, document)
     print(table(rows))
+    print(targets(rows))
     print(f"\nwrote {args.out}")
     return 0
 
