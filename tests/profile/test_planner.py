@@ -70,7 +70,7 @@ def values_of(plan, rows, **by_column):
 
 def test_the_second_plan_holds_histograms_and_candidate_keys_and_says_why():
     schema = [("id", "bigint"), ("line", "int"), ("x", "double"), ("s", "string")]
-    plan = plan_profile(schema, PARQUET, ProfileOptions(frequencies="top_k"))
+    plan = plan_profile(schema, PARQUET, ProfileOptions(frequencies="top_k", key_pairs=2))
     values = values_of(plan, 100, id=(1, 25, 25), line=(1, 4, 4), x=(0.5, float("inf"), 90),
                        s=("a", "b", 50))  # fmt: skip
     second = second_plan(plan, values)

@@ -4,7 +4,8 @@ cross-joins the histograms, the candidate keys' group-bys and the frequency tabl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect import functions as F
 
@@ -30,17 +31,36 @@ def second_frame(df: DataFrame, second: SecondPlan) -> DataFrame:
     if second.histograms is not None:
         parts.append(histogram_frame(df, second.histograms, second.bounds))
     parts += [group_frame(df, g) for g in second.keys]
-    parts += [frequency_frame(df, f) for f in second.frequencies]
+    if second.frequencies:
+        parts.append(frequencies_frame(df, second.frequencies))
     return balanced(parts, lambda a, b: a.crossJoin(b))
 
 
-def frequency_frame(df: DataFrame, table: FrequencyTable) -> DataFrame:
-    """One row: the column's values (null included) with their counts, as an array of
-    ``{item, count}`` (the shape ``approx_top_k`` returns)."""
-    value = col(table.column)
-    counts = df.groupBy(value.alias("item")).agg(F.count(F.lit(1)).alias("count"))
-    pairs = F.struct(F.col("item"), F.col("count"))
-    return counts.agg(F.collect_list(pairs).alias(table.name))
+FREQUENCIES = "_assay_frequencies"
+"""The output of :func:`frequencies_frame`."""
+
+
+def frequencies_frame(df: DataFrame, tables: Sequence[FrequencyTable]) -> DataFrame:
+    """One row: every table's values (null included) with their counts, in ONE group-by
+    over grouping sets (one scan, one shuffle, rather than one of each per column): an
+    array of ``{v0, ..., g0, ..., n}``, the values of column ``i`` in ``v<i>`` where its
+    grouping flag ``g<i>`` is 0 (:func:`frequency_rows` splits them)."""
+    values = [col(t.column).alias(f"v{i}") for i, t in enumerate(tables)]
+    names = [F.col(f"v{i}") for i in range(len(tables))]
+    counts = df.select(*values).groupingSets([[n] for n in names], *names)
+    flags = [F.grouping(n).alias(f"g{i}") for i, n in enumerate(names)]
+    rows = counts.agg(F.count(F.lit(1)).alias("n"), *flags)
+    fields = F.struct(*names, *(F.col(f"g{i}") for i in range(len(tables))), F.col("n"))
+    return rows.agg(F.collect_list(fields).alias(FREQUENCIES))
+
+
+def frequency_rows(tables: Sequence[FrequencyTable], found: Sequence[Any]) -> dict[str, list]:
+    """Each table's ``(value, count)`` pairs from :func:`frequencies_frame`'s output."""
+    split: dict[str, list] = {t.column: [] for t in tables}
+    for r in found:
+        i = next(i for i in range(len(tables)) if r[f"g{i}"] == 0)
+        split[tables[i].column].append((r[f"v{i}"], int(r["n"])))
+    return split
 
 
 def has_top_k(spark: SparkSession) -> bool:

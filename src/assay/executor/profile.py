@@ -159,9 +159,9 @@ def _second_values(values: Any, second: SecondPlan, row: dict[str, Any]) -> Meas
             histograms[h.measure.column] = (list(row[h.name]), second.bounds[h.name])
     rows = int(values.get(RowCount()) or 0)
     keys = {g.columns: int(row[f"{g.slot.name}_groups"] or 0) == rows for g in second.keys}
-    frequencies = {
-        f.column: [(r["item"], int(r["count"])) for r in row[f.name]] for f in second.frequencies
-    }
+    frequencies = (
+        emit.frequency_rows(second.frequencies, row[emit.FREQUENCIES]) if second.frequencies else {}
+    )
     return Measured(values, histograms, keys, frequencies)
 
 

@@ -109,7 +109,7 @@ class ProfileOptions:
     low_cardinality: int = 120
     track: int = 2048
     bins: int = 10
-    key_pairs: int = 2
+    key_pairs: int = 1
     unique_margin: float = 0.08
     frequencies: Frequencies = "auto"
     planner: PlannerOptions = DEFAULT_OPTIONS

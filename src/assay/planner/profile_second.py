@@ -10,8 +10,8 @@ At most one more Spark plan, cross-joining what is needed:
   nulls whose approximate distinct counts multiply to at least the row count (pairs of
   integers and dates first, as keys mostly are, then the smallest products: the
   narrowest keys), each a group-by branch;
-- **frequency tables** of low-cardinality columns, on a server without ``approx_top_k``:
-  one group-by branch each.
+- **frequency tables** of low-cardinality columns (when the first plan has no
+  ``approx_top_k``): one group-by over grouping sets, a set per column.
 
 :func:`second_plan` decides from the values (pure); :func:`explain_second` says, before
 any scan, what may be in it and why.
@@ -37,10 +37,10 @@ KEY_FAMILIES = frozenset({"integral", "decimal", "string", "temporal"})
 
 @dataclass(frozen=True, slots=True)
 class FrequencyTable:
-    """The exact frequency table of one column (a group-by), output under ``name``."""
+    """The exact frequency table of one column (a grouping set of the plan's one
+    frequency group-by)."""
 
     column: str
-    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +161,8 @@ def _frequencies(plan: ProfilePlan, values: Mapping[Any, Any]) -> tuple[Frequenc
         return ()  # an empty table has no values to count
     low = plan.options.low_cardinality
     return tuple(
-        FrequencyTable(c.name, f"f{i:03d}")
-        for i, c in enumerate(plan.columns)
+        FrequencyTable(c.name)
+        for c in plan.columns
         if c.family in CATEGORICAL and (_distinct(c, values) or 0) <= low
     )
 
