@@ -54,7 +54,7 @@ def test_the_documented_command_exits_as_documented(server, tmp_path, command, c
         return
     assert argv[0] == "assay"
     full = [sys.executable, "-m", "assay", *argv[1:]]
-    if argv[1] == "run":
+    if argv[1] in ("run", "profile", "suggest"):
         full += ["--remote", server.url]
     done = subprocess.run(full, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert done.returncode == code, done.stderr[-3000:]

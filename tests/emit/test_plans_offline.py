@@ -299,8 +299,10 @@ def test_histograms_are_one_aggregate_of_bucket_arrays(session, tmp_path):
     assert plan.histogram is not None
     names = [h.name for h in plan.histogram.columns]
     rel = relation(emit.histogram_frame(source(session, plan), plan.histogram, {names[0]: (0, 10)}))
-    assert chain(rel) == ["aggregate", "read"]
-    (output,) = rel.aggregate.aggregate_expressions  # y has no bounds: left out
+    assert chain(rel) == ["aggregate", "project", "read"]  # each row's buckets, then counts
+    (bucket,) = rel.aggregate.input.project.expressions  # y has no bounds: left out
+    assert bucket.alias.name[0] == names[0]
+    (output,) = rel.aggregate.aggregate_expressions
     assert output.alias.name[0] == names[0]
     array = output.alias.expr.unresolved_function
     assert array.function_name == "array"

@@ -31,6 +31,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Parses,
     Sql,
     children,
     columns_of,
@@ -59,6 +60,7 @@ SAMPLES: dict[type, Expr] = {
     Matches: Matches(Col("s"), "^x"),
     HasText: HasText(Col("s"), "a", "end"),
     Length: Length(Col("s")),
+    Parses: Parses(Col("s"), "double"),
     Coalesce: Coalesce((GT, Lit(False))),
     Sql: Sql("n + 1 > 2"),
 }
@@ -192,6 +194,7 @@ def test_sql_text_of_every_node():
         "Matches": "s RLIKE '^x'",
         "HasText": "endswith(s, 'a')",
         "Length": "length(s)",
+        "Parses": "try_cast(s AS DOUBLE) IS NOT NULL",
         "Coalesce": "coalesce(n > 1, FALSE)",
         "Sql": "(n + 1 > 2)",
     }

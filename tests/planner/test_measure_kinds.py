@@ -14,7 +14,18 @@ import pytest
 
 from assay.config import load_suite
 from assay.evaluate import judge
-from assay.ir import Col, ColumnMetric, Comparison, IsNull, Op, Origin, Rule, SchemaCheck, SqlCheck
+from assay.ir import (
+    Col,
+    ColumnMetric,
+    Comparison,
+    IsNull,
+    Length,
+    Op,
+    Origin,
+    Rule,
+    SchemaCheck,
+    SqlCheck,
+)
 from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.planner import plan_table
@@ -25,6 +36,7 @@ from assay.planner.measures import (
     Aggregate,
     ColumnAgg,
     CountIf,
+    ExprAggregate,
     GroupStats,
     Measure,
     MeasureKind,
@@ -47,6 +59,7 @@ SAMPLES: dict[type, Measure] = {
     AgeMicros: AgeMicros("d"),
     GroupStats: GroupStats(("a", "b"), "all"),
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
+    ExprAggregate: ExprAggregate("percentile_approx", Length(Col("a")), ((0.5, 0.9), 100)),
     Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
     ReferenceRows: ReferenceRows(CatalogSource("r")),
     PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),

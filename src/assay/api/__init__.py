@@ -6,6 +6,7 @@ See docs/api.md. Everything here is re-exported by the ``assay`` package.
 from __future__ import annotations
 
 from assay.api.explaining import TableExplain, explain, explain_tables
+from assay.api.profiling import Profile, profile
 from assay.api.result import Result, ResultStream
 from assay.api.running import iter_run, iter_validate, run, validate
 from assay.api.sessions import session
@@ -14,6 +15,7 @@ from assay.api.watching import history
 from assay.executor.connect import connect_frame, connect_session, is_classic
 
 __all__ = [
+    "Profile",
     "Result",
     "ResultStream",
     "TableExplain",
@@ -26,6 +28,7 @@ __all__ = [
     "iter_run",
     "iter_validate",
     "load",
+    "profile",
     "rules_suite",
     "run",
     "session",

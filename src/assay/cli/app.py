@@ -22,6 +22,7 @@ from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
 from assay.cli.history import history_command
 from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
+from assay.cli.profile import profile_command, suggest_command
 from assay.cli.report import report as report_command
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
@@ -258,6 +259,8 @@ def _explain_passes(format: str) -> None:
 
 app.command("report")(report_command)
 app.command("history")(history_command)
+app.command("profile")(profile_command)
+app.command("suggest")(suggest_command)
 
 
 def _version(value: bool) -> None:

@@ -90,20 +90,26 @@ COMMAND_LINE = "<command line>"
 
 
 def side(
-    text: str, fmt: str | None, what: str, options: list[str] | None = None
+    text: str,
+    fmt: str | None,
+    what: str,
+    options: list[str] | None = None,
+    flags: tuple[str, str] | None = None,
 ) -> CatalogSource | PathSource:
     """A table name, or a path when it has a separator, an extension Spark reads, a
     URI scheme, a ``--*-format``, or exists; ``options`` (``--*-option KEY=VALUE``) are
-    the path's reader options."""
+    the path's reader options. ``flags``: the names of the format and reader option
+    flags (default ``--<what>-format``, ``--<what>-option``)."""
     from assay.dialects.sources import FORMATS, extension
 
+    format_flag, option_flag = flags or (f"--{what}-format", f"--{what}-option")
     looks_like_path = "/" in text or "://" in text or Path(text).exists()
     ext = extension(text)
-    reader = tuple(parse_assignments(options or [], f"--{what}-option").items())
+    reader = tuple(parse_assignments(options or [], option_flag).items())
     if fmt is None and not looks_like_path and ext not in FORMATS:
         if reader:
             raise ConfigError(
-                f"--{what}-option: {what} {text!r} is a table name, and reader options apply "
+                f"{option_flag}: {what} {text!r} is a table name, and reader options apply "
                 "only to a path",
                 hint="a path has a '/' (./orders.csv) or an extension Spark reads",
             )
@@ -113,7 +119,7 @@ def side(
         if fmt is None:
             raise ConfigError(
                 f"{what} {text!r}: cannot tell the data format from its extension",
-                hint=f"give --{what}-format parquet|csv|json|orc|delta...",
+                hint=f"give {format_flag} parquet|csv|json|orc|delta...",
             )
     path = text if "://" in text else str(Path(text).resolve())
     return PathSource(fmt, (path,), reader)

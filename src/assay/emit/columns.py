@@ -31,6 +31,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Parses,
     Scalar,
     Sql,
     require_translations,
@@ -106,6 +107,7 @@ column.register(InSet, lambda e: column(e.item).isin(*(lit(v, e.type) for v in e
 column.register(Matches, lambda e: column(e.item).rlike(e.pattern))
 column.register(HasText, _has_text)
 column.register(Length, lambda e: F.length(column(e.item)))
+column.register(Parses, lambda e: column(e.item).try_cast(e.type).isNotNull())
 column.register(Sql, lambda e: F.expr(e.text))
 require_translations(column, "a Spark translation (emit.columns.column)")
 

@@ -27,6 +27,7 @@ from assay.planner.measures import (
     Aggregate,
     ColumnAgg,
     CountIf,
+    ExprAggregate,
     GroupStats,
     Measure,
     PerGroup,
@@ -144,6 +145,13 @@ def _(measure: Aggregate, name: str) -> list[Column]:
     return [F.call_function(measure.function, _kept(value, measure.where), *args).alias(name)]
 
 
+@_emit_measure.register(ExprAggregate)
+def _(measure: ExprAggregate, name: str) -> list[Column]:
+    args = [F.array(*map(F.lit, a)) if isinstance(a, tuple) else F.lit(a) for a in measure.args]
+    value = _kept(column(measure.expr), measure.where)
+    return [F.call_function(measure.function, value, *args).alias(name)]
+
+
 @_emit_measure.register(ServerNow)
 def _(measure: ServerNow, name: str) -> list[Column]:
     return [F.max(F.current_timestamp()).alias(name)]
@@ -254,9 +262,12 @@ def histogram_frame(
 
     A value's bucket is ``min(bins - 1, floor((x - min) / width))`` with ``width =
     (max - min) / bins`` in double arithmetic (data-validator's formula), so the last
-    bucket is closed; with min = max every value is in the first bucket.
+    bucket is closed; with min = max every value is in the first bucket. Each row's
+    buckets are computed once, in a projection, then counted (computed inside every
+    bucket's count, the 8 histograms of TPC-H lineitem at SF0.1 took 7-11 s; computed
+    once, 0.9-2 s).
     """
-    outputs = []
+    buckets, outputs = [], []
     for h in plan.columns:
         if h.name not in bounds:
             continue
@@ -264,15 +275,16 @@ def histogram_frame(
         x = col(h.measure.column).cast("double")
         bins = h.measure.bins
         width = (high - low) / bins
-        # least() skips nulls, so a null value must stay out of every bucket explicitly.
+        # least() skips nulls and ranks NaN above every number, so a null or NaN value
+        # must stay out of every bucket explicitly.
         if width > 0:
             index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
         else:
             index = F.lit(0)
-        bucket = F.when(x.isNotNull(), index)
-        counts = [F.count_if(bucket == F.lit(i)) for i in range(bins)]
+        buckets.append(F.when(x.isNotNull() & ~F.isnan(x), index).cast("int").alias(h.name))
+        counts = [F.count_if(F.col(h.name) == F.lit(i)) for i in range(bins)]
         outputs.append(F.array(*counts).alias(h.name))
-    return df.agg(*outputs)
+    return df.select(*buckets).agg(*outputs)
 
 
 # --- SQL rules ----------------------------------------------------------------------------

@@ -351,10 +351,10 @@ def _one_pass(
     frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
     run.plans += 1
     row = prepared.collect(frame)[0].asDict()
-    return _aggregate_values(aggregate, row), _sql_values(sql, row)
+    return aggregate_values(aggregate, row), _sql_values(sql, row)
 
 
-def _aggregate_values(
+def aggregate_values(
     aggregate: AggregatePlan | None, row: Mapping[str, Any]
 ) -> dict[Measure, object]:
     values: dict[Measure, object] = {}

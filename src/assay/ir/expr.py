@@ -117,6 +117,15 @@ class Length:
 
 
 @dataclass(frozen=True, slots=True)
+class Parses:
+    """``try_cast(item AS type) IS NOT NULL``: whether Spark reads the value as ``type``
+    (false for null)."""
+
+    item: Expr
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
 class Coalesce:
     """First non-null of ``items`` (used to turn ``null`` into a definite true/false)."""
 
@@ -146,6 +155,7 @@ Expr = (
     | Matches
     | HasText
     | Length
+    | Parses
     | Coalesce
     | Sql
 )

@@ -58,6 +58,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Parses,
     Sql,
     any_of,
     require_translations,
@@ -255,7 +256,7 @@ _pushable.register(Compare, _compare_pushable)
 _pushable.register(IsNull, lambda e: isinstance(e.item, Col))
 _pushable.register(Not, lambda e: isinstance(e.item, IsNull) and isinstance(e.item.item, Col))
 _pushable.register(InSet, lambda e: isinstance(e.item, Col))
-for _node in (Col, Lit, Coalesce, IsNaN, Matches, HasText, Length, Sql):
+for _node in (Col, Lit, Coalesce, IsNaN, Matches, HasText, Length, Parses, Sql):
     _pushable.register(_node, _never)
 require_translations(_pushable, "a pushdown rule (planner.cost._pushable)")
 

@@ -33,6 +33,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Parses,
     Sql,
     require_translations,
 )
@@ -317,6 +318,11 @@ def _(expr: HasText) -> str:
 @_text.register
 def _(expr: Length) -> str:
     return f"length({_text(expr.item)})"
+
+
+@_text.register
+def _(expr: Parses) -> str:
+    return f"{_text(expr.item)} reads as {expr.type}"
 
 
 @_text.register

@@ -163,6 +163,18 @@ class Aggregate:
     cast: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ExprAggregate:
+    """``function(expr, *args)``: one aggregate function of a row expression (a column, a
+    string's length) with literal arguments (a tuple is an array literal), over the rows
+    where ``where`` holds: what a profile measures beyond a column's min, max and sum."""
+
+    function: str
+    expr: Expr
+    args: tuple[Scalar | tuple[Scalar, ...], ...] = ()
+    where: Expr | None = None
+
+
 Measure = (
     RowCount
     | CountIf
@@ -172,6 +184,7 @@ Measure = (
     | AggEquals
     | AgeMicros
     | Aggregate
+    | ExprAggregate
     | Unmatched
     | ReferenceRows
     | PerGroup
@@ -209,8 +222,13 @@ class MeasureKind:
     not by a scan or group-by of the table."""
 
 
-OBJECT_AGGREGATES = frozenset({"percentile", "percentile_approx", "approx_percentile"})
-"""Aggregate functions Spark runs as ``TypedImperativeAggregate`` (no generated code)."""
+OBJECT_AGGREGATES = frozenset(
+    {"percentile", "percentile_approx", "approx_percentile", "approx_count_distinct",
+     "approx_top_k"}
+)  # fmt: skip
+"""Aggregate functions Spark runs without generated code: ``TypedImperativeAggregate``
+(the percentiles, ``approx_top_k``) and ``ImperativeAggregate`` (``approx_count_distinct``'s
+HyperLogLog++), either of which turns a generated aggregate into an interpreted one."""
 
 
 def _where(m: Any) -> str:
@@ -225,6 +243,12 @@ def _read(m: Any, *columns: str) -> tuple[str, ...]:
 
 def _argument(m: Aggregate) -> str:
     return quote(m.column) if m.cast is None else f"CAST({quote(m.column)} AS {m.cast.upper()})"
+
+
+def _arg_text(arg: Scalar | tuple[Scalar, ...]) -> str:
+    if isinstance(arg, tuple):
+        return f"array({', '.join(map(literal, arg))})"
+    return literal(arg)
 
 
 MEASURE_KINDS: dict[type, MeasureKind] = {
@@ -261,6 +285,14 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         lambda m: m.function,
         lambda m: f"{m.function}({', '.join([_argument(m), *map(literal, m.args)])})" + _where(m),
         lambda m: _read(m, m.column),
+        apart=lambda m: m.function in OBJECT_AGGREGATES,
+    ),
+    ExprAggregate: MeasureKind(
+        lambda m: m.function,
+        lambda m: (
+            f"{m.function}({', '.join([render_expr(m.expr), *map(_arg_text, m.args)])})" + _where(m)
+        ),
+        lambda m: _read(m, *sorted(columns_of(m.expr))),
         apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),
     PerGroup: MeasureKind(
@@ -341,6 +373,7 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     AggEquals: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     AgeMicros: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Aggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    ExprAggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Unmatched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
     PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),

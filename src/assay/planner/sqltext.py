@@ -23,6 +23,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Or,
+    Parses,
     Scalar,
     Sql,
     require_translations,
@@ -109,6 +110,9 @@ render_expr.register(InSet, _in_set)
 render_expr.register(Matches, lambda e: f"{render_expr(e.item)} RLIKE {literal(e.pattern)}")
 render_expr.register(HasText, _has_text)
 render_expr.register(Length, lambda e: f"length({render_expr(e.item)})")
+render_expr.register(
+    Parses, lambda e: f"try_cast({render_expr(e.item)} AS {e.type.upper()}) IS NOT NULL"
+)
 render_expr.register(Sql, lambda e: f"({e.text})")
 require_translations(render_expr, "SQL text (planner.sqltext.render_expr)")
 

@@ -52,6 +52,14 @@ def render_html(
     )
 
 
+def render_profile_html(events: Sequence[Event]) -> str:
+    """The HTML page of one profile (``profile_column`` and ``profile_table`` events): a
+    card per column, its histogram and most frequent values as charts."""
+    from assay.report import profile_page
+
+    return _environment().get_template("profile.html.j2").render(page=profile_page.build(events))
+
+
 def render_markdown(events: Sequence[Event], history: Sequence[Sequence[Event]] = ()) -> str:
     """The Markdown summary of one run: status, the tables, and every rule that did not
     pass (with its trend when ``history`` is given)."""

@@ -1,0 +1,220 @@
+"""Every number of a profile against an independent plain Spark SQL query, on data built
+to break them (nulls, NaN, infinities, empty strings, unicode, all-null columns, an empty
+table), in both frequency modes; and the plans it costs, read from the Spark UI."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+import assay
+from assay.executor.profile import SAMPLE_SEED
+from assay.planner.profile import FORMATS, NUMBER, NUMERIC, ProfileOptions
+from assay.report.events import json_number
+from tests.helpers import validate_event
+
+pytestmark = pytest.mark.spark
+
+QUANTILES = ProfileOptions().quantiles
+
+
+def q(name: str) -> str:
+    return f"`{name}`"
+
+
+def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
+    """The column's numbers by plain SQL over ``table`` (a FROM clause)."""
+    c = q(column)
+    kept = f" FILTER (WHERE NOT isnan({c}))" if family == "fractional" else ""
+    parts = {
+        "row_count": "count(*)",
+        "nulls": f"count_if({c} IS NULL)",
+        "count": f"count({c})",
+        "distinct_exact": f"count(DISTINCT {c})",
+    }
+    if family != "other":
+        parts["distinct_approx"] = f"approx_count_distinct({c})"
+        parts["min"], parts["max"] = f"min({c}){kept}", f"max({c}){kept}"
+    if family == "fractional":
+        parts["nan"] = f"count_if(isnan({c}))"
+    if family in NUMERIC:
+        parts.update(
+            sum=f"sum({c}){kept}", mean=f"avg({c}){kept}", stddev=f"stddev_samp({c}){kept}"
+        )
+        array = ", ".join(map(str, QUANTILES))
+        parts["quantiles"] = f"percentile_approx({c}, array({array}), 10000){kept}"
+    if family == "string":
+        parts.update(length_min=f"min(length({c}))", length_max=f"max(length({c}))",
+                     length_mean=f"avg(length({c}))", empty=f"count_if({c} = '')")  # fmt: skip
+        number = NUMBER.replace("\\", "\\\\")
+        parts["parses_number"] = f"count_if({c} RLIKE '{number}')"
+        parts["parses_boolean"] = f"count_if({c} RLIKE '^(true|false)$')"
+        parts["parses_date"] = f"count_if(try_cast({c} AS DATE) IS NOT NULL)"
+        for fmt, pattern in FORMATS.items():
+            escaped = pattern.replace("\\", "\\\\")
+            parts[f"format_{fmt}"] = f"count_if({c} RLIKE '{escaped}')"
+    select = ", ".join(f"{sql} AS {name}" for name, sql in parts.items())
+    return spark.sql(f"SELECT {select} FROM {table}").collect()[0].asDict()
+
+
+def same(got: Any, want: Any) -> bool:
+    """Equal as the JSON line writes it; a double computed by a floating-point aggregate
+    (a mean, a standard deviation) equal to the last bits, which the order Spark adds in
+    sets (plain SQL's own answer moves with the plan's shape)."""
+    if isinstance(want, float) and math.isnan(want):
+        return got is None
+    if isinstance(want, float) and isinstance(got, float):
+        return math.isclose(got, want, rel_tol=1e-12)
+    if hasattr(want, "isoformat"):
+        return got == want.isoformat()
+    if isinstance(want, (int, float, Decimal)) and not isinstance(want, bool):
+        return got == json_number(want)
+    return got == want
+
+
+def check_column(spark, table: str, event: dict[str, Any]) -> None:
+    want = expected(spark, table, event["column"], event["family"])
+    rows, count = want["row_count"], want["count"]
+    for name in ("row_count", "nulls", "count", "min", "max", "sum", "mean", "stddev", "nan",
+                 "distinct_approx"):  # fmt: skip
+        if name in want:
+            assert same(event[name], want[name]), (event["column"], name, event[name], want)
+    if event["distinct_exact"] is not None:
+        assert event["distinct_exact"] == want["distinct_exact"]
+    assert event["null_percent"] == (None if rows == 0 else 100 * want["nulls"] / rows)
+    if "quantiles" in want:
+        found = want["quantiles"]
+        assert event["quantiles"] == (
+            None
+            if found is None
+            else {f"{p:g}": json_number(v) for p, v in zip(QUANTILES, found, strict=True)}
+        ), event["column"]
+    if event["family"] == "string":
+        lengths = event["lengths"]
+        if count == 0:
+            assert lengths is None
+        else:
+            assert lengths["min"] == want["length_min"] and lengths["max"] == want["length_max"]
+            assert lengths["mean"] == json_number(want["length_mean"])
+        assert event["empty"] == want["empty"]
+        for what in ("number", "date", "boolean"):
+            share = None if count == 0 else want[f"parses_{what}"] / count
+            assert event["parses"][what] == share, (event["column"], what)
+        for fmt in FORMATS:
+            share = None if count == 0 else want[f"format_{fmt}"] / count
+            assert event["formats"][fmt] == share, (event["column"], fmt)
+
+
+def check_top_values(spark, table: str, event: dict[str, Any]) -> None:
+    if event["top_values"] is None:
+        return
+    c = q(event["column"])
+    found = spark.sql(f"SELECT {c} AS v, count(*) AS n FROM {table} WHERE {c} IS NOT NULL "
+                      f"GROUP BY {c}").collect()  # fmt: skip
+    want = sorted(((_plain(r["v"]), r["n"]) for r in found), key=lambda p: (-p[1], str(p[0])))
+    assert [(t["value"], t["count"]) for t in event["top_values"]] == want, event["column"]
+    assert event["frequencies_complete"] is True
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return json_number(value) if isinstance(value, (float, Decimal)) else value
+
+
+def check_histogram(spark, table: str, event: dict[str, Any]) -> None:
+    c = q(event["column"])
+    if event["family"] not in NUMERIC:
+        assert event["histogram"] is None
+        return
+    kept = f"{c} IS NOT NULL AND NOT isnan(CAST({c} AS DOUBLE))"
+    low, high = spark.sql(f"SELECT min(CAST({c} AS DOUBLE)), max(CAST({c} AS DOUBLE)) "
+                          f"FROM {table} WHERE {kept}").collect()[0]  # fmt: skip
+    if low is None or not math.isfinite(low) or not math.isfinite(high):
+        assert event["histogram"] is None, event["column"]
+        return
+    width = (high - low) / 10
+    bucket = "0" if width == 0 else f"least(floor((CAST({c} AS DOUBLE) - {low!r}) / {width!r}), 9)"
+    found = dict(spark.sql(f"SELECT {bucket} AS b, count(*) FROM {table} WHERE {kept} "
+                           "GROUP BY 1").collect())  # fmt: skip
+    assert [b["count"] for b in event["histogram"]["bins"]] == [found.get(i, 0) for i in range(10)]
+    assert event["histogram"]["bins"][0]["lowerBound"] == low
+    assert event["histogram"]["bins"][-1]["upperBound"] == high
+
+
+def check_keys(spark, table: str, table_event: dict[str, Any]) -> None:
+    rows = table_event["row_count"]
+    for key in table_event["keys_checked"]:
+        cols = ", ".join(map(q, key))
+        nulls = " OR ".join(f"{q(k)} IS NULL" for k in key)
+        distinct, with_nulls = spark.sql(
+            f"SELECT count(DISTINCT {cols}), count_if({nulls}) FROM {table}"
+        ).collect()[0]
+        unique = distinct == rows and with_nulls == 0
+        assert (key in table_event["candidate_keys"]) is unique, key
+
+
+def profiled(spark, server, path, **given: Any) -> tuple[list[dict[str, Any]], int]:
+    df = spark.read.parquet(str(path))
+    before = server.sql_executions()
+    result = assay.profile(df, name="tricky", **given)
+    plans = server.sql_executions() - before
+    for event in result.events:
+        validate_event(event)
+    return result.events, plans
+
+
+@pytest.mark.parametrize("frequencies", ["top_k", "group_by"])
+def test_every_number_equals_plain_sql(spark, server, tricky, frequencies):
+    options = ProfileOptions(frequencies=frequencies)
+    events, plans = profiled(spark, server, tricky, exact_distinct=True, options=options)
+    table = f"parquet.`{tricky}`"
+    *columns, summary = events
+    assert summary["spark_plans"] == plans == 2
+    assert len(columns) == 15
+    for event in columns:
+        check_column(spark, table, event)
+        check_top_values(spark, table, event)
+        check_histogram(spark, table, event)
+    check_keys(spark, table, summary)
+    assert ["id", "line"] in summary["candidate_keys"]
+    assert {"day", "ts", "dec"} <= {k[0] for k in summary["candidate_keys"] if len(k) == 1}
+    none = {e["column"]: e for e in columns}["none_s"]
+    assert none["nulls"] == 40 and none["min"] is None and none["lengths"] is None
+    assert none["top_values"] == [] and none["parses"] == {"number": None, "date": None,
+                                                          "boolean": None}  # fmt: skip
+
+
+def test_the_approximate_distinct_path_finds_the_same_keys(spark, server, tricky):
+    events, plans = profiled(spark, server, tricky)
+    summary = events[-1]
+    assert plans == summary["spark_plans"] == 2
+    check_keys(spark, f"parquet.`{tricky}`", summary)
+    assert ["id", "line"] in summary["candidate_keys"]
+    assert all(e["distinct_exact"] is None for e in events[:-1])
+
+
+def test_an_empty_table_is_one_plan_and_no_numbers(spark, server, empty):
+    events, plans = profiled(spark, server, empty)
+    *columns, summary = events
+    assert plans == summary["spark_plans"] == 1
+    assert summary["row_count"] == 0 and summary["candidate_keys"] == []
+    table = f"parquet.`{empty}`"
+    for event in columns:
+        check_column(spark, table, event)
+        assert event["null_percent"] is None and event["histogram"] is None
+        assert event["quantiles"] is None and event["mean"] is None
+
+
+def test_a_sample_is_the_same_rows_in_every_branch(spark, server, tricky):
+    events, _ = profiled(spark, server, tricky, sample=0.5, exact_distinct=True)
+    df = spark.read.parquet(str(tricky)).sample(withReplacement=False, fraction=0.5,
+                                                seed=SAMPLE_SEED)  # fmt: skip
+    df.createOrReplaceTempView("tricky_sample")
+    assert all(e["sample"] == 0.5 for e in events)
+    for event in events[:-1]:
+        check_column(spark, "tricky_sample", event)
+    assert events[-1]["row_count"] == df.count() < 40
