@@ -23,6 +23,7 @@ from assay.cli.console import out as _out
 from assay.cli.history import history_command
 from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
 from assay.cli.report import report as report_command
+from assay.cli.server import server_app
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
 from assay.version import __version__
@@ -80,6 +81,7 @@ def run(
     concurrency: opt.Concurrency = 4,
     plan_timeout: opt.PlanTimeout = "2h",
     conf: opt.ServerConf = None,
+    keep_server: opt.KeepServer = False,
     progress: opt.Progress = True,
     order: opt.Order = "finish",
     dialect: opt.Dialect = None,
@@ -257,6 +259,7 @@ def _explain_passes(format: str) -> None:
 
 
 app.command("report")(report_command)
+app.add_typer(server_app, name="server")
 app.command("history")(history_command)
 
 

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
@@ -61,57 +62,85 @@ logger.utils.level = info
 """
 
 
+@dataclass(frozen=True)
+class Started:
+    """A server started and accepting connections: its process, ports, token and log."""
+
+    proc: subprocess.Popen[bytes]
+    grpc_port: int
+    ui_port: int | None
+    token: str
+    log: str
+
+    @property
+    def url(self) -> str:
+        """The URL with the token (``localhost``: pyspark uses no TLS with a token there)."""
+        return f"sc://localhost:{self.grpc_port}/;token={self.token}"
+
+
 def open_embedded(
     connect_timeout: float, server_conf: dict[str, str], log_path: str | None
 ) -> SparkHandle:
     """Start our own server on free local ports and connect to it with a fresh token."""
-    reserved = sorted(k for k in server_conf if k in _RESERVED_CONF)
+    # One private directory per server for its log and warehouse: nothing is left in the
+    # user's working directory, and the handle removes it when the run ends well.
+    state = tempfile.mkdtemp(prefix="assay-server-")
+    started = start_server(server_conf, state, log_path, tied=True)
+    try:
+        spark = connect(started.url, [started.token], connect_timeout)
+    except SparkFailure as exc:
+        terminate(started.proc)
+        forget(started.proc)
+        raise SparkFailure(f"{exc.message} (server log: {started.log})", hint=exc.hint) from None
+    return SparkHandle(
+        spark=spark,
+        url=redact_url(started.url),
+        ui_url=None if started.ui_port is None else f"http://127.0.0.1:{started.ui_port}",
+        embedded=True,
+        log_path=started.log,
+        connect_url=started.url,
+        state_dir=state,
+        _proc=started.proc,
+    )
+
+
+def start_server(
+    server_conf: Mapping[str, str], state: str, log_path: str | None, *, tied: bool
+) -> Started:
+    """Start a Connect server whose log (unless ``log_path``) and warehouse are in
+    ``state``, on free loopback ports with a fresh token, and wait until it is ready.
+    ``tied``: the server stops when this process ends (the embedded one); a warm server
+    is not."""
+    conf = dict(server_conf)
+    reserved = sorted(k for k in conf if k in _RESERVED_CONF)
     if reserved:
         raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
     env = _server_env()
     check_java(env)
-    if "spark.driver.memory" not in server_conf and not env.get("SPARK_DRIVER_MEMORY"):
+    if "spark.driver.memory" not in conf and not env.get("SPARK_DRIVER_MEMORY"):
         memory = default_driver_memory()
         if memory:
-            server_conf = {**server_conf, "spark.driver.memory": memory}
-    # One private directory per server for its log and warehouse: nothing is left in the
-    # user's working directory, and the handle removes it when the run ends well.
-    state = tempfile.mkdtemp(prefix="assay-server-")
+            conf["spark.driver.memory"] = memory
     log = log_path or os.path.join(state, "server.log")
-    if "spark.sql.warehouse.dir" not in server_conf:
-        server_conf = {**server_conf, "spark.sql.warehouse.dir": os.path.join(state, "warehouse")}
+    conf.setdefault("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
-    proc, grpc_port, ui_port = _start_ready_server(env, server_conf, log)
-    url = f"sc://localhost:{grpc_port}/;token={token}"  # 'localhost': no TLS with a token
-    try:
-        spark = connect(url, [token], connect_timeout)
-    except SparkFailure as exc:
-        terminate(proc)
-        forget(proc)
-        raise SparkFailure(f"{exc.message} (server log: {log})", hint=exc.hint) from None
-    return SparkHandle(
-        spark=spark,
-        url=redact_url(url),
-        ui_url=f"http://127.0.0.1:{ui_port}",
-        embedded=True,
-        log_path=log,
-        connect_url=url,
-        state_dir=state,
-        _proc=proc,
-    )
+    proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)
+    return Started(proc, grpc_port, ui_port, token, log)
 
 
 def _start_ready_server(
-    env: dict[str, str], server_conf: Mapping[str, str], log: str
-) -> tuple[subprocess.Popen[bytes], int, int]:
+    env: dict[str, str], server_conf: Mapping[str, str], log: str, tied: bool
+) -> tuple[subprocess.Popen[bytes], int, int | None]:
     """Start the server and wait until it accepts connections; retry with new ports when
     one was taken in the meantime. Returns the process, gRPC port and UI port."""
     for attempt in range(1, PORT_ATTEMPTS + 1):
         grpc_port, ui_port = _free_ports(2)
         config = _log4j_config()
         try:
-            proc = spawn(_server_command(grpc_port, ui_port, config, server_conf), env, log)
+            proc = spawn(
+                _server_command(grpc_port, ui_port, config, server_conf), env, log, tied=tied
+            )
             try:
                 _wait_ready(proc, grpc_port, log)
             except BaseException:

@@ -33,6 +33,8 @@ class SparkHandle:
     state_dir: str | None = None
     """The embedded server's own directory (its log and warehouse): removed by ``close``
     unless the server died or the block it served raised (then the log is kept)."""
+    warm_pid: int | None = None
+    """The warm server's process id when the session is on it (``close`` leaves it running)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
