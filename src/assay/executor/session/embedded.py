@@ -21,8 +21,10 @@ from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
 from assay.executor.session.client import connect
 from assay.executor.session.handle import SparkHandle
 from assay.executor.session.java import check_java
-from assay.executor.session.process import forget, spawn, terminate
+from assay.executor.session.jvm import BUILD_WAIT, cds_options
+from assay.executor.session.process import STOP_TIMEOUT, forget, spawn, terminate
 from assay.executor.session.redaction import redact_text, redact_url
+from assay.executor.session.warm import pyspark_version
 
 STARTUP_TIMEOUT = 120.0  # seconds for the embedded JVM to accept connections
 
@@ -71,6 +73,9 @@ class Started:
     ui_port: int | None
     token: str
     log: str
+    builds_archive: bool = False
+    """Whether it writes the class-data-sharing archive at exit (:mod:`.jvm`): give it
+    time to stop."""
 
     @property
     def url(self) -> str:
@@ -100,6 +105,7 @@ def open_embedded(
         log_path=started.log,
         connect_url=started.url,
         state_dir=state,
+        stop_timeout=BUILD_WAIT if started.builds_archive else STOP_TIMEOUT,
         _proc=started.proc,
     )
 
@@ -116,7 +122,7 @@ def start_server(
     if reserved:
         raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
     env = _server_env()
-    check_java(env)
+    java = check_java(env)
     if "spark.driver.memory" not in conf and not env.get("SPARK_DRIVER_MEMORY"):
         memory = default_driver_memory()
         if memory:
@@ -125,8 +131,12 @@ def start_server(
     conf.setdefault("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
+    user_options = conf.get("spark.driver.extraJavaOptions", "")
+    jvm_options, builds = cds_options(java, pyspark_version(), user_options)
+    if jvm_options:
+        conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
     proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)
-    return Started(proc, grpc_port, ui_port, token, log)
+    return Started(proc, grpc_port, ui_port, token, log, builds)
 
 
 def _start_ready_server(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from assay.executor.session.client import stop_session
-from assay.executor.session.process import forget, terminate
+from assay.executor.session.process import STOP_TIMEOUT, forget, terminate
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
@@ -33,6 +33,9 @@ class SparkHandle:
     state_dir: str | None = None
     """The embedded server's own directory (its log and warehouse): removed by ``close``
     unless the server died or the block it served raised (then the log is kept)."""
+    stop_timeout: float = STOP_TIMEOUT
+    """Seconds the embedded server may take to stop after SIGTERM (longer while it writes
+    the class-data-sharing archive)."""
     warm_pid: int | None = None
     """The warm server's process id when the session is on it (``close`` leaves it running)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
@@ -54,7 +57,7 @@ class SparkHandle:
             stop_session(self.spark, release=server_alive)
         finally:
             if self._proc is not None:
-                terminate(self._proc)
+                terminate(self._proc, self.stop_timeout)
                 forget(self._proc)
             if self.state_dir is not None and server_alive and not keep_log:
                 shutil.rmtree(self.state_dir, ignore_errors=True)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from assay.errors import EnvironmentFailure
 from assay.executor.session.handle import SparkHandle
+from assay.executor.session.jvm import BUILD_WAIT
 from assay.version import __version__
 
 Note = Callable[[str], None]
@@ -304,7 +305,7 @@ def stop_warm(note: Note = stderr_note) -> WarmServer | None:
         if server is None:
             return None
         if is_connect_server(server.pid):
-            kill_server(server.pid)
+            kill_server(server.pid, BUILD_WAIT)  # it may be writing the CDS archive
         remove_state()
         shutil.rmtree(state_dir() / "warehouse", ignore_errors=True)
         return server

@@ -1,0 +1,81 @@
+"""JVM options that shorten a local server's start: a class-data-sharing (AppCDS) archive
+of the classes Spark loads, built once per Java and pyspark installation.
+
+Without it, a Spark Connect server's JVM parses and verifies some 20,000 classes from the
+jars at every start. The first server started without an archive records the classes it
+loaded and writes them to one at its exit (``-XX:ArchiveClassesAtExit``, a dynamic archive,
+Java 13+); every later server maps it (``-XX:SharedArchiveFile``). Measured on the 2-core
+machine (benchmarks/README.md, "Start-up"): the server's CPU time to start and answer its
+first queries falls by about a third. An archive that does not fit the JVM (another Java
+build, changed jars) is refused by the JVM itself, which then starts as without one.
+
+The archive lives in the state directory (:mod:`.warm`), under ``cds/``, named by the
+``java`` executable and the pyspark version; ``ASSAY_CDS=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from pathlib import Path
+
+CDS_ENV = "ASSAY_CDS"
+BUILD_WAIT = 180.0
+"""Seconds a server writing the archive may take to exit (writing ~200 MB)."""
+_CLAIM_AGE = 900.0
+"""A build claim older than this (seconds) is from a server that died while writing."""
+_OWN_OPTIONS = ("SharedArchiveFile", "ArchiveClassesAtExit", "-Xshare")
+
+
+def cds_options(java: str, pyspark: str, user_options: str) -> tuple[list[str], bool]:
+    """The JVM options for the archive, and whether this server writes it at exit.
+
+    None when turned off or when the user's ``spark.driver.extraJavaOptions`` already
+    chose class-data sharing; the archive when it exists; else, when no other server is
+    writing it, the option to write it.
+    """
+    if os.environ.get(CDS_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
+        return [], False
+    if any(option in user_options for option in _OWN_OPTIONS):
+        return [], False
+    archive = archive_path(java, pyspark)
+    if archive is None:
+        return [], False
+    if archive.is_file() and archive.stat().st_size > 0:
+        return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"], False
+    if _claim(archive):
+        return [f"-XX:ArchiveClassesAtExit={archive}"], True
+    return [], False
+
+
+def archive_path(java: str, pyspark: str) -> Path | None:
+    """Where the archive for this ``java`` (its real path, size and time) and pyspark
+    version lives; None when the state directory cannot be made."""
+    from assay.executor.session.warm import private_dir
+
+    try:
+        real = os.path.realpath(java)
+        info = os.stat(real)
+        directory = private_dir() / "cds"
+        directory.mkdir(mode=0o700, exist_ok=True)
+    except Exception:  # noqa: BLE001 - no archive is only slower
+        return None
+    key = f"{real}|{info.st_size}|{info.st_mtime_ns}|{pyspark}"
+    return directory / f"spark-{pyspark}-{hashlib.sha256(key.encode()).hexdigest()[:12]}.jsa"
+
+
+def _claim(archive: Path) -> bool:
+    """Whether this server may write ``archive`` (one writer at a time: a claim file made
+    with O_EXCL; a claim older than ``_CLAIM_AGE`` is taken over)."""
+    claim = archive.with_suffix(".building")
+    with contextlib.suppress(OSError):
+        if time.time() - claim.stat().st_mtime > _CLAIM_AGE:
+            claim.unlink()
+    try:
+        fd = os.open(claim, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
