@@ -246,7 +246,7 @@ def execute(
     values once they are known), which may use the run's own ``options.vars``.
     """
     from assay.api.ordering import ordered
-    from assay.executor.run import Progress, run_suite
+    from assay.executor.progress import Progress
     from assay.report.files import preflight
 
     progress, on_event = options.progress, options.on_event
@@ -270,6 +270,10 @@ def execute(
                 on_event(event)
 
     with _session(target, reporter) as (spark, url):
+        # imported once the embedded server is starting: the client's imports (pandas,
+        # pyarrow, gRPC: about a second) then overlap the JVM's start
+        from assay.executor.run import run_suite
+
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
             preflight(suite.reports, _preflight_files(options))
@@ -355,7 +359,7 @@ def _with_sources(
     if not errors.valid or not at_hand:
         return errors
     from assay.executor.prepare import error_place, table_problems
-    from assay.executor.run import Progress
+    from assay.executor.progress import Progress
 
     quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
     try:

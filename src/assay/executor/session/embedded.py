@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
-from assay.executor.session.client import connect
+from assay.executor.session.client import connect, import_client
 from assay.executor.session.handle import SparkHandle
 from assay.executor.session.java import check_java
 from assay.executor.session.jvm import BUILD_WAIT, cds_options
@@ -152,6 +152,8 @@ def _start_ready_server(
                 _server_command(grpc_port, ui_port, config, server_conf), env, log, tied=tied
             )
             try:
+                with contextlib.suppress(ImportError):
+                    import_client()  # while the JVM starts
                 _wait_ready(proc, grpc_port, log)
             except BaseException:
                 terminate(proc)
