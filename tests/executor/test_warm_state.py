@@ -7,6 +7,7 @@ import json
 import os
 import stat
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,25 @@ def test_discovery_can_be_turned_off(state, monkeypatch):
 def test_a_record_round_trips_through_json():
     record = _record(conf={"spark.sql.shuffle.partitions": "4"})
     assert warm.WarmServer(**json.loads(json.dumps(asdict(record)))) == record
+
+
+def test_the_class_data_archive_is_written_by_a_second_server(state, tmp_path, monkeypatch):
+    """A machine that starts one server never writes the archive; the second cold start
+    (or a first warm server) does, once; later starts map it."""
+    from assay.executor.session import jvm
+
+    java = tmp_path / "java"
+    java.write_text("")
+    monkeypatch.delenv("ASSAY_CDS", raising=False)
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=False) == ([], False)
+    options, builds = jvm.cds_options(str(java), "4.3.0", "", eager=False)
+    assert builds and options[0].startswith("-XX:ArchiveClassesAtExit=")
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], False)  # one writer
+    archive = options[0].split("=", 1)[1]
+    Path(archive).write_bytes(b"archive")
+    options, builds = jvm.cds_options(str(java), "4.3.0", "", eager=False)
+    assert options == [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"] and not builds
+    assert jvm.cds_options(str(java), "4.3.1", "", eager=True)[1]  # another pyspark: its own
+    assert jvm.cds_options(str(java), "4.3.0", "-Xshare:off", eager=True) == ([], False)
+    monkeypatch.setenv("ASSAY_CDS", "0")
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], False)

@@ -132,7 +132,7 @@ def start_server(
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
     user_options = conf.get("spark.driver.extraJavaOptions", "")
-    jvm_options, builds = cds_options(java, pyspark_version(), user_options)
+    jvm_options, builds = cds_options(java, pyspark_version(), user_options, eager=not tied)
     if jvm_options:
         conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
     proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)

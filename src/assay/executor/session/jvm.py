@@ -2,11 +2,12 @@
 of the classes Spark loads, built once per Java and pyspark installation.
 
 Without it, a Spark Connect server's JVM parses and verifies some 20,000 classes from the
-jars at every start. The first server started without an archive records the classes it
-loaded and writes them to one at its exit (``-XX:ArchiveClassesAtExit``, a dynamic archive,
-Java 13+); every later server maps it (``-XX:SharedArchiveFile``). Measured on the 2-core
-machine (benchmarks/README.md, "Start-up"): the server's CPU time to start and answer its
-first queries falls by about a third. An archive that does not fit the JVM (another Java
+jars at every start. The second embedded server started on a machine (or the first warm
+one) records the classes it loaded and writes them to an archive at its exit
+(``-XX:ArchiveClassesAtExit``, a dynamic archive, Java 13+); every later server maps it
+(``-XX:SharedArchiveFile``). Measured on the 2-core machine (benchmarks/README.md,
+"Start-up"): the server's CPU time to start and answer its first queries falls by about
+a third. An archive that does not fit the JVM (another Java
 build, changed jars) is refused by the JVM itself, which then starts as without one.
 
 The archive lives in the state directory (:mod:`.warm`), under ``cds/``, named by the
@@ -29,12 +30,16 @@ _CLAIM_AGE = 900.0
 _OWN_OPTIONS = ("SharedArchiveFile", "ArchiveClassesAtExit", "-Xshare")
 
 
-def cds_options(java: str, pyspark: str, user_options: str) -> tuple[list[str], bool]:
+def cds_options(
+    java: str, pyspark: str, user_options: str, *, eager: bool
+) -> tuple[list[str], bool]:
     """The JVM options for the archive, and whether this server writes it at exit.
 
     None when turned off or when the user's ``spark.driver.extraJavaOptions`` already
-    chose class-data sharing; the archive when it exists; else, when no other server is
-    writing it, the option to write it.
+    chose class-data sharing; the archive when it exists; else the option to write it,
+    when no other server is writing it and either ``eager`` (a warm server) or a server
+    started here before (a machine that runs assay once, a CI job's fresh container,
+    does not pay for writing an archive it would never use).
     """
     if os.environ.get(CDS_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
         return [], False
@@ -45,6 +50,11 @@ def cds_options(java: str, pyspark: str, user_options: str) -> tuple[list[str], 
         return [], False
     if archive.is_file() and archive.stat().st_size > 0:
         return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"], False
+    seen = archive.with_suffix(".seen")
+    if not eager and not seen.exists():
+        with contextlib.suppress(OSError):
+            seen.touch(mode=0o600)
+        return [], False
     if _claim(archive):
         return [f"-XX:ArchiveClassesAtExit={archive}"], True
     return [], False
