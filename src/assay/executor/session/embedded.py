@@ -19,12 +19,12 @@ from pathlib import Path
 
 from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
 from assay.executor.session.client import connect, import_client
-from assay.executor.session.handle import SparkHandle
+from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.java import check_java
 from assay.executor.session.jvm import BUILD_WAIT, cds_options
 from assay.executor.session.process import STOP_TIMEOUT, forget, spawn, terminate
-from assay.executor.session.redaction import redact_text, redact_url
-from assay.executor.session.warm import pyspark_version
+from assay.executor.session.redaction import redact_text
+from assay.executor.session.warm import port_open, pyspark_version
 
 STARTUP_TIMEOUT = 120.0  # seconds for the embedded JVM to accept connections
 
@@ -97,13 +97,12 @@ def open_embedded(
         terminate(started.proc)
         forget(started.proc)
         raise SparkFailure(f"{exc.message} (server log: {started.log})", hint=exc.hint) from None
-    return SparkHandle(
-        spark=spark,
-        url=redact_url(started.url),
-        ui_url=None if started.ui_port is None else f"http://127.0.0.1:{started.ui_port}",
+    return local_handle(
+        spark,
+        started.url,
+        started.ui_port,
         embedded=True,
         log_path=started.log,
-        connect_url=started.url,
         state_dir=state,
         stop_timeout=BUILD_WAIT if started.builds_archive else STOP_TIMEOUT,
         _proc=started.proc,
@@ -247,7 +246,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], port: int, log: str) -> None:
     ``_PortTaken`` or ``SparkFailure`` if it exits, ``SparkFailure`` after STARTUP_TIMEOUT."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
-        if _READY_MARKER in _read_log(log) or _port_open(port):
+        if _READY_MARKER in _read_log(log) or port_open(port):
             return
         if proc.poll() is not None:
             text = _read_log(log)
@@ -283,13 +282,6 @@ def _read_log(log: str) -> str:
         return Path(log).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def _port_open(port: int) -> bool:
-    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _free_ports(count: int) -> list[int]:

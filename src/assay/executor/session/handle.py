@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.executor.session.client import stop_session
 from assay.executor.session.process import STOP_TIMEOUT, forget, terminate
@@ -67,3 +67,12 @@ class SparkHandle:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self.close(keep_log=kind is not None)
+
+
+def local_handle(spark: SparkSession, url: str, ui_port: int | None, **fields: Any) -> SparkHandle:
+    """The handle of a session on a server of this machine (embedded or warm): ``url``
+    unredacted (with its token), its UI on the loopback interface."""
+    from assay.executor.session.redaction import redact_url
+
+    ui_url = None if ui_port is None else f"http://127.0.0.1:{ui_port}"
+    return SparkHandle(spark=spark, url=redact_url(url), ui_url=ui_url, connect_url=url, **fields)

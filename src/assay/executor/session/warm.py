@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from assay.errors import EnvironmentFailure
-from assay.executor.session.handle import SparkHandle
+from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.jvm import BUILD_WAIT
 from assay.version import __version__
 
@@ -283,17 +283,10 @@ def open_warm(server: WarmServer, connect_timeout: float) -> SparkHandle:
     """A new session (its own id: temp views and settings of its own) on ``server``;
     closing the handle releases the session and leaves the server running."""
     from assay.executor.session.client import connect
-    from assay.executor.session.redaction import redact_url
 
     spark = connect(server.url, [server.token], connect_timeout)
-    return SparkHandle(
-        spark=spark,
-        url=redact_url(server.url),
-        ui_url=None if server.ui_port is None else f"http://127.0.0.1:{server.ui_port}",
-        embedded=False,
-        log_path=server.log,
-        connect_url=server.url,
-        warm_pid=server.pid,
+    return local_handle(
+        spark, server.url, server.ui_port, embedded=False, log_path=server.log, warm_pid=server.pid
     )
 
 
