@@ -24,7 +24,7 @@ from assay.executor.session.java import check_java
 from assay.executor.session.jvm import BUILD_WAIT, cds_options
 from assay.executor.session.process import STOP_TIMEOUT, forget, spawn, terminate
 from assay.executor.session.redaction import redact_text
-from assay.executor.session.warm import port_open, pyspark_version
+from assay.executor.session.state import port_open, pyspark_version
 
 STARTUP_TIMEOUT = 120.0  # seconds for the embedded JVM to accept connections
 

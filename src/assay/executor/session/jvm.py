@@ -22,6 +22,8 @@ import os
 import time
 from pathlib import Path
 
+from assay.executor.session.state import private_dir
+
 CDS_ENV = "ASSAY_CDS"
 BUILD_WAIT = 180.0
 """Seconds a server writing the archive may take to exit (writing ~200 MB)."""
@@ -63,8 +65,6 @@ def cds_options(
 def archive_path(java: str, pyspark: str) -> Path | None:
     """Where the archive for this ``java`` (its real path, size and time) and pyspark
     version lives; None when the state directory cannot be made."""
-    from assay.executor.session.warm import private_dir
-
     try:
         real = os.path.realpath(java)
         info = os.stat(real)

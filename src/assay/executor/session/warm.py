@@ -21,7 +21,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import shutil
 import signal
 import stat
@@ -32,14 +31,14 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from assay.errors import EnvironmentFailure
+from assay.executor.session.embedded import start_server
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.jvm import BUILD_WAIT
+from assay.executor.session.state import port_open, private_dir, pyspark_version, state_dir
 from assay.version import __version__
 
 Note = Callable[[str], None]
 
-STATE_DIR_ENV = "ASSAY_STATE_DIR"
 NO_WARM_ENV = "ASSAY_NO_WARM_SERVER"
 STATE_FILE = "server.json"
 STOP_WAIT = 15.0  # seconds between SIGTERM and SIGKILL when stopping a warm server
@@ -78,49 +77,6 @@ class WarmServer:
         shown["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started))
         shown["uptime_seconds"] = round(time.time() - self.started, 1)
         return shown
-
-
-def state_dir() -> Path:
-    """The per-user state directory (not created here)."""
-    given = os.environ.get(STATE_DIR_ENV)
-    if given:
-        return Path(given)
-    home_state = os.path.join(os.path.expanduser("~"), ".local", "state")
-    base = os.environ.get("XDG_STATE_HOME") or home_state
-    return Path(base, "assay")
-
-
-def private_dir() -> Path:
-    """The state directory, created mode 0700; ``EnvironmentFailure`` when it belongs to
-    someone else or others may write to it (a planted state file could point a run at a
-    server of theirs)."""
-    path = state_dir()
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = path.stat()
-    except OSError as exc:
-        raise EnvironmentFailure(f"cannot create the state directory {path}: {exc}") from None
-    if info.st_uid != os.getuid():
-        raise EnvironmentFailure(f"the state directory {path} belongs to another user")
-    if info.st_mode & 0o077:
-        os.chmod(path, 0o700)
-    return path
-
-
-def pyspark_version() -> str:
-    """The installed pyspark's version, read from its ``version.py`` without importing
-    pyspark (which costs a second)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("pyspark")
-    if spec is None or not spec.origin:
-        return "none"
-    try:
-        text = Path(spec.origin).with_name("version.py").read_text(encoding="utf-8")
-    except OSError:
-        return "unknown"
-    match = re.search(r"""__version__\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", text)
-    return match.group(1) if match else "unknown"
 
 
 def read_state(note: Note = stderr_note) -> WarmServer | None:
@@ -227,15 +183,6 @@ def is_connect_server(pid: int) -> bool:
     return True
 
 
-def port_open(port: int) -> bool:
-    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
 def kill_server(pid: int, timeout: float = STOP_WAIT) -> None:
     """SIGTERM the server's process group, wait up to ``timeout`` s, then SIGKILL."""
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
@@ -253,8 +200,6 @@ def kill_server(pid: int, timeout: float = STOP_WAIT) -> None:
 def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tuple[WarmServer, bool]:
     """The running warm server, or one started now (``server_conf``: its settings, as the
     embedded server's ``--conf``). Returns it and whether it was started now."""
-    from assay.executor.session.embedded import start_server
-
     with locked():
         running = find_warm(note)
         if running is not None:
