@@ -101,15 +101,21 @@ def test_the_class_data_archive_is_written_by_a_second_server(state, tmp_path, m
     java = tmp_path / "java"
     java.write_text("")
     monkeypatch.delenv("ASSAY_CDS", raising=False)
-    assert jvm.cds_options(str(java), "4.3.0", "", eager=False) == ([], False)
-    options, builds = jvm.cds_options(str(java), "4.3.0", "", eager=False)
-    assert builds and options[0].startswith("-XX:ArchiveClassesAtExit=")
-    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], False)  # one writer
-    archive = options[0].split("=", 1)[1]
-    Path(archive).write_bytes(b"archive")
-    options, builds = jvm.cds_options(str(java), "4.3.0", "", eager=False)
-    assert options == [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"] and not builds
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=False) == ([], None)  # seen
+    options, part = jvm.cds_options(str(java), "4.3.0", "", eager=False)
+    assert part is not None and options == [f"-XX:ArchiveClassesAtExit={part}"]
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], None)  # one writer
+    Path(part).write_bytes(b"cut short")
+    jvm.finish_archive(part, completed=False)  # SIGKILLed while writing: dropped
+    assert not Path(part).exists()
+    options, part = jvm.cds_options(str(java), "4.3.0", "", eager=False)  # written again
+    assert part is not None
+    Path(part).write_bytes(b"archive")
+    jvm.finish_archive(part, completed=True)
+    archive = str(Path(part).with_suffix(".jsa"))
+    options, part = jvm.cds_options(str(java), "4.3.0", "", eager=False)
+    assert options == [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"] and part is None
     assert jvm.cds_options(str(java), "4.3.1", "", eager=True)[1]  # another pyspark: its own
-    assert jvm.cds_options(str(java), "4.3.0", "-Xshare:off", eager=True) == ([], False)
+    assert jvm.cds_options(str(java), "4.3.0", "-Xshare:off", eager=True) == ([], None)
     monkeypatch.setenv("ASSAY_CDS", "0")
-    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], False)
+    assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], None)

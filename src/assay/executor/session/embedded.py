@@ -21,8 +21,8 @@ from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
 from assay.executor.session.client import connect, import_client
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.java import check_java
-from assay.executor.session.jvm import BUILD_WAIT, cds_options
-from assay.executor.session.process import STOP_TIMEOUT, forget, spawn, terminate
+from assay.executor.session.jvm import cds_options
+from assay.executor.session.process import forget, spawn, terminate
 from assay.executor.session.redaction import redact_text
 from assay.executor.session.state import port_open, pyspark_version
 
@@ -73,9 +73,8 @@ class Started:
     ui_port: int | None
     token: str
     log: str
-    builds_archive: bool = False
-    """Whether it writes the class-data-sharing archive at exit (:mod:`.jvm`): give it
-    time to stop."""
+    archive_part: str | None = None
+    """Where it writes the class-data-sharing archive at exit (:mod:`.jvm`), if it does."""
 
     @property
     def url(self) -> str:
@@ -104,7 +103,7 @@ def open_embedded(
         embedded=True,
         log_path=started.log,
         state_dir=state,
-        stop_timeout=BUILD_WAIT if started.builds_archive else STOP_TIMEOUT,
+        archive_part=started.archive_part,
         _proc=started.proc,
     )
 
@@ -131,11 +130,11 @@ def start_server(
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
     user_options = conf.get("spark.driver.extraJavaOptions", "")
-    jvm_options, builds = cds_options(java, pyspark_version(), user_options, eager=not tied)
+    jvm_options, part = cds_options(java, pyspark_version(), user_options, eager=not tied)
     if jvm_options:
         conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
     proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)
-    return Started(proc, grpc_port, ui_port, token, log, builds)
+    return Started(proc, grpc_port, ui_port, token, log, part)
 
 
 def _start_ready_server(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.executor.session.client import stop_session
+from assay.executor.session.jvm import BUILD_WAIT, finish_archive
 from assay.executor.session.process import STOP_TIMEOUT, forget, terminate
 
 if TYPE_CHECKING:
@@ -33,9 +34,9 @@ class SparkHandle:
     state_dir: str | None = None
     """The embedded server's own directory (its log and warehouse): removed by ``close``
     unless the server died or the block it served raised (then the log is kept)."""
-    stop_timeout: float = STOP_TIMEOUT
-    """Seconds the embedded server may take to stop after SIGTERM (longer while it writes
-    the class-data-sharing archive)."""
+    archive_part: str | None = None
+    """Where the embedded server writes the class-data-sharing archive as it stops (it is
+    then given ``BUILD_WAIT`` s to stop, and the archive moved into place)."""
     warm_pid: int | None = None
     """The warm server's process id when the session is on it (``close`` leaves it running)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
@@ -57,8 +58,11 @@ class SparkHandle:
             stop_session(self.spark, release=server_alive)
         finally:
             if self._proc is not None:
-                terminate(self._proc, self.stop_timeout)
+                wait = STOP_TIMEOUT if self.archive_part is None else BUILD_WAIT
+                terminate(self._proc, wait)
                 forget(self._proc)
+                if self.archive_part is not None:
+                    finish_archive(self.archive_part, self._proc.returncode not in (None, -9))
             if self.state_dir is not None and server_alive and not keep_log:
                 shutil.rmtree(self.state_dir, ignore_errors=True)
 

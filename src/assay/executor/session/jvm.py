@@ -34,8 +34,9 @@ _OWN_OPTIONS = ("SharedArchiveFile", "ArchiveClassesAtExit", "-Xshare")
 
 def cds_options(
     java: str, pyspark: str, user_options: str, *, eager: bool
-) -> tuple[list[str], bool]:
-    """The JVM options for the archive, and whether this server writes it at exit.
+) -> tuple[list[str], str | None]:
+    """The JVM options for the archive, and the file this server writes it to at exit
+    (:func:`finish_archive` moves it into place once the server stopped by itself).
 
     None when turned off or when the user's ``spark.driver.extraJavaOptions`` already
     chose class-data sharing; the archive when it exists; else the option to write it,
@@ -44,22 +45,36 @@ def cds_options(
     does not pay for writing an archive it would never use).
     """
     if os.environ.get(CDS_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
-        return [], False
+        return [], None
     if any(option in user_options for option in _OWN_OPTIONS):
-        return [], False
+        return [], None
     archive = archive_path(java, pyspark)
     if archive is None:
-        return [], False
+        return [], None
     if archive.is_file() and archive.stat().st_size > 0:
-        return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"], False
+        return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"], None
     seen = archive.with_suffix(".seen")
     if not eager and not seen.exists():
         with contextlib.suppress(OSError):
             seen.touch(mode=0o600)
-        return [], False
+        return [], None
     if _claim(archive):
-        return [f"-XX:ArchiveClassesAtExit={archive}"], True
-    return [], False
+        part = archive.with_suffix(".part")
+        return [f"-XX:ArchiveClassesAtExit={part}"], str(part)
+    return [], None
+
+
+def finish_archive(part: str, completed: bool) -> None:
+    """Move the archive a server wrote at exit into place when it ``completed`` (the
+    server stopped by itself, not by SIGKILL: the file is whole), else drop it; the next
+    start may then write it again."""
+    path = Path(part)
+    with contextlib.suppress(OSError):
+        if completed and path.is_file() and path.stat().st_size > 0:
+            os.replace(path, path.with_suffix(".jsa"))
+        else:
+            path.unlink(missing_ok=True)
+        path.with_suffix(".building").unlink(missing_ok=True)
 
 
 def archive_path(java: str, pyspark: str) -> Path | None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from assay.executor.session.embedded import start_server
 from assay.executor.session.handle import SparkHandle, local_handle
-from assay.executor.session.jvm import BUILD_WAIT
+from assay.executor.session.jvm import BUILD_WAIT, finish_archive
 from assay.executor.session.state import port_open, private_dir, pyspark_version, state_dir
 from assay.version import __version__
 
@@ -64,6 +64,8 @@ class WarmServer:
     log: str
     warehouse: str
     conf: Mapping[str, str] = field(default_factory=dict)
+    archive_part: str | None = None
+    """Where it writes the class-data-sharing archive as it stops, if it does (:mod:`.jvm`)."""
 
     @property
     def url(self) -> str:
@@ -143,8 +145,7 @@ def find_warm(note: Note = stderr_note) -> WarmServer | None:
     if why is None:
         return server
     note(f"assay: the warm server in {state_dir() / STATE_FILE} is stale ({why}): removed")
-    if is_connect_server(server.pid):
-        kill_server(server.pid)
+    _stop(server, STOP_WAIT)
     remove_state()
     return None
 
@@ -183,8 +184,9 @@ def is_connect_server(pid: int) -> bool:
     return True
 
 
-def kill_server(pid: int, timeout: float = STOP_WAIT) -> None:
-    """SIGTERM the server's process group, wait up to ``timeout`` s, then SIGKILL."""
+def kill_server(pid: int, timeout: float = STOP_WAIT) -> bool:
+    """SIGTERM the server's process group, wait up to ``timeout`` s, then SIGKILL.
+    Returns whether it stopped on SIGTERM (so whatever it wrote as it exited is whole)."""
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig)
@@ -193,8 +195,16 @@ def kill_server(pid: int, timeout: float = STOP_WAIT) -> None:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)  # our own child (--keep-server): reap it
             if not is_connect_server(pid):
-                return
+                return sig == signal.SIGTERM
             time.sleep(0.1)
+    return False
+
+
+def _stop(server: WarmServer, timeout: float) -> None:
+    """Stop ``server`` if it still runs, and keep the archive it wrote only when whole."""
+    stopped = is_connect_server(server.pid) and kill_server(server.pid, timeout)
+    if server.archive_part is not None:
+        finish_archive(server.archive_part, stopped)
 
 
 def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tuple[WarmServer, bool]:
@@ -219,6 +229,7 @@ def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tupl
             log=started.log,
             warehouse=conf.get("spark.sql.warehouse.dir", str(directory / "warehouse")),
             conf=conf,
+            archive_part=started.archive_part,
         )
         write_state(server)
         return server, True
@@ -242,8 +253,7 @@ def stop_warm(note: Note = stderr_note) -> WarmServer | None:
         server = read_state(note)
         if server is None:
             return None
-        if is_connect_server(server.pid):
-            kill_server(server.pid, BUILD_WAIT)  # it may be writing the CDS archive
+        _stop(server, BUILD_WAIT)  # it may be writing the class-data archive
         remove_state()
         shutil.rmtree(state_dir() / "warehouse", ignore_errors=True)
         return server
