@@ -109,11 +109,13 @@ def imports(state: Path, repeat: int, log: Callable[[str], None]) -> dict[str, A
         "check": lambda: _assay(["check", str(ORDERS)], env),
         "explain": lambda: _assay(["explain", str(ORDERS)], env),
     }, repeat, log)
-    help_ms, _ = _import_ms(["-m", "assay", "--help"], env)
     client = "import pyspark.sql.connect.session"
-    with_ipython, names = _import_ms(["-c", client], env)
-    without, names_without = _import_ms(
-        ["-c", "import sys; sys.modules['IPython'] = None; " + client], env)
+    blocked = "import sys; sys.modules['IPython'] = None; " + client
+    help_ms = statistics.median(_import_ms(["-m", "assay", "--help"], env)[0]
+                                for _ in range(repeat))
+    with_ipython = statistics.median(_import_ms(["-c", client], env)[0] for _ in range(repeat))
+    without = statistics.median(_import_ms(["-c", blocked], env)[0] for _ in range(repeat))
+    names_without = _import_ms(["-c", blocked], env)[1]
     return {
         **{k: {"seconds": v["seconds"]} for k, v in timed.items()},
         "help_import_ms": help_ms,
@@ -197,8 +199,9 @@ def first_line(state: Path, data: Path, env: dict[str, str]) -> dict[str, Any]:
     assert proc.stdout is not None
     arrivals = [time.perf_counter() - start for line in proc.stdout if line.strip()]
     code = proc.wait()
-    ends = sorted(_epoch(e["completionTime"]) - start_epoch for e in ui.executions()
-                  if int(e["id"]) > mark and e.get("completionTime"))
+    ends = sorted(_epoch(e["submissionTime"]) + e["duration"] / 1000 - start_epoch
+                  for e in ui.executions()
+                  if int(e["id"]) > mark and e.get("status") == "COMPLETED")
     first_plan = ends[0] if ends else None
     return {
         "exit_code": code, "lines": len(arrivals),
