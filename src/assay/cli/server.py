@@ -43,16 +43,21 @@ def _line(status: str, server: object | None) -> dict[str, object]:
 @server_app.command()
 def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug = False) -> None:
     """Start the warm server in the background (or report the one running): free loopback
-    ports, a fresh token, its log and warehouse in the state directory."""
+    ports, a fresh token, its log and warehouse in the state directory; one small query
+    warms it up before it is announced."""
     from assay.cli.options import parse_assignments
-    from assay.executor.session.warm import start_warm
+    from assay.executor.session import quiet_pyspark_logging
+    from assay.executor.session.warm import start_warm, warm_up
 
     def action() -> None:
         server_conf = parse_assignments(conf or [], "--conf")
         if memory is not None:
             server_conf["spark.driver.memory"] = memory
         err("assay: starting the warm server")
+        quiet_pyspark_logging()
         server, started = start_warm(server_conf)
+        if started:
+            warm_up(server)  # the first run is then as quick as the next ones
         out(_line("started" if started else "running", server))
         if not started:
             err("assay: a warm server was already running; its settings are unchanged")

@@ -198,7 +198,9 @@ def _spark_home() -> str:
     import importlib.util
 
     spec = importlib.util.find_spec("pyspark")
-    home = Path(spec.origin).parent if spec is not None and spec.origin else None
+    if spec is None:  # what importing it would say (the CLI names both installs then)
+        raise ModuleNotFoundError("No module named 'pyspark'", name="pyspark")
+    home = Path(spec.origin).parent if spec.origin else None
     if home is None or not (home / "bin" / "spark-submit").is_file():
         raise EnvironmentFailure(
             "the installed pyspark has no bin/spark-submit, so no embedded server can be started",

@@ -136,8 +136,8 @@ def discovery_enabled() -> bool:
 def find_warm(note: Note = stderr_note) -> WarmServer | None:
     """The running warm server, or None. A stale state file is removed (and its server
     stopped when it is still ours), with a note saying why."""
-    if not discovery_enabled():
-        return None
+    if not discovery_enabled() or pyspark_version() == "none":
+        return None  # without pyspark this process can use no server: leave it alone
     server = read_state(note)
     if server is None:
         return None
@@ -244,6 +244,22 @@ def open_warm(server: WarmServer, connect_timeout: float) -> SparkHandle:
     return local_handle(
         spark, server.url, server.ui_port, embedded=False, log_path=server.log, warm_pid=server.pid
     )
+
+
+WARM_UP_SQL = (
+    "SELECT k, count(*), count(DISTINCT v), min(s), max(length(s)), sum(IF(v > 3, 1, 0)) "
+    "FROM (SELECT id % 7 AS k, id % 13 AS v, cast(id AS string) AS s FROM range(20000)) "
+    "GROUP BY k"
+)
+"""A query of the shapes a run submits (aggregates with a distinct count, a group-by):
+run once by ``assay server start`` so that the user's first run does not pay the JVM's
+first class loading and compilations of Spark's query path."""
+
+
+def warm_up(server: WarmServer, connect_timeout: float = 60.0) -> None:
+    """Run :data:`WARM_UP_SQL` on ``server`` in a session of its own."""
+    with open_warm(server, connect_timeout) as handle:
+        handle.spark.sql(WARM_UP_SQL).collect()
 
 
 def stop_warm(note: Note = stderr_note) -> WarmServer | None:
