@@ -270,9 +270,7 @@ def execute(
                 on_event(event)
 
     with _session(target, reporter) as (spark, url):
-        # imported once the embedded server is starting: the client's imports (pandas,
-        # pyarrow, gRPC: about a second) then overlap the JVM's start
-        from assay.executor.run import run_suite
+        from assay.executor.run import run_suite  # imports pyspark: not before the JVM's spawn
 
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
