@@ -119,3 +119,13 @@ def test_the_class_data_archive_is_written_by_a_second_server(state, tmp_path, m
     assert jvm.cds_options(str(java), "4.3.0", "-Xshare:off", eager=True) == ([], None)
     monkeypatch.setenv("ASSAY_CDS", "0")
     assert jvm.cds_options(str(java), "4.3.0", "", eager=True) == ([], None)
+
+
+def test_assay_server_sees_the_record_when_runs_are_told_to_ignore_it(state, monkeypatch):
+    """ASSAY_NO_WARM_SERVER is for runs: `assay server status` and `start` still see a
+    running server (else start would record a second one over the first)."""
+    warm.write_state(_record(pid=2**22 + 7))
+    monkeypatch.setenv("ASSAY_NO_WARM_SERVER", "1")
+    notes: list[str] = []
+    assert warm.find_warm(notes.append, for_run=False) is None  # looked at: stale, removed
+    assert "is stale" in notes[0] and not (state / warm.STATE_FILE).exists()

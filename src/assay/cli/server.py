@@ -71,7 +71,7 @@ def status(debug: opt.Debug = False) -> None:
     removed, with a note."""
     from assay.executor.session.warm import find_warm
 
-    server = guarded(debug, lambda: find_warm())
+    server = guarded(debug, lambda: find_warm(for_run=False))
     out(_line("running" if server is not None else "stopped", server))
     raise typer.Exit(0 if server is not None else 1)
 

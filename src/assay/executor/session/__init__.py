@@ -45,7 +45,13 @@ from assay.executor.session.java import (
 from assay.executor.session.process import STOP_TIMEOUT
 from assay.executor.session.redaction import redact_text, redact_url
 from assay.executor.session.remote import open_remote, validate_remote_url
-from assay.executor.session.warm import Note, find_warm, open_warm, start_warm, stderr_note
+from assay.executor.session.warm import (
+    Note,
+    find_warm,
+    open_warm,
+    start_warm,
+    stderr_note,
+)
 
 __all__ = [
     "MIN_JAVA",
@@ -122,7 +128,7 @@ def _on_warm_server(
 ) -> SparkHandle | None:
     """A new session on the warm server (started first with ``keep_server``), with the
     settings ``conf`` sets beyond the server's own; None when there is none to use."""
-    if keep_server:
+    if keep_server:  # asked for by name: it wins over ASSAY_NO_WARM_SERVER
         server, started = start_warm(conf, stderr_note)
         if started:
             stderr_note(

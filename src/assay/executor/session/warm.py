@@ -133,10 +133,11 @@ def discovery_enabled() -> bool:
     return os.environ.get(NO_WARM_ENV, "").strip().lower() in ("", "0", "false", "no")
 
 
-def find_warm(note: Note = stderr_note) -> WarmServer | None:
+def find_warm(note: Note = stderr_note, *, for_run: bool = True) -> WarmServer | None:
     """The running warm server, or None. A stale state file is removed (and its server
-    stopped when it is still ours), with a note saying why."""
-    if not discovery_enabled() or pyspark_version() == "none":
+    stopped when it is still ours), with a note saying why. ``for_run``: None also when
+    ``ASSAY_NO_WARM_SERVER`` turns discovery off (``assay server`` itself ignores it)."""
+    if (for_run and not discovery_enabled()) or pyspark_version() == "none":
         return None  # without pyspark this process can use no server: leave it alone
     server = read_state(note)
     if server is None:
@@ -211,7 +212,7 @@ def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tupl
     """The running warm server, or one started now (``server_conf``: its settings, as the
     embedded server's ``--conf``). Returns it and whether it was started now."""
     with locked():
-        running = find_warm(note)
+        running = find_warm(note, for_run=False)
         if running is not None:
             return running, False
         directory = private_dir()
