@@ -400,6 +400,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--rss-rules", type=int, default=10)
     ap.add_argument("--first-line", action="store_true",
                     help="time to the first JSON line of a 10-table config through the CLI")
+    ap.add_argument("--startup", action="store_true",
+                    help="start-up only: cold and warm start, import times (benchmarks/startup.py)")
+    ap.add_argument("--baseline-src", default=None, metavar="DIR",
+                    help="--startup: an older src/assay to time cold runs against")
     ap.add_argument("--peers", action="store_true",
                     help="also run the peer libraries (benchmarks/requirements-peers.txt)")
     ap.add_argument("--peers-python", default=None,
@@ -484,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     from assay.executor.session import open_session, quiet_pyspark_logging
 
     quiet_pyspark_logging()
+    if args.startup:
+        return _startup(args, document)
     data = ensure_data(args.scale)
     document["environment"] = environment(args.scale, data, args)
     document["strategies"] = DESCRIPTIONS
@@ -552,6 +558,32 @@ def main(argv: list[str] | None = None) -> int:
             print(fmt(document[key]))
     print(f"\nwrote {args.out}")
     return 0
+
+
+def _startup(args: argparse.Namespace, document: dict[str, Any]) -> int:
+    """``--startup``: cold and warm starts and import times, nothing else (startup.py)."""
+    import startup
+
+    data = ensure_data(args.scale)
+    document["environment"] = environment(args.scale, data, args)
+    baseline = _snapshot_baseline(args.baseline_src) if args.baseline_src else None
+    document["baseline_src"] = baseline
+    document["startup"] = startup.startup(data, baseline and baseline["path"], args.repeat, log)
+    write_json(args.out, document)
+    print(startup.format_startup(document["startup"]))
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+def _snapshot_baseline(directory: str) -> dict[str, Any]:
+    """A private copy of the baseline's ``assay`` package (its parent goes first on the
+    subprocesses' PYTHONPATH), so it too stays one version during the run."""
+    source = Path(directory).resolve()
+    if not (source / "__init__.py").is_file():
+        raise SystemExit(f"--baseline-src {directory}: not an assay package directory")
+    target = Path(tempfile.mkdtemp(prefix="assay-bench-base-")) / "assay"
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return {"copied_from": str(source), "path": str(target.parent)}
 
 
 def _global_warmup(ctx: Context) -> None:

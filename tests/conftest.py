@@ -12,6 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A developer's warm server (`assay server start`) must not serve the tests' runs, nor
+# their `assay` subprocesses: each test says which server it uses.
+os.environ["ASSAY_NO_WARM_SERVER"] = "1"
+
 
 class SparkServer:
     """The session's server: a Connect session, its URL for CLI runs, and its UI."""

@@ -40,7 +40,9 @@ class RunOptions:
     (``--exitErrorOnFail false``) lets failed checks exit 0.
 
     Running: ``remote`` (``--remote``) is the Spark Connect server (None: ``$SPARK_REMOTE``,
-    else an embedded server started with ``server_conf``, ``--conf``); ``concurrency``
+    else the warm server, else an embedded server started with ``server_conf``,
+    ``--conf``); ``keep_server`` (``--keep-server``) starts a warm server when none runs
+    and leaves it running after the run (``assay server``); ``concurrency``
     (``--concurrency``) tables run at once; ``plan_timeout`` (``--plan-timeout``) bounds
     one Spark plan in seconds (None: no bound); ``order`` (``--order``) is the order the
     events are streamed in: ``finish`` (each table's as it finishes) or ``config``
@@ -78,6 +80,7 @@ class RunOptions:
     exit_error_on_fail: bool = True
     remote: str | None = None
     server_conf: Mapping[str, str] = field(default_factory=dict)
+    keep_server: bool = False
     concurrency: int = 4
     plan_timeout: float | None = PLAN_TIMEOUT
     order: Literal["finish", "config"] = "finish"

@@ -43,11 +43,13 @@ EventSink = Callable[["Event"], None]
 @dataclass(frozen=True)
 class Target:
     """Where a run goes: the caller's session, else ``remote`` (or ``$SPARK_REMOTE``),
-    else an embedded server started for the run (with ``server_conf``)."""
+    else the warm server (started first with ``keep_server``), else an embedded server
+    started for the run (with ``server_conf``)."""
 
     spark: SparkSession | None = None
     remote: str | None = None
     server_conf: Mapping[str, str] | None = None
+    keep_server: bool = False
 
 
 def run(
@@ -57,6 +59,7 @@ def run(
     vars: Mapping[str, str] | None = None,  # noqa: A002 - the CLI's --var, by its name
     remote: str | None = None,
     server_conf: Mapping[str, str] | None = None,
+    keep_server: bool = False,
     dialect: str | None = None,
     sample_size: int | None = None,
     concurrency: int = 4,
@@ -84,11 +87,13 @@ def run(
 ) -> Result:
     """Run ``config`` as ``assay run`` does; the options are its command-line options.
 
-    With ``spark=None`` the run connects to ``remote`` (or ``$SPARK_REMOTE``), or starts
-    the embedded server and stops it afterwards. ``on_event`` gets every event as it is
-    streamed; ``progress`` the progress lines the CLI writes on stderr. ``order`` is the
-    order of the events (``on_event``, ``Result.events``): ``finish``, each table's as it
-    finishes, or ``config``, tables and comparisons in config order (``--order``).
+    With ``spark=None`` the run connects to ``remote`` (or ``$SPARK_REMOTE``), else to
+    the warm server (``assay server start``; ``keep_server`` starts one and leaves it
+    running), else starts the embedded server and stops it afterwards. ``on_event`` gets
+    every event as it is streamed; ``progress`` the progress lines the CLI writes on
+    stderr. ``order`` is the order of the events (``on_event``, ``Result.events``):
+    ``finish``, each table's as it finishes, or ``config``, tables and comparisons in
+    config order (``--order``).
     ``metrics`` (a JSON-lines file) or ``metrics_table`` (a catalog table) is the metrics
     store, with ``tags`` and ``run_time`` (docs/monitoring.md).
     ``openlineage`` writes the OpenLineage events to a file, ``openlineage_url`` (or
@@ -116,7 +121,7 @@ def run_with(config: Config, options: RunOptions, *, spark: SparkSession | None 
         spark = connect_session(spark)
     return execute(
         lambda extra: load_with(config, options.with_vars(extra), for_run=True),
-        Target(spark, options.remote, options.server_conf),
+        Target(spark, options.remote, options.server_conf, options.keep_server),
         options,
     )
 
@@ -241,7 +246,7 @@ def execute(
     values once they are known), which may use the run's own ``options.vars``.
     """
     from assay.api.ordering import ordered
-    from assay.executor.run import Progress, run_suite
+    from assay.executor.progress import Progress
     from assay.report.files import preflight
 
     progress, on_event = options.progress, options.on_event
@@ -265,6 +270,8 @@ def execute(
                 on_event(event)
 
     with _session(target, reporter) as (spark, url):
+        from assay.executor.run import run_suite  # imports pyspark: not before the JVM's spawn
+
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)
             preflight(suite.reports, _preflight_files(options))
@@ -350,7 +357,7 @@ def _with_sources(
     if not errors.valid or not at_hand:
         return errors
     from assay.executor.prepare import error_place, table_problems
-    from assay.executor.run import Progress
+    from assay.executor.progress import Progress
 
     quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
     try:
@@ -371,9 +378,12 @@ def _session(target: Target, reporter: Any) -> Iterator[tuple[SparkSession, str 
         return
     from assay.executor.session import open_session
 
-    starting = "assay: starting Spark" if target.remote is None else "assay: connecting to Spark"
-    reporter.note(starting)
-    with open_session(target.remote, server_conf=target.server_conf) as handle:
+    with open_session(
+        target.remote,
+        server_conf=target.server_conf,
+        keep_server=target.keep_server,
+        progress=reporter.note,
+    ) as handle:
         reporter.note(f"assay: connected to {handle.url}")
         yield handle.spark, handle.url
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -24,6 +24,7 @@ from assay.cli.history import history_command
 from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
 from assay.cli.profile import profile_command, suggest_command
 from assay.cli.report import report as report_command
+from assay.cli.server import server_app
 from assay.errors import AssayError, ConfigError
 from assay.ir.suite import Suite
 from assay.version import __version__
@@ -81,6 +82,7 @@ def run(
     concurrency: opt.Concurrency = 4,
     plan_timeout: opt.PlanTimeout = "2h",
     conf: opt.ServerConf = None,
+    keep_server: opt.KeepServer = False,
     progress: opt.Progress = True,
     order: opt.Order = "finish",
     dialect: opt.Dialect = None,
@@ -258,6 +260,7 @@ def _explain_passes(format: str) -> None:
 
 
 app.command("report")(report_command)
+app.add_typer(server_app, name="server")
 app.command("history")(history_command)
 app.command("profile")(profile_command)
 app.command("suggest")(suggest_command)
@@ -280,16 +283,39 @@ def _root(
 
 def main() -> None:
     """Console-script entry point."""
+    # pyspark's Connect client imports IPython, when installed, for the terminal width of
+    # a progress bar assay never shows: 0.25 s of a run's start-up (benchmarks/README.md).
+    if "IPython" not in sys.modules:
+        sys.modules["IPython"] = None  # type: ignore[assignment]  # its import then fails
     try:
         app(standalone_mode=True)
     except BrokenPipeError:
         try:
             stdout_closed()
         except typer.Exit as exit_:
-            sys.exit(exit_.exit_code)
+            _exit(exit_.exit_code)
     except SystemExit as exit_:
         code = exit_.code
-        sys.exit(code if isinstance(code, int) else (0 if code is None else 2))
+        _exit(code if isinstance(code, int) else (0 if code is None else 2))
+
+
+def _exit(code: int) -> NoReturn:
+    """Exit with ``code`` once the exit hooks ran and the output is flushed, without the
+    interpreter's teardown of every module (pandas, pyarrow and gRPC's take 0.3-0.4 s)
+    when no other thread is left to wait for."""
+    import atexit
+    import contextlib
+    import os
+    import threading
+
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if any(t.is_alive() and not t.daemon for t in others):
+        sys.exit(code)
+    atexit._run_exitfuncs()  # the embedded server's stop, logging's flush
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 app.command("compare")(compare_command)

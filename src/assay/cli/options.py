@@ -74,6 +74,14 @@ ServerConf = Annotated[
         show_default=False,
     ),
 ]
+KeepServer = Annotated[
+    bool,
+    typer.Option(
+        "--keep-server",
+        help="Run on the warm server, starting it first when none runs, and leave it "
+        "running for the next runs (`assay server stop` stops it).",
+    ),
+]
 Order = Annotated[
     str,
     typer.Option(

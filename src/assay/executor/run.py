@@ -15,7 +15,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -34,6 +33,7 @@ from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.metrics import Watch
 from assay.executor.outputs import write_outputs
 from assay.executor.prepare import error_place, listed, prepare, table_problems
+from assay.executor.progress import Progress
 from assay.executor.setup import blocked_by, create_views
 from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
 from assay.ir.monitoring import Monitoring
@@ -54,18 +54,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 Sink = Callable[[Event], None]
-
-
-@dataclass
-class Progress:
-    """Progress lines on stderr (a no-op unless enabled)."""
-
-    enabled: bool = False
-    write: Callable[[str], None] = field(default=lambda line: None)
-
-    def note(self, line: str) -> None:
-        if self.enabled:
-            self.write(line)
 
 
 def run_suite(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from assay.errors import ConfigError
+from assay.errors import ConfigError, SparkFailure
 from assay.executor.session.client import (
     RELEASE_TIMEOUT,
     bounded_retry_policy,
@@ -45,6 +45,13 @@ from assay.executor.session.java import (
 from assay.executor.session.process import STOP_TIMEOUT
 from assay.executor.session.redaction import redact_text, redact_url
 from assay.executor.session.remote import open_remote, validate_remote_url
+from assay.executor.session.warm import (
+    Note,
+    find_warm,
+    open_warm,
+    start_warm,
+    stderr_note,
+)
 
 __all__ = [
     "MIN_JAVA",
@@ -74,11 +81,17 @@ def open_session(
     connect_timeout: float = 30.0,
     server_conf: Mapping[str, str] | None = None,
     log_path: str | None = None,
+    keep_server: bool = False,
+    progress: Note | None = None,
 ) -> SparkHandle:
-    """Connect to ``remote`` (or ``$SPARK_REMOTE``), or start an embedded server.
+    """Connect to ``remote`` (or ``$SPARK_REMOTE``), else to the running warm server
+    (:mod:`.warm`; ``keep_server``: start one first if none runs), else start an embedded
+    server.
 
-    ``server_conf``: the embedded server's settings; with a remote, settings of this
-    session (:func:`set_session_conf`).
+    ``server_conf``: the embedded (or newly started warm) server's settings; with a remote
+    or a running warm server, settings of this session (:func:`set_session_conf`; on a
+    warm server that cannot take them, an embedded server is started instead, with a
+    note). ``progress`` gets a line saying which server is used.
 
     Raises ``ConfigError`` for a malformed URL or a setting the server cannot take,
     ``EnvironmentFailure`` when Java is missing or too old, and ``SparkFailure`` when the
@@ -89,9 +102,17 @@ def open_session(
     Linux the embedded JVM receives SIGTERM when the *thread* that started it exits.
     """
     filter_retry_warnings()
+    say = progress or (lambda line: None)
     target = remote if remote is not None else (os.environ.get("SPARK_REMOTE") or None)
     if target is None:
-        return open_embedded(connect_timeout, dict(server_conf or {}), log_path)
+        conf = dict(server_conf or {})
+        handle = _on_warm_server(conf, connect_timeout, keep_server)
+        if handle is not None:
+            say(f"assay: using the warm server {handle.url} (pid {handle.warm_pid})")
+            return handle
+        say("assay: starting Spark")
+        return open_embedded(connect_timeout, conf, log_path)
+    say("assay: connecting to Spark")
     handle = open_remote(target, connect_timeout)
     if server_conf:
         try:
@@ -99,6 +120,38 @@ def open_session(
         except BaseException:
             handle.close()
             raise
+    return handle
+
+
+def _on_warm_server(
+    conf: dict[str, str], connect_timeout: float, keep_server: bool
+) -> SparkHandle | None:
+    """A new session on the warm server (started first with ``keep_server``), with the
+    settings ``conf`` sets beyond the server's own; None when there is none to use."""
+    if keep_server:  # asked for by name: it wins over ASSAY_NO_WARM_SERVER
+        server, started = start_warm(conf, stderr_note)
+        if started:
+            stderr_note(
+                f"assay: started a warm server (pid {server.pid}, log {server.log}); "
+                "later runs use it; `assay server stop` stops it"
+            )
+    else:
+        found = find_warm(stderr_note)
+        if found is None:
+            return None
+        server = found
+    try:
+        handle = open_warm(server, connect_timeout)
+    except SparkFailure as exc:
+        stderr_note(f"assay: the warm server did not answer ({exc.message}); starting Spark")
+        return None
+    pending = {k: v for k, v in conf.items() if server.conf.get(k) != v}
+    try:
+        set_session_conf(handle, pending)
+    except ConfigError as exc:
+        handle.close()
+        stderr_note(f"assay: not using the warm server: {exc.message}")
+        return None
     return handle
 
 

@@ -11,6 +11,7 @@ import inspect
 import logging
 import os
 import re
+import sys
 import threading
 import urllib.parse
 import warnings
@@ -33,15 +34,38 @@ RELEASE_TIMEOUT = 5.0  # seconds for the ReleaseSession RPC in close()
 URL_HINT = "use the form sc://host:port or sc://host:port/;token=...;use_ssl=true"
 
 
+_QUIET = {"asked": False}
+"""Whether :func:`quiet_pyspark_logging` was called (it then applies on import)."""
+
+
 def quiet_pyspark_logging() -> None:
     """Silence pyspark's Python loggers (JSON error logs on stderr), its ``[RETRIES_EXCEEDED]``
     warning and gRPC's native log lines (``GRPC_VERBOSITY=ERROR`` unless set; it only takes
     effect when this runs before anything imports grpc). assay reports errors itself.
-    ``SPARK_CONNECT_LOG_LEVEL`` still enables the Connect client logger for debugging."""
+    ``SPARK_CONNECT_LOG_LEVEL`` still enables the Connect client logger for debugging.
+
+    Called before pyspark is imported, it costs nothing and takes effect when the client
+    is imported (:func:`import_client`): the CLI calls it first, and imports the client
+    while the embedded server's JVM starts."""
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    filter_retry_warnings()
+    _QUIET["asked"] = True
+    if "pyspark.sql.connect.session" in sys.modules:
+        _silence()
+
+
+def import_client() -> None:
+    """Import pyspark's Connect client (pandas, pyarrow, gRPC: about a second the first
+    time), quieted when :func:`quiet_pyspark_logging` asked for it."""
+    import pyspark.sql.connect.session  # noqa: F401 - the import is the point
+
+    if _QUIET["asked"]:
+        _silence()
+
+
+def _silence() -> None:
     from pyspark.logger import PySparkLogger
 
-    filter_retry_warnings()
     for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger", "PySparkLogger"):
         PySparkLogger.getLogger(name).disabled = True  # created as PySparkLogger on purpose
     import pyspark.sql.connect.logging  # noqa: F401 - registers the Connect logger
@@ -87,6 +111,7 @@ def filter_retry_warnings() -> None:
 def connect(url: str, secrets_: list[str], connect_timeout: float) -> SparkSession:
     """A new (not cached) session for ``url`` with a bounded retry policy, verified by one
     RPC that must answer within ``connect_timeout`` seconds."""
+    import_client()
     from pyspark.sql.connect.session import SparkSession
 
     shown = redact_text(url, secrets_)

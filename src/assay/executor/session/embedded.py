@@ -14,14 +14,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
-from assay.executor.session.client import connect
-from assay.executor.session.handle import SparkHandle
+from assay.executor.session.client import connect, import_client
+from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.java import check_java
+from assay.executor.session.jvm import cds_options
 from assay.executor.session.process import forget, spawn, terminate
-from assay.executor.session.redaction import redact_text, redact_url
+from assay.executor.session.redaction import redact_text
+from assay.executor.session.state import port_open, pyspark_version
 
 STARTUP_TIMEOUT = 120.0  # seconds for the embedded JVM to accept connections
 
@@ -61,58 +64,94 @@ logger.utils.level = info
 """
 
 
+@dataclass(frozen=True)
+class Started:
+    """A server started and accepting connections: its process, ports, token and log."""
+
+    proc: subprocess.Popen[bytes]
+    grpc_port: int
+    ui_port: int | None
+    token: str
+    log: str
+    archive_part: str | None = None
+    """Where it writes the class-data-sharing archive at exit (:mod:`.jvm`), if it does."""
+
+    @property
+    def url(self) -> str:
+        """The URL with the token (``localhost``: pyspark uses no TLS with a token there)."""
+        return f"sc://localhost:{self.grpc_port}/;token={self.token}"
+
+
 def open_embedded(
     connect_timeout: float, server_conf: dict[str, str], log_path: str | None
 ) -> SparkHandle:
     """Start our own server on free local ports and connect to it with a fresh token."""
-    reserved = sorted(k for k in server_conf if k in _RESERVED_CONF)
-    if reserved:
-        raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
-    env = _server_env()
-    check_java(env)
-    if "spark.driver.memory" not in server_conf and not env.get("SPARK_DRIVER_MEMORY"):
-        memory = default_driver_memory()
-        if memory:
-            server_conf = {**server_conf, "spark.driver.memory": memory}
     # One private directory per server for its log and warehouse: nothing is left in the
     # user's working directory, and the handle removes it when the run ends well.
     state = tempfile.mkdtemp(prefix="assay-server-")
-    log = log_path or os.path.join(state, "server.log")
-    if "spark.sql.warehouse.dir" not in server_conf:
-        server_conf = {**server_conf, "spark.sql.warehouse.dir": os.path.join(state, "warehouse")}
-    token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
-    env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
-    proc, grpc_port, ui_port = _start_ready_server(env, server_conf, log)
-    url = f"sc://localhost:{grpc_port}/;token={token}"  # 'localhost': no TLS with a token
+    started = start_server(server_conf, state, log_path, tied=True)
     try:
-        spark = connect(url, [token], connect_timeout)
+        spark = connect(started.url, [started.token], connect_timeout)
     except SparkFailure as exc:
-        terminate(proc)
-        forget(proc)
-        raise SparkFailure(f"{exc.message} (server log: {log})", hint=exc.hint) from None
-    return SparkHandle(
-        spark=spark,
-        url=redact_url(url),
-        ui_url=f"http://127.0.0.1:{ui_port}",
+        terminate(started.proc)
+        forget(started.proc)
+        raise SparkFailure(f"{exc.message} (server log: {started.log})", hint=exc.hint) from None
+    return local_handle(
+        spark,
+        started.url,
+        started.ui_port,
         embedded=True,
-        log_path=log,
-        connect_url=url,
+        log_path=started.log,
         state_dir=state,
-        _proc=proc,
+        archive_part=started.archive_part,
+        _proc=started.proc,
     )
 
 
+def start_server(
+    server_conf: Mapping[str, str], state: str, log_path: str | None, *, tied: bool
+) -> Started:
+    """Start a Connect server whose log (unless ``log_path``) and warehouse are in
+    ``state``, on free loopback ports with a fresh token, and wait until it is ready.
+    ``tied``: the server stops when this process ends (the embedded one); a warm server
+    is not."""
+    conf = dict(server_conf)
+    reserved = sorted(k for k in conf if k in _RESERVED_CONF)
+    if reserved:
+        raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
+    env = _server_env()
+    java = check_java(env)
+    if "spark.driver.memory" not in conf and not env.get("SPARK_DRIVER_MEMORY"):
+        memory = default_driver_memory()
+        if memory:
+            conf["spark.driver.memory"] = memory
+    log = log_path or os.path.join(state, "server.log")
+    conf.setdefault("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
+    token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
+    env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
+    user_options = conf.get("spark.driver.extraJavaOptions", "")
+    jvm_options, part = cds_options(java, pyspark_version(), user_options, eager=not tied)
+    if jvm_options:
+        conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
+    proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)
+    return Started(proc, grpc_port, ui_port, token, log, part)
+
+
 def _start_ready_server(
-    env: dict[str, str], server_conf: Mapping[str, str], log: str
-) -> tuple[subprocess.Popen[bytes], int, int]:
+    env: dict[str, str], server_conf: Mapping[str, str], log: str, tied: bool
+) -> tuple[subprocess.Popen[bytes], int, int | None]:
     """Start the server and wait until it accepts connections; retry with new ports when
     one was taken in the meantime. Returns the process, gRPC port and UI port."""
     for attempt in range(1, PORT_ATTEMPTS + 1):
         grpc_port, ui_port = _free_ports(2)
         config = _log4j_config()
         try:
-            proc = spawn(_server_command(grpc_port, ui_port, config, server_conf), env, log)
+            proc = spawn(
+                _server_command(grpc_port, ui_port, config, server_conf), env, log, tied=tied
+            )
             try:
+                with contextlib.suppress(ImportError):
+                    import_client()  # while the JVM starts
                 _wait_ready(proc, grpc_port, log)
             except BaseException:
                 terminate(proc)
@@ -159,7 +198,9 @@ def _spark_home() -> str:
     import importlib.util
 
     spec = importlib.util.find_spec("pyspark")
-    home = Path(spec.origin).parent if spec is not None and spec.origin else None
+    if spec is None:  # what importing it would say (the CLI names both installs then)
+        raise ModuleNotFoundError("No module named 'pyspark'", name="pyspark")
+    home = Path(spec.origin).parent if spec.origin else None
     if home is None or not (home / "bin" / "spark-submit").is_file():
         raise EnvironmentFailure(
             "the installed pyspark has no bin/spark-submit, so no embedded server can be started",
@@ -206,7 +247,7 @@ def _wait_ready(proc: subprocess.Popen[bytes], port: int, log: str) -> None:
     ``_PortTaken`` or ``SparkFailure`` if it exits, ``SparkFailure`` after STARTUP_TIMEOUT."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
-        if _READY_MARKER in _read_log(log) or _port_open(port):
+        if _READY_MARKER in _read_log(log) or port_open(port):
             return
         if proc.poll() is not None:
             text = _read_log(log)
@@ -242,13 +283,6 @@ def _read_log(log: str) -> str:
         return Path(log).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def _port_open(port: int) -> bool:
-    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _free_ports(count: int) -> list[int]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.executor.session.client import stop_session
-from assay.executor.session.process import forget, terminate
+from assay.executor.session.jvm import BUILD_WAIT, finish_archive
+from assay.executor.session.process import STOP_TIMEOUT, forget, terminate
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
@@ -33,6 +34,11 @@ class SparkHandle:
     state_dir: str | None = None
     """The embedded server's own directory (its log and warehouse): removed by ``close``
     unless the server died or the block it served raised (then the log is kept)."""
+    archive_part: str | None = None
+    """Where the embedded server writes the class-data-sharing archive as it stops (it is
+    then given ``BUILD_WAIT`` s to stop, and the archive moved into place)."""
+    warm_pid: int | None = None
+    """The warm server's process id when the session is on it (``close`` leaves it running)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -52,8 +58,11 @@ class SparkHandle:
             stop_session(self.spark, release=server_alive)
         finally:
             if self._proc is not None:
-                terminate(self._proc)
+                wait = STOP_TIMEOUT if self.archive_part is None else BUILD_WAIT
+                terminate(self._proc, wait)
                 forget(self._proc)
+                if self.archive_part is not None:
+                    finish_archive(self.archive_part, self._proc.returncode not in (None, -9))
             if self.state_dir is not None and server_alive and not keep_log:
                 shutil.rmtree(self.state_dir, ignore_errors=True)
 
@@ -62,3 +71,12 @@ class SparkHandle:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self.close(keep_log=kind is not None)
+
+
+def local_handle(spark: SparkSession, url: str, ui_port: int | None, **fields: Any) -> SparkHandle:
+    """The handle of a session on a server of this machine (embedded or warm): ``url``
+    unredacted (with its token), its UI on the loopback interface."""
+    from assay.executor.session.redaction import redact_url
+
+    ui_url = None if ui_port is None else f"http://127.0.0.1:{ui_port}"
+    return SparkHandle(spark=spark, url=redact_url(url), ui_url=ui_url, connect_url=url, **fields)

@@ -27,9 +27,12 @@ _LIVE: dict[int, subprocess.Popen[bytes]] = {}
 _LIVE_LOCK = threading.Lock()
 
 
-def spawn(argv: list[str], env: dict[str, str], log: str) -> subprocess.Popen[bytes]:
+def spawn(
+    argv: list[str], env: dict[str, str], log: str, *, tied: bool = True
+) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own process group with stdout+stderr to ``log`` (truncated,
-    mode 0600, symlinks refused), tied to our lifetime."""
+    mode 0600, symlinks refused), tied to our lifetime unless ``tied`` is false (a warm
+    server, which outlives the command that started it)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(log, flags, 0o600)
@@ -45,13 +48,14 @@ def spawn(argv: list[str], env: dict[str, str], log: str) -> subprocess.Popen[by
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
-            preexec_fn=_die_with_parent_fn(),  # noqa: PLW1509 - only async-signal-safe work
+            preexec_fn=_die_with_parent_fn() if tied else None,  # noqa: PLW1509 - async-signal-safe
         )
     except OSError as exc:
         raise EnvironmentFailure(f"cannot start spark-submit: {exc}") from None
     finally:
         os.close(fd)
-    _remember(proc)
+    if tied:
+        _remember(proc)
     return proc
 
 
