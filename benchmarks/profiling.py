@@ -2,8 +2,8 @@
 and Deequ's column profiler (its three passes, as hand-written Spark), side by side on
 one server.
 
-    python benchmarks/profile.py                  # SF1, one warm-up, median of 3
-    python benchmarks/profile.py --scale 0.01     # a smoke run (a minute or two)
+    python benchmarks/profiling.py                  # SF1, one warm-up, median of 3
+    python benchmarks/profiling.py --scale 0.01     # a smoke run (a minute or two)
 
 Cases (each: ``--warmup`` runs, then the median of ``--repeat``; seconds, the CPU other
 processes used meanwhile, and the SQL executions the server ran, read from the Spark UI):
@@ -36,11 +36,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-# This file's name is the standard library's ``profile``, which pyspark imports (through
-# cProfile): load the library's first, then put this directory back on the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-import cProfile  # noqa: E402, F401
-
 sys.path.insert(0, str(HERE))
 
 import suites as suites_mod  # noqa: E402
