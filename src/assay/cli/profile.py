@@ -165,10 +165,11 @@ def profile_command(
         for event in outcome.events:
             _out(event)
         if html is not None:
+            from assay.report.files import atomic_write
             from assay.report.render import render_profile_html
 
             html.parent.mkdir(parents=True, exist_ok=True)
-            html.write_text(render_profile_html(outcome.events), encoding="utf-8")
+            atomic_write(str(html), render_profile_html(outcome.events).encode())
 
     guarded(debug, action)
 
