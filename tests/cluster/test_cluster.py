@@ -156,15 +156,19 @@ def _thin_pythons() -> list[str]:
 
 
 @pytest.mark.parametrize("thin", _thin_pythons() or [None], ids=lambda p: p or "none")
-def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin):
+def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin, tmp_path):
     """The install users run from an orchestrator: pyspark-client only, against the cluster."""
     if thin is None:
         pytest.skip("no thin-client install given (ASSAY_THIN_PYTHONS): .ci/run builds them")
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYTHONPATH")}
-    for command in RUNS:
-        argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url]
+    for n, command in enumerate(RUNS):
+        # each side its own metrics store: a run judged over time reads only its own history
+        stores = [("--metrics", str(tmp_path / f"{n}-{side}.jsonl")) for side in ("thin", "full")]
+        watched = "monitoring" in command
+        argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url,
+                *(stores[0] if watched else ())]  # fmt: skip
         alone = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
-        full = _run(command, cluster.url)
+        full = _run(command, cluster.url, *(stores[1] if watched else ()))
         assert alone.returncode == full.returncode, alone.stderr[-2000:]
         assert _lines(alone.stdout) == _lines(full.stdout), command
 
