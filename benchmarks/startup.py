@@ -44,7 +44,7 @@ ORDERS = ROOT / "examples" / "orders.yaml"
 
 def _env(state: Path, src: str | None = None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if k not in ("SPARK_REMOTE", "ASSAY_NO_WARM_SERVER", "ASSAY_CDS")}
+           if k not in ("SPARK_REMOTE", "ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "ASSAY_CDS")}
     env["ASSAY_STATE_DIR"] = str(state)
     if src is not None:  # the baseline: its package first on the path
         env["PYTHONPATH"] = src
@@ -170,7 +170,11 @@ def warm(state: Path, data: Path, repeat: int, log: Callable[[str], None]) -> di
         first = _assay(args, env)
         out["first_run_seconds"] = first["seconds"]
         log(f"startup: first run on the new warm server: {first['seconds']:.2f} s")
-        out["repeated_run"] = _rounds({"warm": lambda: _assay(args, env)}, repeat, log)["warm"]
+        scratch = {**env, "ASSAY_NO_WARM_CLIENT": "1"}
+        repeated = _rounds({"warm": lambda: _assay(args, env),
+                            "from_scratch": lambda: _assay(args, scratch)}, repeat, log)
+        out["repeated_run"] = repeated["warm"]
+        out["repeated_run_without_warm_client"] = repeated["from_scratch"]
         out["first_line"] = first_line(state, data, env)
         out["remote_cli_vs_api"] = remote_cli_vs_api(state, data, repeat, log)
     finally:
@@ -243,10 +247,20 @@ def remote_cli_vs_api(state: Path, data: Path, repeat: int,
                 return {"seconds": round(time.perf_counter() - start, 3)}
             return run
 
-        out = _rounds({"api": timed(assay_api), "cli": timed(assay_cli)}, repeat, log)
+        def from_scratch(c: Context) -> Any:  # the CLI without the warm client
+            os.environ["ASSAY_NO_WARM_CLIENT"] = "1"
+            try:
+                return assay_cli(c)
+            finally:
+                del os.environ["ASSAY_NO_WARM_CLIENT"]
+
+        out = _rounds({"api": timed(assay_api), "cli": timed(assay_cli),
+                       "cli_from_scratch": timed(from_scratch)}, repeat, log)
     shutil.rmtree(directory, ignore_errors=True)
-    api, cli = out["api"]["seconds"], out["cli"]["seconds"]
-    out["cli_x_api"] = round(cli / api, 3) if api and cli else None
+    api = out["api"]["seconds"]
+    for name in ("cli", "cli_from_scratch"):
+        seconds = out[name]["seconds"]
+        out[f"{name}_x_api"] = round(seconds / api, 3) if api and seconds else None
     return out
 
 
@@ -285,12 +299,15 @@ def format_startup(d: dict[str, Any]) -> str:
     lines.append(f"  cold: first run {cold_['first_run']['seconds']} s, the run writing the "
                  f"archive {cold_['run_writing_archive']['seconds']} s")
     lines.append(f"  warm: server start {w['server_start_seconds']} s, first run "
-                 f"{w['first_run_seconds']} s, repeated run {w['repeated_run']['seconds']} s")
+                 f"{w['first_run_seconds']} s, repeated run {w['repeated_run']['seconds']} s "
+                 f"(without the warm client "
+                 f"{w['repeated_run_without_warm_client']['seconds']} s)")
     fl = w["first_line"]
     lines.append(f"  10 tables on the warm server: first line {fl['first_line_seconds']} s, "
                  f"first plan ended {fl['first_plan_end_seconds']} s "
                  f"(+{fl['first_line_after_first_plan']} s), all {fl['total_seconds']} s")
     rc = w["remote_cli_vs_api"]
     lines.append(f"  10 rules: CLI --remote {rc['cli']['seconds']} s vs API "
-                 f"{rc['api']['seconds']} s = {rc['cli_x_api']} x")
+                 f"{rc['api']['seconds']} s = {rc['cli_x_api']} x (without the warm client "
+                 f"{rc['cli_from_scratch']['seconds']} s = {rc['cli_from_scratch_x_api']} x)")
     return "\n".join(lines)

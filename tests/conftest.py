@@ -13,8 +13,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # A developer's warm server (`assay server start`) must not serve the tests' runs, nor
-# their `assay` subprocesses: each test says which server it uses.
+# their `assay` subprocesses: each test says which server it uses. Nor its warm client
+# (a command forked from it would run the developer's code as it was when it started).
 os.environ["ASSAY_NO_WARM_SERVER"] = "1"
+os.environ["ASSAY_NO_WARM_CLIENT"] = "1"
 
 
 class SparkServer:

@@ -24,6 +24,15 @@ def documented() -> list[tuple[str, int]]:
     return [(m["command"], int(m["exit"])) for m in rows if m]
 
 
+def own_metrics(command: str, directory: Path, side: str) -> tuple[str, ...]:
+    """The options that give one run of a documented command a metrics store of its own
+    (in ``directory``, named by ``side``), when its config watches tables over time: two
+    runs compared side by side must not read each other's history."""
+    if "examples/monitoring/" not in command:
+        return ()
+    return ("--metrics", str(directory / f"metrics-{side}.jsonl"))
+
+
 def test_every_example_file_has_a_documented_command():
     commands = " ".join(c for c, _ in documented())
     files = [
@@ -55,7 +64,7 @@ def test_the_documented_command_exits_as_documented(server, tmp_path, command, c
     assert argv[0] == "assay"
     full = [sys.executable, "-m", "assay", *argv[1:]]
     if argv[1] in ("run", "profile", "suggest"):
-        full += ["--remote", server.url]
+        full += ["--remote", server.url, *own_metrics(command, tmp_path, "documented")]
     done = subprocess.run(full, capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     assert done.returncode == code, done.stderr[-3000:]
     assert "Traceback" not in done.stderr

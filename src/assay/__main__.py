@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from assay.cli.app import main
+from assay.cli.entry import main
 
 main()

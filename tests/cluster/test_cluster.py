@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_examples import documented
+from tests.test_examples import documented, own_metrics
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -53,11 +53,8 @@ def _lines(stdout: str) -> list[dict]:
 
 @pytest.mark.parametrize("command", RUNS)
 def test_every_example_answers_as_on_the_embedded_server(cluster, server, command, tmp_path):
-    # each side its own metrics store: a run judged over time reads only its own history
-    stores = [("--metrics", str(tmp_path / f"{side}.jsonl")) for side in ("cluster", "embedded")]
-    watched = "monitoring" in command
-    on_cluster = _run(command, cluster.url, *(stores[0] if watched else ()))
-    embedded = _run(command, server.url, *(stores[1] if watched else ()))
+    on_cluster = _run(command, cluster.url, *own_metrics(command, tmp_path, "cluster"))
+    embedded = _run(command, server.url, *own_metrics(command, tmp_path, "embedded"))
     assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
     assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
 
@@ -162,13 +159,10 @@ def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin, tmp_path):
         pytest.skip("no thin-client install given (ASSAY_THIN_PYTHONS): .ci/run builds them")
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYTHONPATH")}
     for n, command in enumerate(RUNS):
-        # each side its own metrics store: a run judged over time reads only its own history
-        stores = [("--metrics", str(tmp_path / f"{n}-{side}.jsonl")) for side in ("thin", "full")]
-        watched = "monitoring" in command
         argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url,
-                *(stores[0] if watched else ())]  # fmt: skip
+                *own_metrics(command, tmp_path, f"{n}-thin")]  # fmt: skip
         alone = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
-        full = _run(command, cluster.url, *(stores[1] if watched else ()))
+        full = _run(command, cluster.url, *own_metrics(command, tmp_path, f"{n}-full"))
         assert alone.returncode == full.returncode, alone.stderr[-2000:]
         assert _lines(alone.stdout) == _lines(full.stdout), command
 

@@ -33,7 +33,8 @@ VARYING = ("run_id", "elapsed_ms", "started_at", "server")
 
 
 def _env(state: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ASSAY_NO_WARM_SERVER", "SPARK_REMOTE")}
+    drop = ("ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "SPARK_REMOTE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env["ASSAY_STATE_DIR"] = str(state)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     return env
@@ -98,6 +99,9 @@ def test_runs_use_the_warm_server_and_answer_as_a_cold_one(warm, cold):
         done = _assay(state, "run", str(ORDERS))
         assert "using the warm server" in done.stderr and str(line["pid"]) in done.stderr
         assert (done.returncode, _answers(done.stdout)) == cold["orders"]
+    # both forked by the warm client `server start` started beside it
+    assert line["client"]["pid"] > 0
+    assert (state / "client.log").read_text().count(f": assay run {ORDERS}") >= 2
 
 
 def test_concurrent_runs_answer_as_alone(warm, cold):

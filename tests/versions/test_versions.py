@@ -25,7 +25,7 @@ import pytest
 
 from tests.cluster.test_cluster import _lines
 from tests.conftest import ROOT
-from tests.test_examples import documented
+from tests.test_examples import documented, own_metrics
 
 pytestmark = pytest.mark.spark
 
@@ -74,9 +74,11 @@ def test_the_thin_install_has_the_client_only(thin):
 
 
 @pytest.mark.parametrize("command", RUNS)
-def test_the_thin_client_answers_as_the_full_one(thin, server, command):
-    full = _assay(sys.executable, command, "--remote", server.url)
-    alone = _assay(thin, command, "--remote", server.url)
+def test_the_thin_client_answers_as_the_full_one(thin, server, command, tmp_path):
+    full = _assay(
+        sys.executable, command, "--remote", server.url, *own_metrics(command, tmp_path, "full")
+    )
+    alone = _assay(thin, command, "--remote", server.url, *own_metrics(command, tmp_path, "thin"))
     assert alone.returncode == full.returncode, alone.stderr[-2000:]
     assert _lines(alone.stdout) == _lines(full.stdout)
 

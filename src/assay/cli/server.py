@@ -31,12 +31,14 @@ Memory = Annotated[
 ]
 
 
-def _line(status: str, server: object | None) -> dict[str, object]:
+def _line(status: str, server: object | None, client: int | None) -> dict[str, object]:
+    from assay.cli.warm_client import socket_path
     from assay.executor.session.warm import WarmServer, state_dir
 
     line: dict[str, object] = {"event": "server", "status": status, "state_dir": str(state_dir())}
     if isinstance(server, WarmServer):
         line.update(server.public())
+    line["client"] = None if client is None else {"pid": client, "socket": str(socket_path())}
     return line
 
 
@@ -44,8 +46,10 @@ def _line(status: str, server: object | None) -> dict[str, object]:
 def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug = False) -> None:
     """Start the warm server in the background (or report the one running): free loopback
     ports, a fresh token, its log and warehouse in the state directory; one small query
-    warms it up before it is announced."""
+    warms it up before it is announced. The warm client starts with it: every later
+    assay command runs in a fork of it, its imports already paid."""
     from assay.cli.options import parse_assignments
+    from assay.cli.warm_client import enabled, start_client
     from assay.executor.session import quiet_pyspark_logging
     from assay.executor.session.warm import start_warm, warm_up
 
@@ -58,7 +62,8 @@ def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug =
         server, started = start_warm(server_conf)
         if started:
             warm_up(server)  # the first run is then as quick as the next ones
-        out(_line("started" if started else "running", server))
+        client = start_client() if enabled() else None
+        out(_line("started" if started else "running", server, client))
         if not started:
             err("assay: a warm server was already running; its settings are unchanged")
 
@@ -69,18 +74,21 @@ def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug =
 def status(debug: opt.Debug = False) -> None:
     """Show the warm server (exit 0), or that none runs (exit 1); a stale record is
     removed, with a note."""
+    from assay.cli.warm_client import client_pid
     from assay.executor.session.warm import find_warm
 
     server = guarded(debug, lambda: find_warm(for_run=False))
-    out(_line("running" if server is not None else "stopped", server))
+    out(_line("running" if server is not None else "stopped", server, client_pid()))
     raise typer.Exit(0 if server is not None else 1)
 
 
 @server_app.command()
 def stop(debug: opt.Debug = False) -> None:
-    """Stop the warm server and remove its state and warehouse (exit 0 also when none
-    was running)."""
+    """Stop the warm client and the warm server (the commands running finish first, up
+    to 25 s) and remove their state and warehouse (exit 0 also when none was running)."""
+    from assay.cli.warm_client import stop_client
     from assay.executor.session.warm import stop_warm
 
+    client = guarded(debug, stop_client)
     server = guarded(debug, lambda: stop_warm())
-    out(_line("stopped" if server is not None else "not_running", server))
+    out(_line("stopped" if server is not None else "not_running", server, client))
