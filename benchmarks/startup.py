@@ -43,8 +43,8 @@ ORDERS = ROOT / "examples" / "orders.yaml"
 
 
 def _env(state: Path, src: str | None = None, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("SPARK_REMOTE", "ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "ASSAY_CDS")}
+    dropped = ("SPARK_REMOTE", "ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "ASSAY_CDS")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["ASSAY_STATE_DIR"] = str(state)
     if src is not None:  # the baseline: its package first on the path
         env["PYTHONPATH"] = src
