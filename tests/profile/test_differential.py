@@ -167,9 +167,20 @@ def profiled(spark, server, path, **given: Any) -> tuple[list[dict[str, Any]], i
     return result.events, plans
 
 
-@pytest.mark.parametrize("frequencies", ["top_k", "group_by"])
-def test_every_number_equals_plain_sql(spark, server, tricky, frequencies):
-    options = ProfileOptions(frequencies=frequencies)
+SHAPES = {
+    "top_k": {"frequencies": "top_k"},
+    # the text statistics by value, from every text column's frequency table
+    "group_by": {"frequencies": "group_by"},
+    # ... by a scan of plan 2 for the columns with more than 2 distinct values
+    "group_by_scanned": {"frequencies": "group_by", "low_cardinality": 2},
+    # ... all in plan 1: the plain form
+    "group_by_plain": {"frequencies": "group_by", "by_value": False},
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_number_equals_plain_sql(spark, server, tricky, shape):
+    options = ProfileOptions(**SHAPES[shape])
     events, plans = profiled(spark, server, tricky, exact_distinct=True, options=options)
     table = f"parquet.`{tricky}`"
     *columns, summary = events
@@ -218,3 +229,27 @@ def test_a_sample_is_the_same_rows_in_every_branch(spark, server, tricky):
     for event in events[:-1]:
         check_column(spark, "tricky_sample", event)
     assert events[-1]["row_count"] == df.count() < 40
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[5], [1, 1, 1, 2], list(range(20)), [3, 1, 2, 2, 2, 9, -4, 0], [7] * 3 + [8] * 97, [None, 4]],
+    ids=["one", "ties", "twenty", "unordered", "skewed", "with_null"],
+)
+def test_quantiles_by_value_are_percentile_approx_on_data_it_keeps_whole(spark, values):
+    """A whole number's quantiles from its frequency table equal Spark's
+    ``percentile_approx`` wherever its summary keeps every value (here), including the
+    edges it answers with the min and max and ranks that fall on a value's last row."""
+    from collections import Counter
+
+    from assay.planner.profile_second import nearest_rank
+
+    quantiles = (0.00005, 0.0001, 0.05, 0.25, 0.5, 0.75, 0.95, 0.9999, 1.0)
+    rows = ", ".join(f"({'NULL' if v is None else v})" for v in values)
+    array = ", ".join(map(str, quantiles))
+    [want] = spark.sql(
+        f"SELECT percentile_approx(v, array({array}), 10000) FROM VALUES {rows} AS t(v)"
+    ).collect()[0]
+    counts = Counter(v for v in values if v is not None)
+    present = [{"value": v, "n": n} for v, n in counts.items()]
+    assert nearest_rank(present, quantiles, 10000) == want

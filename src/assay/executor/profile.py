@@ -37,7 +37,13 @@ from assay.planner.profile import (
     plan_profile,
     render_profile,
 )
-from assay.planner.profile_second import SecondPlan, explain_second, second_plan
+from assay.planner.profile_second import (
+    SecondPlan,
+    by_value,
+    explain_second,
+    of_no_rows,
+    second_plan,
+)
 from assay.report.profile import Measured, column_event, table_event
 
 if TYPE_CHECKING:
@@ -124,11 +130,14 @@ def profile(
         row = _collect(emit.first_frame(df, plan), profiled, "plan 1")
     values = aggregate_values(plan.aggregate, row)
     plans = [{"plan": 1, "why": [FIRST]}]
-    second = second_plan(plan, values, facts.size_bytes)
+    second = second_plan(plan, values, facts.size_bytes, profiled.source, facts.columnar)
+    if not values[RowCount()]:
+        values = {**values, **of_no_rows(plan)}
     measured = Measured(values)
     if second is not None:
         note("plan 2: " + "; ".join(second.reasons))
-        row = _collect(emit.second_frame(df, second), profiled, "plan 2")
+        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, second.scanned is not None):
+            row = _collect(emit.second_frame(df, second), profiled, "plan 2")
         measured = _second_values(values, second, row)
         plans.append({"plan": 2, "why": list(second.reasons)})
     elapsed = int((time.monotonic() - start) * 1000)
@@ -159,10 +168,15 @@ def _second_values(values: Any, second: SecondPlan, row: dict[str, Any]) -> Meas
             histograms[h.measure.column] = (list(row[h.name]), second.bounds[h.name])
     rows = int(values.get(RowCount()) or 0)
     keys = {g.columns: int(row[f"{g.slot.name}_groups"] or 0) == rows for g in second.keys}
-    frequencies = (
-        emit.frequency_rows(second.frequencies, row[emit.FREQUENCIES]) if second.frequencies else {}
-    )
-    return Measured(values, histograms, keys, frequencies)
+    found = emit.value_rows(second.frequencies, row[emit.FREQUENCIES]) if second.frequencies else {}
+    frequencies = {c: [(r["value"], r["n"]) for r in rs] for c, rs in found.items()}
+    later: dict[Any, Any] = {}
+    for table in second.frequencies:
+        if table.deferred:
+            later.update(by_value(table, found[table.column]))
+    if second.scanned is not None:
+        later.update(aggregate_values(second.scanned, row))
+    return Measured({**values, **later}, histograms, keys, frequencies)
 
 
 def describe(source: Source) -> str:

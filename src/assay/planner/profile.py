@@ -53,6 +53,10 @@ NUMERIC: frozenset[str] = frozenset({"integral", "fractional", "decimal"})
 CATEGORICAL: frozenset[str] = frozenset({"integral", "string", "boolean", "temporal"})
 """Families whose most frequent values are listed (Deequ lists strings, booleans and
 numbers; fractional numbers are rarely categories, dates often are)."""
+TABLED: frozenset[str] = CATEGORICAL | {"decimal"}
+"""Families whose low-cardinality columns get a frequency table in plan 2 (decimals too:
+prices, rates and quantities often have few values, and their quantiles are then exact
+from the table)."""
 
 _HEX = "[0-9a-fA-F]"
 FORMATS: dict[str, str] = {
@@ -112,6 +116,12 @@ class ProfileOptions:
     key_pairs: int = 1
     unique_margin: float = 0.08
     frequencies: Frequencies = "auto"
+    by_value: bool = True
+    """Whether a text column's statistics of its values (min, max, lengths, empties, what
+    its values parse as and their formats) wait for the second plan when one is certain:
+    there they are computed once per distinct value from the column's frequency table
+    when it has one (few distinct values), else by a scan branch (False: every statistic
+    in the first plan, the plain form)."""
     planner: PlannerOptions = DEFAULT_OPTIONS
 
 
@@ -141,6 +151,8 @@ class ProfilePlan:
     options: ProfileOptions
     names: dict[Measure, str] = field(default_factory=dict)
     """Each measure's slot (output) name."""
+    deferred: tuple[tuple[str, tuple[tuple[str, Measure], ...]], ...] = ()
+    """The statistics left to the second plan, by column (:data:`BY_VALUE`)."""
 
 
 _DECIMAL = re.compile(r"decimal\(\d+,\s*\d+\)")
@@ -189,6 +201,20 @@ def column_stats(
     return tuple(stats)
 
 
+BY_VALUE: dict[str, frozenset[str]] = {
+    "string": frozenset(
+        {"min", "max", "length_min", "length_max", "length_avg", "empty"}
+        | {f"parses_{what}" for what in PARSES}
+        | {f"format_{fmt}" for fmt in FORMATS}
+    ),
+    "integral": frozenset({"quantiles"}),
+    "decimal": frozenset({"quantiles"}),
+}
+"""By family, the statistics that are functions of a column's distinct values and their
+counts: with few distinct values, computed once per value rather than once per row (a
+text column's min, max, lengths and tests; a whole number's quantiles)."""
+
+
 def _string_stats(c: Col) -> list[tuple[str, Measure]]:
     length = Length(c)
     stats: list[tuple[str, Measure]] = [
@@ -231,12 +257,14 @@ def plan_profile(
         ColumnPlan(name, kind, family_of(kind), column_stats(name, family_of(kind), options))
         for name, kind in schema
     )
+    deferred = _deferred(columns, options)
+    later = {m for _, stats in deferred for _, m in stats}
     measures: dict[Measure, str] = {RowCount(): "p000_rows"}
     for column in columns:
         for _, m in column.stats:
             if m not in measures:
                 measures[m] = f"p{len(measures):03d}_{_suffix(kind_of(m).suffix(m))}"
-    slots = tuple(Slot(name, m, ()) for m, name in measures.items())
+    slots = tuple(Slot(name, m, ()) for m, name in measures.items() if m not in later)
     scans = scan_branches(slots, source, options.planner, size_bytes, columnar)
     groups: tuple[GroupAggregate, ...] = ()
     if options.exact_distinct:
@@ -247,7 +275,22 @@ def plan_profile(
             if c.family != "other"
         )
         measures.update({g.slot.measure: g.slot.name for g in groups})
-    return ProfilePlan(columns, AggregatePlan(scans, groups), options, measures)
+    return ProfilePlan(columns, AggregatePlan(scans, groups), options, measures, deferred)
+
+
+def _deferred(
+    columns: tuple[ColumnPlan, ...], options: ProfileOptions
+) -> tuple[tuple[str, tuple[tuple[str, Measure], ...]], ...]:
+    """The columns' :data:`BY_VALUE` statistics, when the second plan is certain (a
+    numeric column's histogram, and frequency tables by group-by) and ``by_value``."""
+    certain = any(c.family in NUMERIC for c in columns) and options.frequencies == "group_by"
+    if not (options.by_value and certain):
+        return ()
+    return tuple(
+        (c.name, tuple((stat, m) for stat, m in c.stats if stat in BY_VALUE[c.family]))
+        for c in columns
+        if c.family in BY_VALUE
+    )
 
 
 def _suffix(text: str) -> str:
@@ -268,4 +311,10 @@ def render_profile(plan: ProfilePlan) -> str:
         lines += [f"    {s.name} = {kind_of(s.measure).render(s.measure)}" for s in scan.slots]
     for g in plan.aggregate.groups:
         lines.append(f"  group-by {', '.join(g.columns)}: exact distinct count")
+    if plan.deferred:
+        names = ", ".join(name for name, _ in plan.deferred)
+        lines.append(
+            f"  left to plan 2: the statistics of the values of {names} (of text: min, max,"
+            " lengths, empties, parses, formats; of whole numbers: quantiles)"
+        )
     return "\n".join(lines)

@@ -11,7 +11,11 @@ At most one more Spark plan, cross-joining what is needed:
   integers and dates first, as keys mostly are, then the smallest products: the
   narrowest keys), each a group-by branch;
 - **frequency tables** of low-cardinality columns (when the first plan has no
-  ``approx_top_k``): one group-by over grouping sets, a set per column.
+  ``approx_top_k``): one group-by over grouping sets, a set per column;
+- **the statistics of text values** the first plan left (``ProfilePlan.deferred``): of a
+  column with a frequency table, evaluated once per distinct value in it (the tests in
+  Spark, so a regex is Java's) and summed by :func:`by_value`; of the others, a scan
+  branch.
 
 :func:`second_plan` decides from the values (pure); :func:`explain_second` says, before
 any scan, what may be in it and why.
@@ -26,10 +30,26 @@ from decimal import Decimal
 from itertools import combinations
 from typing import Any
 
-from assay.planner.cost import group_partitions
-from assay.planner.measures import GroupStats, Histogram, RowCount
-from assay.planner.plan import GroupAggregate, HistogramColumn, HistogramPlan, Slot
-from assay.planner.profile import CATEGORICAL, NUMERIC, ColumnPlan, ProfilePlan
+from assay.ir.sources import Source
+from assay.planner.cost import group_partitions, scan_branches
+from assay.planner.measures import (
+    ColumnAgg,
+    CountIf,
+    ExprAggregate,
+    GroupStats,
+    Histogram,
+    Measure,
+    RowCount,
+)
+from assay.planner.plan import (
+    AggregatePlan,
+    GroupAggregate,
+    HistogramColumn,
+    HistogramPlan,
+    ScanAggregate,
+    Slot,
+)
+from assay.planner.profile import NUMERIC, TABLED, ColumnPlan, ProfilePlan
 
 KEY_FAMILIES = frozenset({"integral", "decimal", "string", "temporal"})
 """Families a candidate key may have (not floating numbers, booleans or nested values)."""
@@ -38,9 +58,11 @@ KEY_FAMILIES = frozenset({"integral", "decimal", "string", "temporal"})
 @dataclass(frozen=True, slots=True)
 class FrequencyTable:
     """The exact frequency table of one column (a grouping set of the plan's one
-    frequency group-by)."""
+    frequency group-by), with the statistics computed from it by value (``deferred``:
+    the first plan's measures, by statistic name)."""
 
     column: str
+    deferred: tuple[tuple[str, Measure], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +75,24 @@ class SecondPlan:
     keys: tuple[GroupAggregate, ...]
     frequencies: tuple[FrequencyTable, ...]
     reasons: tuple[str, ...]
+    scanned: AggregatePlan | None = None
+    """The deferred statistics of the text columns without a frequency table."""
 
 
 def second_plan(
-    plan: ProfilePlan, values: Mapping[Any, Any], size_bytes: int | None = None
+    plan: ProfilePlan,
+    values: Mapping[Any, Any],
+    size_bytes: int | None = None,
+    source: Source | None = None,
+    columnar: bool | None = None,
 ) -> SecondPlan | None:
     """What needs a second look, from the first plan's ``values`` (by measure); None when
-    nothing does."""
+    nothing does (``source``, ``size_bytes`` and ``columnar`` shape a scan branch)."""
     rows = int(values[RowCount()] or 0)
     histograms, bounds = _histograms(plan, values)
     keys = _keys(plan, values, rows, size_bytes)
     frequencies = _frequencies(plan, values)
+    scanned = _scanned(plan, frequencies, rows, source, size_bytes, columnar)
     reasons = []
     if histograms is not None:
         names = ", ".join(h.measure.column for h in histograms.columns)
@@ -83,9 +112,109 @@ def second_plan(
             f"frequency tables of {len(frequencies)} low-cardinality columns ({names}):"
             f" at most {plan.options.low_cardinality} approximate distinct values each"
         )
+    by_value_columns = [f.column for f in frequencies if f.deferred]
+    if by_value_columns:
+        reasons.append(
+            f"the statistics left to plan 2 of {', '.join(by_value_columns)}, once per"
+            " distinct value from their frequency tables"
+        )
+    if scanned is not None:
+        in_scan = {s.measure for s in scanned.slots}
+        scanned_columns = [n for n, st in plan.deferred if any(m in in_scan for _, m in st)]
+        reasons.append(
+            f"the statistics left to plan 2 of {', '.join(scanned_columns)}, by a scan: too"
+            " many distinct values for a frequency table"
+        )
     if not reasons:
         return None
-    return SecondPlan(histograms, bounds, keys, frequencies, tuple(reasons))
+    return SecondPlan(histograms, bounds, keys, frequencies, tuple(reasons), scanned)
+
+
+def _scanned(
+    plan: ProfilePlan,
+    frequencies: tuple[FrequencyTable, ...],
+    rows: int,
+    source: Source | None,
+    size_bytes: int | None,
+    columnar: bool | None,
+) -> AggregatePlan | None:
+    """The deferred statistics of the columns without a frequency table, as scan
+    branches (none for an empty table: :func:`of_no_rows` knows them)."""
+    tabled = {f.column for f in frequencies}
+    wanted = [m for name, stats in plan.deferred if name not in tabled for _, m in stats]
+    if not wanted or rows == 0:
+        return None
+    slots = tuple(Slot(plan.names[m], m, ()) for m in wanted)
+    if source is None:  # shaped by nothing known of the source: one branch
+        return AggregatePlan((ScanAggregate(slots),), ())
+    options = plan.options.planner
+    return AggregatePlan(scan_branches(slots, source, options, size_bytes, columnar), ())
+
+
+def of_no_rows(plan: ProfilePlan) -> dict[Measure, Any]:
+    """The deferred statistics of an empty table, as Spark gives them over no rows: a
+    count of 0, no min, max or mean."""
+    return {
+        m: (0 if isinstance(m, CountIf) else None) for _, stats in plan.deferred for _, m in stats
+    }
+
+
+def nearest_rank(present: list[dict[str, Any]], quantiles: Any, accuracy: Any) -> list | None:
+    """``percentile_approx(c, quantiles, accuracy)`` without its approximation, from the
+    distinct values and their counts: for each q, the value at rank ``ceil(q * n)`` in
+    ascending order (the minimum for ``q <= 1/accuracy``, the maximum for ``q >= 1 -
+    1/accuracy``), as Spark's ``QuantileSummaries.query`` answers over a summary that
+    kept every value; None without a value. A decimal is the value itself, where
+    ``percentile_approx`` returns it through a double (docs/profile.md)."""
+    ordered = sorted((r["value"], int(r["n"])) for r in present)
+    n = sum(count for _, count in ordered)
+    if n == 0:
+        return None
+    error = 1 / float(accuracy)
+    found = []
+    for q in quantiles:
+        if q <= error:
+            found.append(ordered[0][0])
+            continue
+        if q >= 1 - error:
+            found.append(ordered[-1][0])
+            continue
+        rank, seen = math.ceil(q * n), 0
+        for value, count in ordered:
+            seen += count
+            if seen >= rank:
+                found.append(value)
+                break
+    return found
+
+
+def by_value(table: FrequencyTable, found: list[dict[str, Any]]) -> dict[Measure, Any]:
+    """The deferred statistics of ``table``'s column from its frequency table: ``found``
+    has a row per distinct value (null included) with its count ``n``, its length
+    ``length`` and a boolean per count (``t<k>``, the k-th deferred statistic's test, as
+    Spark evaluated it on the value). Strings order as Spark's binary collation does (by
+    code point, which is UTF-8 byte order); a mean is the sum over the count, as Spark's
+    ``avg`` divides them."""
+    present = [r for r in found if r["value"] is not None]
+    counted = sum(int(r["n"]) for r in present)
+    lengths = [(int(r["length"]), int(r["n"])) for r in present if "length" in r]
+    out: dict[Measure, Any] = {}
+    for k, (_, m) in enumerate(table.deferred):
+        if isinstance(m, CountIf):
+            out[m] = sum(int(r["n"]) for r in found if r[f"t{k}"])
+        elif isinstance(m, ColumnAgg):
+            chosen = min if m.fn == "min" else max
+            out[m] = chosen((r["value"] for r in present), default=None)
+        elif isinstance(m, ExprAggregate) and m.function in ("min", "max"):
+            chosen = min if m.function == "min" else max
+            out[m] = chosen((length for length, _ in lengths), default=None)
+        elif isinstance(m, ExprAggregate) and m.function == "avg":
+            out[m] = sum(length * n for length, n in lengths) / counted if counted else None
+        elif isinstance(m, ExprAggregate) and m.function == "percentile_approx":
+            out[m] = nearest_rank(present, m.args[0], m.args[1])
+        else:  # pragma: no cover - BY_VALUE names no other statistic
+            raise TypeError(f"no value by value for {m!r}")
+    return out
 
 
 def finite_bounds(low: object, high: object) -> tuple[float, float] | None:
@@ -160,10 +289,11 @@ def _frequencies(plan: ProfilePlan, values: Mapping[Any, Any]) -> tuple[Frequenc
     if plan.options.frequencies != "group_by" or not values[RowCount()]:
         return ()  # an empty table has no values to count
     low = plan.options.low_cardinality
+    deferred = dict(plan.deferred)
     return tuple(
-        FrequencyTable(c.name)
+        FrequencyTable(c.name, deferred.get(c.name, ()))
         for c in plan.columns
-        if c.family in CATEGORICAL and (_distinct(c, values) or 0) <= low
+        if c.family in TABLED and (_distinct(c, values) or 0) <= low
     )
 
 
@@ -187,11 +317,18 @@ def explain_second(plan: ProfilePlan) -> list[str]:
             " a group-by"
         )
     if options.frequencies == "group_by":
-        categorical = [c.name for c in plan.columns if c.family in CATEGORICAL]
+        categorical = [c.name for c in plan.columns if c.family in TABLED]
         lines.append(
             f"  frequency tables of the columns among {', '.join(categorical)} with at most"
             f" {options.low_cardinality} approximate distinct values, a group-by each (plan 2"
             " holds the histograms anyway; the server may also lack approx_top_k)"
+        )
+    if plan.deferred:
+        names = ", ".join(name for name, _ in plan.deferred)
+        lines.append(
+            f"  the statistics plan 1 left of {names} (of text: min, max, lengths, empties,"
+            " parses, formats; of whole numbers: quantiles): once per distinct value from"
+            " the frequency table of a column that has one, else by a scan"
         )
     if len(lines) == 1:
         lines.append("  nothing: no numeric or key-like column")
