@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
-from assay.emit.spark import aggregate_frame, group_frame, histogram_frame
+from assay.emit.spark import aggregate_frame, group_frame, histogram_bucket, histogram_frame
 from assay.ir.expr import Col, Length, rebuild
 from assay.planner.measures import CountIf, ExprAggregate
 from assay.planner.profile import ProfilePlan
@@ -70,8 +70,9 @@ def _measures_length(table: FrequencyTable) -> bool:
 
 def _test_names(i: int, table: FrequencyTable) -> list[str]:
     length = [f"l{i}"] if _measures_length(table) else []
-    return length + [f"t{i}_{k}" for k, (_, m) in enumerate(table.deferred)
-                     if isinstance(m, CountIf)]  # fmt: skip
+    bucket = [f"b{i}"] if table.bucketed is not None else []
+    return length + bucket + [f"t{i}_{k}" for k, (_, m) in enumerate(table.deferred)
+                              if isinstance(m, CountIf)]  # fmt: skip
 
 
 def _value_tests(i: int, table: FrequencyTable) -> list[Column]:
@@ -80,6 +81,9 @@ def _value_tests(i: int, table: FrequencyTable) -> list[Column]:
     value = Col(f"v{i}")
     renamed = lambda e: value if e == Col(table.column) else e  # noqa: E731
     tests = [F.length(F.col(f"v{i}")).alias(f"l{i}")] if _measures_length(table) else []
+    if table.bucketed is not None:
+        low, high, bins = table.bucketed
+        tests.append(histogram_bucket(F.col(f"v{i}"), low, high, bins).alias(f"b{i}"))
     for k, (_, m) in enumerate(table.deferred):
         if isinstance(m, CountIf):
             tests.append(column(rebuild(m.predicate, renamed)).alias(f"t{i}_{k}"))
@@ -96,6 +100,8 @@ def value_rows(tables: Sequence[FrequencyTable], found: Sequence[Any]) -> dict[s
         row = {"value": r[f"v{i}"], "n": int(r["n"])}
         if _measures_length(tables[i]):
             row["length"] = r[f"l{i}"]
+        if tables[i].bucketed is not None:
+            row["bucket"] = r[f"b{i}"]
         if tables[i].deferred:
             for k, (_, m) in enumerate(tables[i].deferred):
                 row[f"t{k}"] = r[f"t{i}_{k}"] if isinstance(m, CountIf) else None

@@ -272,19 +272,25 @@ def histogram_frame(
         if h.name not in bounds:
             continue
         low, high = bounds[h.name]
-        x = col(h.measure.column).cast("double")
         bins = h.measure.bins
-        width = (high - low) / bins
-        # least() skips nulls and ranks NaN above every number, so a null or NaN value
-        # must stay out of every bucket explicitly.
-        if width > 0:
-            index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
-        else:
-            index = F.lit(0)
-        buckets.append(F.when(x.isNotNull() & ~F.isnan(x), index).cast("int").alias(h.name))
+        buckets.append(histogram_bucket(col(h.measure.column), low, high, bins).alias(h.name))
         counts = [F.count_if(F.col(h.name) == F.lit(i)) for i in range(bins)]
         outputs.append(F.array(*counts).alias(h.name))
     return df.select(*buckets).agg(*outputs)
+
+
+def histogram_bucket(value: Column, low: float, high: float, bins: int) -> Column:
+    """The bucket (an int in ``[0, bins)``) of ``value`` in :func:`histogram_frame`'s
+    equal-width bins over ``[low, high]``; null for a null or NaN value."""
+    x = value.cast("double")
+    width = (high - low) / bins
+    # least() skips nulls and ranks NaN above every number, so a null or NaN value
+    # must stay out of every bucket explicitly.
+    if width > 0:
+        index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
+    else:
+        index = F.lit(0)
+    return F.when(x.isNotNull() & ~F.isnan(x), index).cast("int")
 
 
 # --- SQL rules ----------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from assay.planner.profile_second import (
     SecondPlan,
     by_value,
     explain_second,
+    histogram_by_value,
     of_no_rows,
     second_plan,
 )
@@ -174,6 +175,10 @@ def _second_values(values: Any, second: SecondPlan, row: dict[str, Any]) -> Meas
     for table in second.frequencies:
         if table.deferred:
             later.update(by_value(table, found[table.column]))
+        if table.bucketed is not None:
+            low, high, _ = table.bucketed
+            counts = histogram_by_value(table, found[table.column])
+            histograms[table.column] = (counts, (low, high))
     if second.scanned is not None:
         later.update(aggregate_values(second.scanned, row))
     return Measured({**values, **later}, histograms, keys, frequencies)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from itertools import combinations
 from typing import Any
@@ -63,6 +63,8 @@ class FrequencyTable:
 
     column: str
     deferred: tuple[tuple[str, Measure], ...] = ()
+    bucketed: tuple[float, float, int] | None = None
+    """The column's histogram from the table, by value: ``(min, max, bins)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +91,11 @@ def second_plan(
     """What needs a second look, from the first plan's ``values`` (by measure); None when
     nothing does (``source``, ``size_bytes`` and ``columnar`` shape a scan branch)."""
     rows = int(values[RowCount()] or 0)
-    histograms, bounds = _histograms(plan, values)
-    keys = _keys(plan, values, rows, size_bytes)
     frequencies = _frequencies(plan, values)
+    histograms, bounds = _histograms(plan, values)
+    if plan.options.by_value and histograms is not None:
+        histograms, bounds, frequencies = _bucketed(histograms, bounds, frequencies)
+    keys = _keys(plan, values, rows, size_bytes)
     scanned = _scanned(plan, frequencies, rows, source, size_bytes, columnar)
     reasons = []
     if histograms is not None:
@@ -112,11 +116,11 @@ def second_plan(
             f"frequency tables of {len(frequencies)} low-cardinality columns ({names}):"
             f" at most {plan.options.low_cardinality} approximate distinct values each"
         )
-    by_value_columns = [f.column for f in frequencies if f.deferred]
+    by_value_columns = [f.column for f in frequencies if f.deferred or f.bucketed]
     if by_value_columns:
         reasons.append(
-            f"the statistics left to plan 2 of {', '.join(by_value_columns)}, once per"
-            " distinct value from their frequency tables"
+            f"the statistics left to plan 2 (and histograms) of {', '.join(by_value_columns)},"
+            " once per distinct value from their frequency tables"
         )
     if scanned is not None:
         in_scan = {s.measure for s in scanned.slots}
@@ -128,6 +132,38 @@ def second_plan(
     if not reasons:
         return None
     return SecondPlan(histograms, bounds, keys, frequencies, tuple(reasons), scanned)
+
+
+def _bucketed(
+    histograms: HistogramPlan,
+    bounds: dict[str, tuple[float, float]],
+    frequencies: tuple[FrequencyTable, ...],
+) -> tuple[HistogramPlan | None, dict[str, tuple[float, float]], tuple[FrequencyTable, ...]]:
+    """The histograms of the columns that have a frequency table move to it (each
+    distinct value's bucket, counted with the value's count), the others stay a scan."""
+    tabled = {f.column for f in frequencies}
+    moved = {h.measure.column: h for h in histograms.columns if h.measure.column in tabled}
+    tables = tuple(
+        replace(f, bucketed=(*bounds[moved[f.column].name], moved[f.column].measure.bins))
+        if f.column in moved
+        else f
+        for f in frequencies
+    )
+    kept = tuple(h for h in histograms.columns if h.measure.column not in moved)
+    kept_bounds = {h.name: bounds[h.name] for h in kept}
+    return (HistogramPlan(kept) if kept else None), kept_bounds, tables
+
+
+def histogram_by_value(table: FrequencyTable, found: list[dict[str, Any]]) -> list[int]:
+    """The bucket counts of ``table``'s histogram: each distinct value's count added to
+    its bucket (Spark computed the bucket, as :func:`~assay.emit.spark.histogram_bucket`
+    does for every row of a scan); a null or NaN value is in none."""
+    assert table.bucketed is not None
+    counts = [0] * table.bucketed[2]
+    for r in found:
+        if r["bucket"] is not None:
+            counts[int(r["bucket"])] += int(r["n"])
+    return counts
 
 
 def _scanned(
