@@ -32,12 +32,48 @@ class PlanTimeout(Exception):
         self.seconds = seconds
 
 
+class Interrupted(Exception):  # noqa: N818 - what happened, as PlanTimeout says
+    """The run was interrupted (Ctrl-C): no plan of its session may start or go on."""
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+
+_STOPPED: set[object] = set()
+"""The sessions whose run was interrupted (by :func:`stop`) until :func:`resume`."""
+
+
+def _key(spark: SparkSession) -> object:
+    return getattr(spark, "session_id", None) or id(spark)
+
+
+def stop(spark: SparkSession) -> None:
+    """Interrupt every running operation of ``spark``'s session, and refuse its next
+    plans (a table would otherwise go on with its next plan)."""
+    _STOPPED.add(_key(spark))
+    with contextlib.suppress(Exception):
+        spark.interruptAll()
+
+
+def resume(spark: SparkSession) -> None:
+    """Let ``spark``'s session run plans again (a new run in the same process)."""
+    _STOPPED.discard(_key(spark))
+
+
 @contextmanager
 def deadline(spark: SparkSession, seconds: float | None) -> Iterator[None]:
     """Run the block's Spark operations under a tag interrupted after ``seconds`` (no
-    bound when None or 0). Tags are per thread, so concurrent tables bound their own."""
+    bound when None or 0). Tags are per thread, so concurrent tables bound their own.
+    Raises :class:`Interrupted` in a session :func:`stop` interrupted."""
+    if _key(spark) in _STOPPED:
+        raise Interrupted
     if not seconds:
-        yield
+        try:
+            yield
+        except Exception as exc:
+            if _key(spark) in _STOPPED:
+                raise Interrupted from exc
+            raise
         return
     tag = f"assay-{uuid.uuid4().hex[:12]}"
     spark.addTag(tag)
@@ -54,6 +90,8 @@ def deadline(spark: SparkSession, seconds: float | None) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
+        if _key(spark) in _STOPPED:
+            raise Interrupted from exc
         if fired.is_set():
             raise PlanTimeout(seconds) from exc
         raise

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from pyspark.sql.connect.session import SparkSession
 
 from assay.errors import AssayError, ConfigError, ConfigErrors
+from assay.executor import deadline, validators
 from assay.executor import frames as bound
-from assay.executor import validators
 from assay.executor.compare import (
     UnreadComparison,
     prepare_each,
@@ -87,6 +87,7 @@ def run_suite(
     progress = progress or Progress()
     start = time.monotonic()
     spark = bound.bind(spark, frames)
+    deadline.resume(spark)
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
     unviewed = _views(spark, suite, progress)
     options = _session_options(spark, suite, options)
@@ -111,7 +112,7 @@ def run_suite(
             assert isinstance(p, AssayError)  # a source that cannot be read costs its table
             return _unreadable(run_id, table, p, suite.policy, sink, progress)
 
-        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
+        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched), interrupted(spark):
             outcomes = list(pool.map(run, range(len(prepared))))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = with_comparisons(_summary(run_id, outcomes, start), results)
@@ -123,6 +124,18 @@ def run_suite(
     described = watch.stored(described, measured, server_url)
     sink(described)
     return described
+
+
+@contextlib.contextmanager
+def interrupted(spark: SparkSession) -> Iterator[None]:
+    """On Ctrl-C (``KeyboardInterrupt`` in the waiting thread), interrupt the session's
+    running Spark operations before it propagates: the threads running the plans then end
+    at once instead of when their plans finish (the pool's exit waits for them)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        deadline.stop(spark)
+        raise
 
 
 def _ready(

@@ -16,7 +16,7 @@ from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
 from assay.evaluate import Outcome, histogram_bounds, judge
 from assay.evaluate_own import judge_schema, judge_sql
-from assay.executor.deadline import PlanTimeout, deadline
+from assay.executor.deadline import Interrupted, PlanTimeout, deadline
 from assay.executor.results import judged, judged_over_time, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import SchemaCheck, SqlCheck
@@ -293,7 +293,7 @@ def _first_pass(spark: SparkSession, prepared: Prepared, run: TableRun) -> _Cont
 def _containable(exc: BaseException) -> bool:
     """A failure of the query itself (an overflow, a bad cast, a division by zero), not
     of the server or of the clock: those end the table."""
-    return not isinstance(exc, PlanTimeout) and not lost_server(exc)
+    return not isinstance(exc, (PlanTimeout, Interrupted)) and not lost_server(exc)
 
 
 def _bisect(
