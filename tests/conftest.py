@@ -30,6 +30,13 @@ class SparkServer:
         self._app_id: str | None = None
         self._counted = 0
 
+    def running_jobs(self) -> list[int]:
+        """The ids of the Spark jobs running now (Spark UI REST API)."""
+        self.sql_executions()  # finds the application id
+        url = f"{self.ui_url}/api/v1/applications/{self._app_id}/jobs?status=running"
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return [int(j["jobId"]) for j in json.load(r)]
+
     def sql_executions(self) -> int:
         """SQL executions the server has run so far (Spark UI REST API).
 

@@ -56,3 +56,7 @@ def test_ctrl_c_interrupts_the_running_plan_and_exits_130(server, tmp_path, thro
     assert proc.returncode == 130, rest
     assert time.monotonic() - sent < 30
     assert "interrupted" in rest and "Traceback" not in rest
+    deadline = time.monotonic() + 20  # and nothing of it runs on on the server
+    while server.running_jobs() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert server.running_jobs() == []

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,11 @@ def test_a_signal_reaches_the_command_and_a_killed_command_ends_its_child(client
         "    rules:\n      - {type: unique, column: id}\n"
     )
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        # a session id of the test's choosing: the plan a killed command leaves running on
+        # the shared server is then interrupted from that session (else it would run on)
+        url = f"{server.url};session_id={uuid.uuid4()}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "assay", "run", str(slow), "--remote", server.url],
+            [sys.executable, "-m", "assay", "run", str(slow), "--remote", url],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(state), cwd=ROOT,
         )  # fmt: skip
         child = _child_of(state, str(slow), len(_served(state)))
@@ -121,7 +125,18 @@ def test_a_signal_reaches_the_command_and_a_killed_command_ends_its_child(client
         _, stderr = proc.communicate(timeout=120)
         assert proc.returncode == -sig, stderr
         _gone(child)
-        server.spark.interruptAll()  # the slow plan, left running by the killed session
+        _interrupt_left_behind(server, url)
+
+
+def _interrupt_left_behind(server, url: str) -> None:
+    from pyspark.sql.connect.session import SparkSession
+
+    orphan = SparkSession.builder.remote(url).create()
+    deadline = time.monotonic() + 60
+    while server.running_jobs() and time.monotonic() < deadline:
+        orphan.interruptAll()
+        time.sleep(0.5)
+    assert server.running_jobs() == []
 
 
 def _child_of(state: Path, config: str, served: int) -> int:
