@@ -147,9 +147,15 @@ def test_the_old_server_is_the_oldest_spark_declared(old_server):
 
 
 @pytest.mark.parametrize("command", RUNS)
-def test_every_example_answers_on_the_oldest_server_as_on_this_one(old_server, server, command):
-    here = _assay(sys.executable, command, "--remote", server.url)
-    old = _assay(sys.executable, command, "--remote", old_server)
+def test_every_example_answers_on_the_oldest_server_as_on_this_one(
+    old_server, server, command, tmp_path
+):
+    here = _assay(
+        sys.executable, command, "--remote", server.url, *own_metrics(command, tmp_path, "here")
+    )
+    old = _assay(
+        sys.executable, command, "--remote", old_server, *own_metrics(command, tmp_path, "old")
+    )
     assert old.returncode == here.returncode, old.stderr[-2000:]
     assert _lines(old.stdout) == _lines(here.stdout)
 
