@@ -288,7 +288,7 @@ def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_p
         spark.conf.unset("spark.sql.optimizer.excludedRules")
 
     table = suite.tables[0]
-    plan = plan_table(table, PlannerOptions(strategy="split", max_outputs=3))
+    plan = plan_table(table, PlannerOptions(strategy="split", max_outputs=3, by_value=False))
     assert len(plan.aggregate.scans) >= 4
     frame = aggregate_frame(source_frame(spark, table.source, table.filter), plan.aggregate)
     spark.conf.set("spark.sql.optimizer.excludedRules", MERGE_SUBPLANS_RULE)

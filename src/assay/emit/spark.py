@@ -18,7 +18,7 @@ from pyspark.sql.connect.session import SparkSession
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
 from assay.emit.references import References, reference_frame
-from assay.ir.expr import Expr
+from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -40,6 +40,7 @@ from assay.planner.plan import (
     HistogramPlan,
     ScanAggregate,
     SqlPlan,
+    ValueAggregate,
 )
 from assay.planner.render import quote
 from assay.planner.sqlfold import without_final_semicolons
@@ -222,15 +223,44 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
             if group.partitions
             else rows.repartition(*keys)
         )
-    counts = rows.groupBy(*keys).agg(F.count(F.lit(1)).alias("_assay_n"))
-    n = F.col("_assay_n")
-    name = group.slot.name
-    return counts.agg(
-        F.count(F.lit(1)).alias(f"{name}_groups"),
+    counts = rows.groupBy(*keys).agg(F.count(F.lit(1)).alias(_ROWS))
+    return counts.agg(*_group_statistics(group.slot.name, F.col(_ROWS)))
+
+
+_VALUE, _ROWS = "_assay_v", "_assay_n"
+
+
+def _group_statistics(name: str, n: Column, kept: Column | None = None) -> list[Column]:
+    """A ``GroupStats`` slot's outputs over groups of ``n`` rows (those where ``kept``
+    holds): groups, rows, rows in groups of 2+, rows in groups of 1."""
+    if kept is not None:
+        n = F.when(kept, n)
+    return [
+        F.count(n).alias(f"{name}_groups"),
         F.sum(n).alias(f"{name}_rows"),
         F.sum(F.when(n > 1, n)).alias(f"{name}_dup_rows"),
         F.count_if(n == 1).alias(f"{name}_unique_rows"),
-    )
+    ]
+
+
+def _value_frame(df: DataFrame, branch: ValueAggregate) -> DataFrame:
+    """The branch's column grouped by value (a null is a value), then every slot over the
+    values: a count sums the rows of the values its predicate holds for (evaluated once
+    per value), the groups' statistics read the non-null values (or all of them)."""
+    counts = df.groupBy(col(branch.column).alias(_VALUE)).agg(F.count(F.lit(1)).alias(_ROWS))
+    n, value = F.col(_ROWS), Col(_VALUE)
+    renamed = lambda e: value if e == Col(branch.column) else e  # noqa: E731
+    outputs: list[Column] = []
+    for slot in branch.slots:
+        measure = slot.measure
+        if isinstance(measure, CountIf):
+            holds = column(rebuild(measure.predicate, renamed))
+            outputs.append(F.coalesce(F.sum(F.when(holds, n)), F.lit(0)).alias(slot.name))
+        else:
+            assert isinstance(measure, GroupStats)
+            kept = None if measure.nulls == "none" else F.col(_VALUE).isNotNull()
+            outputs += _group_statistics(slot.name, n, kept)
+    return counts.agg(*outputs)
 
 
 def references_of(df: DataFrame, refs: Mapping[Source, DataFrame] | None) -> References:
@@ -248,6 +278,7 @@ def aggregate_frame(
     parts = [_scan_frame(df, s) for s in plan.scans] + [_group_frame(df, g) for g in plan.groups]
     sides = references_of(df, refs)
     parts += [reference_frame(df, r, sides) for r in plan.references]
+    parts += [_value_frame(df, v) for v in plan.values]
     return balanced(parts, lambda a, b: a.crossJoin(b))
 
 

@@ -126,7 +126,7 @@ def planned(
     table = typed_table(table, types)
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range, without=without,
-                      columnar=facts.columnar)  # fmt: skip
+                      columnar=facts.columnar, types=types)  # fmt: skip
     if plan.folded:
         # A bound DataFrame is analysed through its schema: binding its plan into SQL
         # makes Spark record executions of its own (see assay.executor.frames).
@@ -140,7 +140,7 @@ def planned(
         if rejected:
             plan = plan_table(
                 table, options, size_bytes=size, unfold=rejected, key_range=key_range,
-                without=without, columnar=facts.columnar,
+                without=without, columnar=facts.columnar, types=types,
             )  # fmt: skip
     return plan, keys
 

@@ -88,7 +88,10 @@ class PlannerOptions:
     first key's range when ``detail_bound_margin`` times the samples are expected there
     (:func:`key_bound`). ``fold_sql`` folds row-count SQL rules into the aggregate scan
     (:mod:`assay.planner.sqlfold`); off, every SQL rule runs as its query (the plain form
-    the fold is tested against).
+    the fold is tested against). ``by_value`` answers the counts of a string column with
+    few values from its rows grouped by value, when that pays
+    (:mod:`assay.planner.values`): a column qualifies when the suite bounds its values by
+    at most ``value_max``; off, every count is in the scans (the plain form).
     """
 
     strategy: Strategy = "auto"
@@ -101,6 +104,8 @@ class PlannerOptions:
     detail_sort_rows: int = 50_000
     detail_bound_margin: int = 20
     fold_sql: bool = True
+    by_value: bool = True
+    value_max: int = 10_000
 
 
 DEFAULT_OPTIONS = PlannerOptions()

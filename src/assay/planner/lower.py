@@ -22,6 +22,7 @@ from assay.planner.cost import (
     key_bound,
     own_branches,
     scan_branches,
+    splits,
 )
 from assay.planner.joins import reference_branches
 from assay.planner.measures import (
@@ -47,9 +48,11 @@ from assay.planner.plan import (
     SqlPlan,
     SqlQuery,
     TablePlan,
+    ValueAggregate,
 )
 from assay.planner.regex import cheaper
 from assay.planner.sqlfold import row_count_query
+from assay.planner.values import value_branches
 
 
 def plan_table(
@@ -60,6 +63,7 @@ def plan_table(
     key_range: str | None = None,
     without: Collection[int] = (),
     columnar: bool | None = None,
+    types: Mapping[str, str] | None = None,
 ) -> TablePlan:
     """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
 
@@ -73,13 +77,18 @@ def plan_table(
     bound its heavy branches (:func:`assay.planner.cost.key_bound`). The rules in
     ``without`` are left out of every plan (their referenced source cannot be read).
     ``size_bytes`` and ``columnar`` are the server's view of the source
-    (:func:`assay.planner.cost.splits`).
+    (:func:`assay.planner.cost.splits`); ``types`` maps its lower-case column names to
+    Spark types (None: unknown), which decide the columns whose counts can be answered
+    by value (:mod:`assay.planner.values`).
     """
     folded = _folded(table.rules, unfold) if options.fold_sql else ()
     detail = _detail_template(table, without)
     key_range = key_range if detail is not None else None
     extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()
     slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra, without)
+    values: tuple[ValueAggregate, ...] = ()
+    if options.by_value and splits(table.source, options, size_bytes, columnar):
+        slots, values = value_branches(slots, table, types, options.value_max)
     scans = scan_branches(
         [s for s in slots if kind_of(s.measure).scan],
         table.source,
@@ -92,7 +101,9 @@ def plan_table(
         for s in slots
         if not kind_of(s.measure).scan and not kind_of(s.measure).reference
     )
-    aggregate = AggregatePlan(scans, groups, reference_branches(slots)) if slots else None
+    aggregate = (
+        AggregatePlan(scans, groups, reference_branches(slots), values) if slots or values else None
+    )
     sql = _sql_plan(table.rules, {f.rule_index for f in folded})
     if sql is not None and aggregate is None:
         sql = SqlPlan(sql.queries, count_rows=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from assay.planner import cost, literals, lower, regex, sqlfold
+from assay.planner import cost, literals, lower, regex, sqlfold, values
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,15 @@ PASSES: tuple[Pass, ...] = (
         "equal measures asked by several rules become one slot of the plan",
         lower.plan_table,
         "tests/integration/test_catalogue_fused.py",
+    ),
+    Pass(
+        "tests by value",
+        "the counts of a string column with few values (bounded by the suite) and an"
+        " expensive test (a regex, a parse) are answered from its rows grouped by value:"
+        " each test runs once per distinct value",
+        values.value_branches,
+        "tests/integration/test_by_value.py",
+        option="by_value",
     ),
     Pass(
         "split by cost",

@@ -60,6 +60,19 @@ class GroupAggregate:
 
 
 @dataclass(frozen=True, slots=True)
+class ValueAggregate:
+    """One column's rows counted per distinct value (``GROUP BY column``, a null being a
+    value), then one row of statistics over those values, each weighted by its rows: a
+    ``CountIf`` slot (its predicate reads ``column`` only) sums the rows of the values
+    failing it, so its test runs once per distinct value instead of once per row; a
+    ``GroupStats`` slot over ``column`` alone reads the groups themselves
+    (:mod:`assay.planner.values`)."""
+
+    column: str
+    slots: tuple[Slot, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ReferenceAggregate:
     """A branch of the aggregate plan over a referenced ``source``: with ``lookup``, the
     table's rows (keys not null) LEFT ANTI JOIN the referenced side's distinct keys,
@@ -79,15 +92,22 @@ class AggregatePlan:
     scans: tuple[ScanAggregate, ...]
     groups: tuple[GroupAggregate, ...]
     references: tuple[ReferenceAggregate, ...] = ()
+    values: tuple[ValueAggregate, ...] = ()
 
     @property
     def slots(self) -> tuple[Slot, ...]:
-        """Every slot, scans first, then group-bys, then reference branches."""
+        """Every slot: scans first, then group-bys, reference branches, value branches."""
         return (
             tuple(s for scan in self.scans for s in scan.slots)
             + tuple(g.slot for g in self.groups)
             + tuple(s for r in self.references for s in r.slots)
+            + tuple(s for v in self.values for s in v.slots)
         )
+
+    @property
+    def branches(self) -> int:
+        """The parts cross-joined into the one plan."""
+        return len(self.scans) + len(self.groups) + len(self.references) + len(self.values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +254,13 @@ def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePla
         for r in plan.references
         if (kept := tuple(s for s in r.slots if s.name in names))
     )
-    return AggregatePlan(scans, tuple(g for g in plan.groups if g.slot.name in names), references)
+    values = tuple(
+        dataclasses.replace(v, slots=kept)
+        for v in plan.values
+        if (kept := tuple(s for s in v.slots if s.name in names))
+    )
+    groups = tuple(g for g in plan.groups if g.slot.name in names)
+    return AggregatePlan(scans, groups, references, values)
 
 
 def sql_subset(plan: SqlPlan, rule_indices: frozenset[int]) -> SqlPlan:

@@ -30,6 +30,7 @@ from assay.planner.plan import (
     SqlPlan,
     SqlQuery,
     TablePlan,
+    ValueAggregate,
 )
 from assay.planner.references import render_lookup
 from assay.planner.sqltext import render_expr, render_source
@@ -97,13 +98,20 @@ def reference_json(branch: ReferenceAggregate) -> Json:
     }
 
 
+def value_json(branch: ValueAggregate) -> Json:
+    """A branch answering its measures from one column's rows grouped by value."""
+    return {"column": branch.column, "measures": [slot_json(s) for s in branch.slots]}
+
+
 def aggregate_json(aggregate: AggregatePlan) -> Json:
-    """The one aggregate plan: its scan, group-by and reference branches (cross-joined)."""
+    """The one aggregate plan: its scan, group-by, reference and value branches
+    (cross-joined)."""
     return {
-        "branches": len(aggregate.scans) + len(aggregate.groups) + len(aggregate.references),
+        "branches": aggregate.branches,
         "scans": [scan_json(s) for s in aggregate.scans],
         "groups": [group_json(g) for g in aggregate.groups],
         "references": [reference_json(r) for r in aggregate.references],
+        "values": [value_json(v) for v in aggregate.values],
     }
 
 

@@ -61,7 +61,7 @@ def _rule_refs(indices: tuple[int, ...]) -> str:
 
 
 def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
-    parts = len(aggregate.scans) + len(aggregate.groups) + len(aggregate.references)
+    parts = aggregate.branches
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
     if len(aggregate.scans) > 1:
@@ -105,6 +105,16 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
         )
     for branch in aggregate.references:
         lines += render_reference_branch(branch)
+    for values in aggregate.values:
+        lines.append(
+            f"    values of {quote(values.column)} (rows grouped by value, a null being one;"
+            " each test below runs once per distinct value)"
+        )
+        width = max(len(s.name) for s in values.slots)
+        lines += [
+            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
+            for s in values.slots
+        ]
     return lines
 
 

@@ -1,0 +1,125 @@
+"""Counts answered by value (a string column's rows grouped by value, each test run once
+per distinct value: :mod:`assay.planner.values`) give exactly what the same rules give
+in the scans (``PlannerOptions(by_value=False)``), computed by Spark on data built to
+break it: values that differ only by a line terminator Java's ``$`` accepts, by case, by
+Unicode normalization, by a trailing space; the empty string and null; a bound the data
+breaks (an accepted_values rule failing on many distinct values); an empty table; a
+collated column and a floating-point one, whose group-bys would merge values a test
+tells apart (they keep their counts in the scans)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from assay.config import load_suite
+from assay.executor.run import run_suite
+from assay.planner.cost import DEFAULT_OPTIONS
+from tests.helpers import Collect, write_config
+
+pytestmark = pytest.mark.spark
+
+SPLIT = dataclasses.replace(DEFAULT_OPTIONS, strategy="split", max_outputs=4)
+PLAIN = dataclasses.replace(SPLIT, by_value=False)
+
+# every value a test may tell apart from its neighbour, each on several rows
+TRICKY = [
+    None, "", "A", "a", "A\n", "A\r\n", "A\r", "A\u2028", "A\n\n", "AB", "AB ", " AB",
+    "ABC", "\u00c9", "E\u0301", "\uff5a", "\U0001f642x", "R\u00c9G AIR", "x" * 40,
+]  # fmt: skip
+ROWS = [(i, TRICKY[(i * 7) % len(TRICKY)], (i % 5) - 2.0) for i in range(1, 400)]
+ROWS += [(1000 + i, f"v{i}", -0.0 if i % 2 else 0.0) for i in range(300)]  # breaks the bound
+
+RULES = [
+    "{type: regex, column: c, pattern: '^[A-Z]+$'}",
+    "{type: regex, column: c, pattern: '^[A-Z]{1,2}$'}",
+    "{type: regex, column: c, pattern: '[a-z]'}",
+    "{type: regex, column: c, pattern: '^\\p{L}+( \\p{Lu}+)?$'}",
+    "{type: regex, column: c, pattern: '^(A|AB)$'}",
+    "{type: accepted_values, column: c, values: [A, AB, ABC, '']}",
+    "{type: accepted_values, column: c, values: [A, a]}",
+    "{type: length, column: c, min: 1, max: 3}",
+    "{type: not_null, column: c}",
+    "{type: missing_percent, column: c, must_be: '< 5%'}",
+    "{type: distinct_count, column: c, must_be: '<= 20'}",
+    "{type: regex, column: c, pattern: '^A', filter: 'id % 3 = 0'}",
+    "{type: expression, expression: \"c RLIKE '^[A-Z]'\"}",
+    "{type: max, column: d, must_be: '<= 1'}",
+    "{type: distinct_count, column: d, must_be: '<= 3'}",
+    "{type: accepted_values, column: d, values: [0, 1, 2, -1, -2]}",
+    "{type: not_null, column: l}",
+    "{type: accepted_values, column: l, values: [a, ab]}",
+    "{type: distinct_count, column: l, must_be: '<= 20'}",
+]
+
+
+def _config(tmp_path, source: str) -> object:
+    body = "\n".join(f"      - {r}" for r in RULES)
+    text = f"tables:\n  - name: t\n    source: {source}\n    keys: [id]\n    rules:\n{body}\n"
+    return load_suite([write_config(tmp_path, text)])
+
+
+def _answers(spark, suite, options) -> list[dict]:
+    sink = Collect()
+    run_suite(suite, spark, sink, options=options)
+    keep = ("passed", "severity", "failed_count", "row_count", "metric_value", "samples", "error")
+    return [{k: r.get(k) for k in keep} for r in sink.results]
+
+
+@pytest.fixture(scope="module")
+def data(spark, tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("by_value") / "t.parquet")
+    spark.createDataFrame(ROWS, "id long, c string, d double").write.parquet(path)
+    return path
+
+
+def _source(data: str, where: str = "true") -> str:
+    query = f"SELECT id, c, d, CAST(c AS STRING COLLATE UTF8_LCASE) AS l FROM parquet.`{data}`"
+    return '{sql: "' + query + f' WHERE {where}"}}'
+
+
+@pytest.mark.parametrize("where", ["true", "false", "id % 2 = 0"], ids=["all", "empty", "half"])
+def test_counts_by_value_answer_as_the_scans(server, data, tmp_path, where):
+    suite = _config(tmp_path, _source(data, where))
+    by_value, plain = _answers(server.spark, suite, SPLIT), _answers(server.spark, suite, PLAIN)
+    assert by_value == plain
+    assert not any(r["error"] for r in plain), [r["error"] for r in plain if r["error"]]
+    if where == "true":  # the data reaches every branch of every test
+        assert {r["passed"] for r in plain} == {True, False}
+
+
+def test_only_a_plain_string_column_is_answered_by_value(server, data, tmp_path):
+    from assay.executor.prepare import planned, read_source
+
+    suite = _config(tmp_path, _source(data))
+    (table,) = suite.tables
+    read = read_source(server.spark, table)
+    assert isinstance(read, tuple)
+    df, schema = read
+    plan, _ = planned(server.spark, table, df, schema, SPLIT)
+    assert plan.aggregate is not None
+    (branch,) = plan.aggregate.values
+    assert branch.column == "c"
+    moved = {i for s in branch.slots for i in s.rules}
+    # the counts of c, its distinct count; not the filtered rule, the SQL text, d's max
+    assert moved == set(range(11)), moved
+    plain, _ = planned(server.spark, table, df, schema, PLAIN)
+    assert plain.aggregate is not None and plain.aggregate.values == ()
+
+
+def test_a_passing_table_is_still_one_plan(server, data, tmp_path):
+    rules = [
+        "{type: regex, column: c, pattern: '^.*$'}",
+        "{type: accepted_values, column: c, values: [A, AB]}",
+    ]
+    text = (
+        f"tables:\n  - name: t\n    source: {{path: '{data}'}}\n    filter: \"c IN ('A', 'AB')\"\n"
+        "    rules:\n" + "\n".join(f"      - {r}" for r in rules) + "\n"
+    )
+    suite = load_suite([write_config(tmp_path, text)])
+    before = server.sql_executions()
+    sink = Collect()
+    run_suite(suite, server.spark, sink, options=SPLIT)
+    assert server.sql_executions() - before == 1
+    assert [r["passed"] for r in sink.results] == [True, True]
