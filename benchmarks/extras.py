@@ -358,6 +358,9 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
         for g in agg.groups:
             parts[f"group_by({', '.join(g.columns)})"] = (
                 lambda g=g: emit.group_frame(df, g).collect())
+        for v in getattr(agg, "values", ()):
+            parts[f"by value of {v.column} ({len(v.slots)} outputs)"] = (
+                lambda v=v: emit.value_frame(df, v).collect())
         parts["whole aggregate plan (as assay submits it)"] = (
             lambda: emit.aggregate_frame(df, agg).collect())
     if plan.sql is not None:

@@ -440,4 +440,5 @@ def single_sql_text(query: str, mode: str, validation_df: str) -> tuple[str, int
     return head + branch, head.count("\n") + branch.split("\n", 1)[0].count("\n") + 2
 
 
-scan_frame, group_frame = _scan_frame, _group_frame  # public: benchmarks time each part of a plan
+# public: benchmarks time each part of a plan
+scan_frame, group_frame, value_frame = _scan_frame, _group_frame, _value_frame
