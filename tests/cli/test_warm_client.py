@@ -179,3 +179,30 @@ def test_the_socket_and_its_directory_are_private(client):
     state, _ = client
     assert (state.stat().st_mode & 0o777) == 0o700
     assert (os.stat(state / "client.sock").st_mode & 0o777) == 0o600
+
+
+PRELOADED = """
+import contextlib, os, sys
+from assay.cli.warm_client import preload
+preload()
+before = set(sys.modules)
+from assay.cli.app import command
+for argv in (["check", "examples/orders.yaml"], ["explain", "examples/orders.yaml"],
+             ["run", "examples/orders.yaml", "--remote", sys.argv[1]]):
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        with contextlib.suppress(SystemExit):
+            command().main(args=argv, standalone_mode=False)
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+@pytest.mark.spark
+def test_the_warm_client_imported_what_commands_import(server):
+    """Every module ``check``, ``explain`` and ``run`` import is imported by the warm
+    client before its first command (its children would import it anew every time)."""
+    done = subprocess.run(
+        [sys.executable, "-c", PRELOADED, server.url], cwd=ROOT, capture_output=True,
+        text=True, timeout=300, env={**os.environ, "ASSAY_NO_WARM_SERVER": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == []

@@ -225,6 +225,8 @@ def preload() -> None:
 
 LAZY_IMPORTS = (
     "typer._adapters",  # typer builds the command line (with pydantic: 55 ms)
+    "typer._click.decorators",
+    "pydantic.plugin._loader",
     "grpc._channel",  # the Connect client's channel, its token credentials
     "grpc._auth",
     "grpc._plugin_wrapping",
