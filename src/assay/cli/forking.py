@@ -49,6 +49,9 @@ def serve(path: str) -> None:
     running children (SIGTERM after :data:`GRACE` s, SIGKILL after as long again)."""
     loop_fingerprint()  # the code as it is now, before it is imported
     preload()
+    from assay.cli.app import command
+
+    command()  # the command line, built once for every command
     loop = _listen(path)
     log(f"serving on {path}, pid {os.getpid()}")
     while loop.children or loop.stopping is None:

@@ -218,9 +218,6 @@ def preload() -> None:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - optional parts (pyspark-less installs)
             log(f"not preloaded: {name}: {type(exc).__name__}: {exc}")
-    from assay.cli.app import command
-
-    command()  # the command line, built once for every command
 
 
 LAZY_IMPORTS = (
