@@ -282,7 +282,7 @@ def _root(
     """Data-quality checks for Apache Spark over Spark Connect."""
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def command() -> Any:
     """The command line as click reads it, built once from the typer app: building it
     evaluates every option's annotations (84 ms), which the warm client does before its
