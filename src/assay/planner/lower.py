@@ -11,7 +11,6 @@ from assay.ir.rules import (
     Rule,
     SchemaCheck,
     SqlCheck,
-    UniqueCheck,
 )
 from assay.ir.suite import Table
 from assay.planner.cost import (
@@ -49,6 +48,7 @@ from assay.planner.plan import (
     SqlQuery,
     TablePlan,
     ValueAggregate,
+    expects_unique,
 )
 from assay.planner.regex import cheaper
 from assay.planner.sqlfold import row_count_query
@@ -119,11 +119,6 @@ def plan_table(
         folded=folded,
         key_range=key_range,
     )
-
-
-def expects_unique(table: Table, slot: Slot) -> bool:
-    """Whether a rule reading this group-by slot expects every key to be unique."""
-    return any(isinstance(table.rules[i].check, UniqueCheck) for i in slot.rules)
 
 
 def _group(

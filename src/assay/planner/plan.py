@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from assay.ir.expr import Expr, Scalar
 from assay.ir.references import Lookup
-from assay.ir.rules import GroupNulls, SqlCheck
+from assay.ir.rules import GroupNulls, SqlCheck, UniqueCheck
 from assay.ir.sources import Source
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, Histogram, Measure, PerGroup, RowCount
@@ -231,6 +231,11 @@ class TablePlan:
             if slot.measure == measure:
                 return slot
         raise KeyError(measure)
+
+
+def expects_unique(table: Table, slot: Slot) -> bool:
+    """Whether a rule reading this group-by slot expects every key to be unique."""
+    return any(isinstance(table.rules[i].check, UniqueCheck) for i in slot.rules)
 
 
 def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePlan:

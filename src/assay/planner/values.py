@@ -48,10 +48,10 @@ from assay.ir.expr import (
     columns_of,
     walk,
 )
-from assay.ir.rules import RowCheck, UniqueCheck
+from assay.ir.rules import RowCheck
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, GroupStats, Measure
-from assay.planner.plan import Slot, ValueAggregate
+from assay.planner.plan import Slot, ValueAggregate, expects_unique
 from assay.planner.regex import cheaper
 
 PLAIN_STRING = "string"
@@ -132,8 +132,7 @@ def _value_column(slot: Slot, table: Table) -> str | None:
             return columns[0]
         return None
     if isinstance(measure, GroupStats) and len(measure.columns) == 1 and measure.where is None:
-        unique = any(isinstance(table.rules[i].check, UniqueCheck) for i in slot.rules)
-        return None if unique else measure.columns[0]
+        return None if expects_unique(table, slot) else measure.columns[0]
     return None
 
 
