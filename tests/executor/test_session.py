@@ -30,6 +30,7 @@ from assay.executor.session import (
     redact_url,
     validate_remote_url,
 )
+from assay.executor.session.embedded import _stop_matters
 
 
 def _free_port() -> int:
@@ -99,6 +100,11 @@ def test_embedded_sessions_run_queries_on_their_own_ports_and_leave_nothing_behi
         )
         warehouse = handle.spark.conf.get("spark.sql.warehouse.dir")
         assert handle.state_dir in warehouse
+        # Spark's scratch directories too: the server is killed at the end, not waited for
+        assert handle.spark.range(10).repartition(2).groupBy("id").count().count() == 10
+        scratch = Path(handle.state_dir, "tmp")
+        assert {p.name.split("-")[0] for p in scratch.iterdir()} >= {"blockmgr", "spark"}
+        assert handle.disposable and second.disposable
     assert not any(_alive(pid) for pid in pids if pid is not None)
     for done in (first, second):
         assert done.state_dir is not None and not Path(done.state_dir).exists()  # ended well
@@ -137,6 +143,25 @@ def test_embedded_jvm_does_not_outlive_its_python_process() -> None:
 
 
 # --------------------------------------------------------------------------- remote failures
+
+
+@pytest.mark.parametrize(
+    ("conf", "env", "matters"),
+    [
+        ({}, {}, False),
+        ({"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "4"}, {}, False),
+        ({"spark.eventLog.enabled": "true"}, {}, True),  # its log is renamed at stop
+        ({"spark.local.dir": "/data/scratch"}, {}, True),  # scratch outside its directory
+        ({"spark.sql.catalogImplementation": "hive"}, {}, True),  # a Derby metastore's lock
+        ({"spark.driver.extraJavaOptions": "-Djava.io.tmpdir=/data/t"}, {}, True),
+        ({}, {"SPARK_LOCAL_DIRS": "/data/scratch"}, True),
+        ({}, {"SPARK_CONF_DIR": "/etc/spark"}, True),  # spark-defaults.conf may set them
+    ],
+)
+def test_a_server_is_killed_at_its_end_only_when_its_stop_writes_nothing_elsewhere(
+    conf: dict[str, str], env: dict[str, str], matters: bool
+) -> None:
+    assert _stop_matters(conf, env) is matters
 
 
 def test_default_driver_memory_is_a_quarter_of_the_machine_within_bounds() -> None:

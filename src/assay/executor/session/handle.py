@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.executor.session.client import stop_session
 from assay.executor.session.jvm import BUILD_WAIT, finish_archive
-from assay.executor.session.process import STOP_TIMEOUT, forget, terminate
+from assay.executor.session.process import STOP_TIMEOUT, forget, kill, terminate
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.session import SparkSession
@@ -21,7 +21,8 @@ class SparkHandle:
 
     ``url`` is redacted and safe to print. ``close()`` is idempotent and bounded: it
     releases the server-side session (at most ``RELEASE_TIMEOUT`` s), closes the channel
-    and, for the embedded server, stops the JVM (SIGTERM, ``STOP_TIMEOUT`` s, SIGKILL).
+    and, for the embedded server, stops the JVM (SIGTERM, ``STOP_TIMEOUT`` s, SIGKILL; or
+    SIGKILL at once when it is ``disposable``).
     """
 
     spark: SparkSession
@@ -37,6 +38,9 @@ class SparkHandle:
     archive_part: str | None = None
     """Where the embedded server writes the class-data-sharing archive as it stops (it is
     then given ``BUILD_WAIT`` s to stop, and the archive moved into place)."""
+    disposable: bool = False
+    """The embedded server may be killed at once by ``close`` (nothing of it outlives its
+    directory, which ``close`` removes): no session release, no wait for its shutdown."""
     warm_pid: int | None = None
     """The warm server's process id when the session is on it (``close`` leaves it running)."""
     _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
@@ -55,11 +59,13 @@ class SparkHandle:
         self._closed = True
         server_alive = self._proc is None or self._proc.poll() is None
         try:
-            stop_session(self.spark, release=server_alive)
+            stop_session(self.spark, release=server_alive and not self.disposable)
         finally:
             if self._proc is not None:
-                wait = STOP_TIMEOUT if self.archive_part is None else BUILD_WAIT
-                terminate(self._proc, wait)
+                if self.disposable:
+                    kill(self._proc)
+                else:
+                    terminate(self._proc, STOP_TIMEOUT if self.archive_part is None else BUILD_WAIT)
                 forget(self._proc)
                 if self.archive_part is not None:
                     finish_archive(self.archive_part, self._proc.returncode not in (None, -9))

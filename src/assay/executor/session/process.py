@@ -1,5 +1,5 @@
 """The embedded server's process lifetime: spawned in its own process group, tied to ours
-(``PR_SET_PDEATHSIG`` on Linux, an ``atexit`` hook), stopped with SIGTERM then SIGKILL."""
+(``PR_SET_PDEATHSIG`` on Linux, an ``atexit`` hook), stopped with SIGTERM then SIGKILL (or SIGKILL at once when nothing of it outlives it)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,15 @@ def terminate(proc: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> N
         _signal_group(proc, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    """Stop ``proc``'s process group at once (SIGKILL), for a server none of whose work
+    outlives it: its shutdown hooks would only remove scratch files its owner removes."""
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(5)
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: signal.Signals) -> None:
