@@ -1,5 +1,6 @@
 """The embedded server's process lifetime: spawned in its own process group, tied to ours
-(``PR_SET_PDEATHSIG`` on Linux, an ``atexit`` hook), stopped with SIGTERM then SIGKILL (or SIGKILL at once when nothing of it outlives it)."""
+(``PR_SET_PDEATHSIG`` on Linux, an ``atexit`` hook), stopped with SIGTERM then SIGKILL, or
+with SIGKILL at once when nothing of it outlives it."""
 
 from __future__ import annotations
 
