@@ -14,8 +14,23 @@ FORBIDDEN_ATTRS = {"SparkContext", "rdd", "cache", "persist", "_jvm", "_jsc", "s
 PYSPARK_ALLOWED = {"emit", "executor"}
 
 
+SERVER_SIDE = {PACKAGE / "executor" / "session" / "connect_driver.py"}
+"""The warm server's driver program: spark-submit runs it next to the server's JVM, where
+classic pyspark is what starts the Connect service; the client only reads its path and
+its ready line."""
+
+
 def sources() -> list[Path]:
-    return sorted(PACKAGE.rglob("*.py"))
+    return sorted(set(PACKAGE.rglob("*.py")) - SERVER_SIDE)
+
+
+def test_the_server_side_driver_imports_pyspark_only_when_it_runs():
+    for path in SERVER_SIDE:
+        tree = ast.parse(path.read_text())
+        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        modules = [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
+        modules += [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
+        assert not [m for m in modules if m.split(".")[0] in ("pyspark", "py4j")], path
 
 
 def test_no_classic_spark_anywhere():

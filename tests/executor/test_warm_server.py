@@ -141,6 +141,24 @@ def test_a_run_leaves_nothing_behind(warm, monkeypatch):
         assert json.load(resp) == []
 
 
+def _compilations(ui_port: int) -> int:
+    """How many classes the server's code generator has compiled (its metrics servlet)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/metrics/json", timeout=30) as resp:
+        histograms = json.load(resp)["histograms"]
+    return sum(v["count"] for k, v in histograms.items() if "CodeGenerator.compilationTime" in k)
+
+
+def test_a_run_in_a_new_session_reuses_the_code_an_earlier_session_generated(warm):
+    """Each command has a session of its own; their plans share the JVM's generated
+    classes (Spark's per-session class loaders would compile them anew for each)."""
+    state, line = warm
+    assert _assay(state, "run", "-q", str(ORDERS)).returncode == 1
+    before = _compilations(line["ui_port"])
+    again = _assay(state, "run", str(ORDERS))
+    assert again.returncode == 1 and "using the warm server" in again.stderr
+    assert _compilations(line["ui_port"]) == before
+
+
 def test_a_setting_the_warm_server_cannot_take_falls_back(warm, monkeypatch, capsys):
     state, _ = warm
     monkeypatch.setenv("ASSAY_STATE_DIR", str(state))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import ConfigError, EnvironmentFailure, SparkFailure
+from assay.executor.session import connect_driver
 from assay.executor.session.client import connect, import_client
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.java import check_java
@@ -33,6 +34,10 @@ PORT_ATTEMPTS = 3  # restarts when a picked port was taken before the JVM bound 
 
 
 _READY_MARKER = "Spark Connect server started"
+
+
+_CONNECT_SERVER = "org.apache.spark.sql.connect.service.SparkConnectServer"
+_CONNECT_PLUGIN = "org.apache.spark.sql.connect.SparkConnectPlugin"
 
 
 _UI_PORT_RE = re.compile(r"Successfully started service 'SparkUI' on port (\d+)")
@@ -114,17 +119,24 @@ def open_embedded(
 
 
 def start_server(
-    server_conf: Mapping[str, str], state: str, log_path: str | None, *, tied: bool
+    server_conf: Mapping[str, str],
+    state: str,
+    log_path: str | None,
+    *,
+    tied: bool,
+    many_sessions: bool = False,
 ) -> Started:
     """Start a Connect server whose log (unless ``log_path``) and warehouse are in
     ``state``, on free loopback ports with a fresh token, and wait until it is ready.
     ``tied``: the server stops when this process ends (the embedded one); a warm server
-    is not."""
+    is not. ``many_sessions`` (the warm server, a session per command): the Connect
+    service runs as a plugin of :mod:`.connect_driver`'s context, whose sessions share
+    the JVM's generated code."""
     conf = dict(server_conf)
     reserved = sorted(k for k in conf if k in _RESERVED_CONF)
     if reserved:
         raise ConfigError(f"server setting {reserved[0]} is chosen by assay and cannot be set")
-    env = _server_env()
+    env = _server_env(many_sessions)
     java = check_java(env)
     if "spark.driver.memory" not in conf and not env.get("SPARK_DRIVER_MEMORY"):
         memory = default_driver_memory()
@@ -139,7 +151,7 @@ def start_server(
     jvm_options += _scratch_options(state, user_options)
     if jvm_options:
         conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
-    proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied)
+    proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied, many_sessions)
     disposable = tied and part is None and not _stop_matters(server_conf, env)
     return Started(proc, grpc_port, ui_port, token, log, part, disposable)
 
@@ -174,7 +186,11 @@ def _stop_matters(server_conf: Mapping[str, str], env: Mapping[str, str]) -> boo
 
 
 def _start_ready_server(
-    env: dict[str, str], server_conf: Mapping[str, str], log: str, tied: bool
+    env: dict[str, str],
+    server_conf: Mapping[str, str],
+    log: str,
+    tied: bool,
+    many_sessions: bool,
 ) -> tuple[subprocess.Popen[bytes], int, int | None]:
     """Start the server and wait until it accepts connections; retry with new ports when
     one was taken in the meantime. Returns the process, gRPC port and UI port."""
@@ -182,13 +198,12 @@ def _start_ready_server(
         grpc_port, ui_port = _free_ports(2)
         config = _log4j_config()
         try:
-            proc = spawn(
-                _server_command(grpc_port, ui_port, config, server_conf), env, log, tied=tied
-            )
+            command = _server_command(grpc_port, ui_port, config, server_conf, many_sessions)
+            proc = spawn(command, env, log, tied=tied)
             try:
                 with contextlib.suppress(ImportError):
                     import_client()  # while the JVM starts
-                _wait_ready(proc, grpc_port, log)
+                _wait_ready(proc, grpc_port, log, connect_driver.READY if many_sessions else None)
             except BaseException:
                 terminate(proc)
                 forget(proc)
@@ -245,10 +260,15 @@ def _spark_home() -> str:
     return str(home)
 
 
-def _server_env() -> dict[str, str]:
+def _server_env(many_sessions: bool = False) -> dict[str, str]:
     """The child's environment: ours, plus SPARK_HOME, PYSPARK_PYTHON and a loopback-only
-    SPARK_LOCAL_IP (the UI, driver and block manager then bind to 127.0.0.1 only)."""
+    SPARK_LOCAL_IP (the UI, driver and block manager then bind to 127.0.0.1 only); for
+    the Python driver of ``many_sessions``, without what would make pyspark a Connect
+    client there."""
     env = dict(os.environ)
+    if many_sessions:
+        for name in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE"):
+            env.pop(name, None)
     env["SPARK_HOME"] = _spark_home()
     env["PYSPARK_PYTHON"] = sys.executable
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
@@ -256,34 +276,54 @@ def _server_env() -> dict[str, str]:
 
 
 def _server_command(
-    grpc_port: int, ui_port: int, log4j_path: str, server_conf: Mapping[str, str]
+    grpc_port: int,
+    ui_port: int,
+    log4j_path: str,
+    server_conf: Mapping[str, str],
+    many_sessions: bool = False,
 ) -> list[str]:
-    """The spark-submit argv for a Connect server on the given ports."""
+    """The spark-submit argv for a Connect server on the given ports: Spark's
+    ``SparkConnectServer``, or with ``many_sessions`` the Connect plugin in the context of
+    :mod:`.connect_driver` with sessions sharing the JVM's class loader (a user's own
+    ``spark.sql.artifact.isolation.enabled`` wins; their ``spark.plugins`` are kept)."""
     java_opts = f"-Dlog4j2.configurationFile={log4j_path}"
+    shared = {"spark.sql.artifact.isolation.enabled": "false"} if many_sessions else {}
     conf = {
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(grpc_port),
         "spark.ui.port": str(ui_port),
         "spark.ui.showConsoleProgress": "false",
+        **shared,
         **server_conf,
     }
     conf["spark.driver.extraJavaOptions"] = " ".join(
         filter(None, [java_opts, server_conf.get("spark.driver.extraJavaOptions", "")])
     )
+    if many_sessions:
+        plugins = [_CONNECT_PLUGIN, *filter(None, [server_conf.get("spark.plugins")])]
+        conf["spark.plugins"] = ",".join(plugins)
     submit = str(Path(_spark_home(), "bin", "spark-submit"))
-    argv = [submit, "--class", "org.apache.spark.sql.connect.service.SparkConnectServer"]
+    argv = [submit] if many_sessions else [submit, "--class", _CONNECT_SERVER]
     argv += ["--master", server_conf.get("spark.master", "local[*]")]
     for key, value in conf.items():
         argv += ["--conf", f"{key}={value}"]
+    if many_sessions:
+        argv.append(str(connect_driver.__file__))
     return argv
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], port: int, log: str) -> None:
-    """Block until the server logs readiness or accepts TCP on ``port``; raise
+def _wait_ready(
+    proc: subprocess.Popen[bytes], port: int, log: str, marker: str | None = None
+) -> None:
+    """Block until the server logs readiness or accepts TCP on ``port`` (with ``marker``:
+    until it logs that line; a plugin's port opens before its context is whole); raise
     ``_PortTaken`` or ``SparkFailure`` if it exits, ``SparkFailure`` after STARTUP_TIMEOUT."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
-        if _READY_MARKER in _read_log(log) or port_open(port):
+        if marker is not None:
+            if marker in _read_log(log):
+                return
+        elif _READY_MARKER in _read_log(log) or port_open(port):
             return
         if proc.poll() is not None:
             text = _read_log(log)

@@ -177,7 +177,8 @@ def is_connect_server(pid: int) -> bool:
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             return False
-        return owner == os.getuid() and b"SparkConnectServer" in cmdline and state != "Z"
+        connect = b"SparkConnectServer" in cmdline or b"SparkConnectPlugin" in cmdline
+        return owner == os.getuid() and connect and state != "Z"
     try:
         os.kill(pid, 0)
     except (ProcessLookupError, PermissionError):
@@ -217,7 +218,7 @@ def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tupl
             return running, False
         directory = private_dir()
         shutil.rmtree(directory / "warehouse", ignore_errors=True)
-        started = start_server(server_conf, str(directory), None, tied=False)
+        started = start_server(server_conf, str(directory), None, tied=False, many_sessions=True)
         conf = dict(server_conf)
         server = WarmServer(
             pid=started.proc.pid,
