@@ -224,6 +224,49 @@ def test_finite_regexes_answer_as_rlike(spark, tmp_path):
     assert row["r3"] == 7  # ^abc$: abc and abc + each of the six line terminators
 
 
+CLASS_PATTERNS = [
+    "^[A-Za-z0-9 ,.;:!?'-]{1,44}$", "[^a-c]", "^[^A-Z0-9_]+$", "[-a-c]", "[a-c-]x",
+    r"[\]-a]", r"[\--/]", "[ -#]", "[é-ÿ]", "^[\t-\r]", "[\x00-\x1f]", "[\x7f-\xa0]+",
+    "^[0-9a-fA-F]{8}-[0-9a-f]{4}$", "(?<=[a-c])[x-z]", "[a-c][x-z]|[0-1]$", r"\\[a-c]",
+    "[^ -~]", "^[ -~]*$", "[^ -~\t]", "[a-cé-ë]{2}", "[\u0080-\u00ff\n ]",
+    r"[\x00-\x1f]", r"[\u0041-\u0043]",  # escapes this rewrite does not read: as written
+]  # fmt: skip
+CLASS_TRICKY = [
+    *(chr(c) for c in range(0x181)), "abc", "xyz", "ax", "a-x", "0123abcd-beef", "\\a",
+    "\\[a", "deadBEEF-0a1b", "deadbeef-0a1b\n", "ab\u2028", "\U0001F600", "a\U0001F600",
+    " ", "", None, "Hello, world!", "it's-a;test:yes?", "x" * 45, "x" * 44 + "\n",
+]  # fmt: skip
+
+
+def test_classes_as_one_bit_set_answer_as_rlike(spark):
+    """Character classes written as the list of their members (one bit set in Java's
+    engine) count exactly the rows RLIKE counts for the class as written, on every
+    character up to U+0180 and strings around line terminators and surrogate pairs."""
+    from pyspark.sql.connect import functions as F
+
+    from assay.emit.columns import column
+    from assay.ir import Col, Matches
+    from assay.planner.regex import cheaper
+
+    df = spark.createDataFrame([(s,) for s in CLASS_TRICKY], "a string")
+    outputs = []
+    kept = []
+    for n, pattern in enumerate(CLASS_PATTERNS):
+        form = cheaper(Matches(Col("a"), pattern))
+        if form == Matches(Col("a"), pattern):
+            kept.append(pattern)
+        outputs.append(F.count_if(F.col("a").rlike(pattern)).alias(f"r{n}"))
+        outputs.append(F.count_if(column(form)).alias(f"c{n}"))
+    row = df.agg(*outputs).collect()[0]
+    assert [row[f"c{n}"] for n in range(len(CLASS_PATTERNS))] == [
+        row[f"r{n}"] for n in range(len(CLASS_PATTERNS))
+    ]
+    assert set(CLASS_PATTERNS[-2:]) <= set(kept)  # escapes this rewrite does not read
+    rewritten = {"^[A-Za-z0-9 ,.;:!?'-]{1,44}$", "^[^A-Z0-9_]+$", "^[0-9a-fA-F]{8}-[0-9a-f]{4}$"}
+    assert rewritten.isdisjoint(kept)
+    assert row["r1"] > 300  # a negated class matches nearly every string
+
+
 BRANCH_RULES = [
     "{type: not_null, column: b}",
     "{type: range, column: a, min: 1, max: 48}",

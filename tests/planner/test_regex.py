@@ -7,7 +7,7 @@ import pytest
 
 from assay.ir import Col, HasText, InSet, IsNull, Matches, Not, Or
 from assay.ir.expr import Coalesce, Lit
-from assay.planner.regex import MAX_IN_SET, cheaper, finite_form, language
+from assay.planner.regex import MAX_IN_SET, cheaper, finite_form, language, one_bit_set
 
 TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
 A = Col("a")
@@ -84,5 +84,31 @@ def test_cheaper_rewrites_inside_rule_predicates_only_where_finite():
     assert cheaper(failing) == Coalesce(
         (Or((IsNull(A), Not(HasText(A, "ab", "start")))), Lit(False))
     )
-    kept = Not(Matches(A, "^[a-z]+$"))
+    kept = Not(Matches(A, r"^\w+$"))
     assert cheaper(kept) == kept
+    assert cheaper(Not(Matches(A, "^[a-c]+$"))) == Not(Matches(A, "^[a-c]+$"))  # one range
+    assert cheaper(Not(Matches(A, "^[a-cx]+$"))) == Not(Matches(A, "^[abcx]+$"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "written"),
+    [("^[A-C0-2_]{1,9}$", r"^[012ABC\_]{1,9}$"), ("[^a-cx]x", "[^abcx]x"), ("[a-c]", "[a-c]"),
+     ("[-a-c]", r"[\-abc]"), ("[a-c-]", r"[\-abc]"), (r"[\]-ax]", r"[\]\^\_\`ax]"),
+     (r"[\--/0]", r"[\-\.\/0]"), ("[ -#a-b]", r"[\ \!\"\#ab]"), ("[é-ëx]", "[xéêë]"),
+     (r"[\t-\nx]", r"[\t-\nx]"),  # \t: an escape this rewrite does not read
+     (r"[\u0009-\u000ax]", r"[\u0009-\u000ax]"), ("[\t-\nx]", "[\t\nx]"),  # raw: members
+     (r"\[a-cx]", r"\[a-cx]"), (r"\\[a-cx]", r"\\[abcx]"), ("(?<=[a-cx])y", "(?<=[abcx])y"),
+     ("[a-c0-1][x-z]|[0-1]", "[01abc][x-z]|[0-1]"), ("[abc]", "[abc]"),
+     ("[a-c\\d]", "[a-c\\d]"), ("[^a-c]", "[^a-c]")],
+)  # fmt: skip
+def test_classes_with_ranges_become_one_bit_set(pattern, written):
+    assert one_bit_set(pattern) == written
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["(?i)[a-z]", "(?x)[a- z]", "(?i:[a-z])", r"\Q[a-z]\E", r"\c[a-z]", "[a-c-e]", "[z-a]",
+     "[a-z&&[def]]", "[a-[b]]", "[a-\u0100]", "[a-Ā]", "[]a-c]", "[a-c", r"[\w-z]", "[a-c"],
+)  # fmt: skip
+def test_patterns_the_bit_set_rewrite_leaves_as_they_are(pattern):
+    assert one_bit_set(pattern) == pattern
