@@ -155,7 +155,8 @@ def check_rule(row: Element, line: dict[str, Any]) -> None:
     assert row.get("data-severity") == line["severity"]
     assert row.get("data-passed") == json.dumps(line["passed"])
     what = text(cells["rule"])
-    assert line["rule"]["type"] in what and " ".join(shown_message(line).split()) in what
+    shown = " ".join(shown_message(line).split())
+    assert line["rule"]["type"] in what and shown in what, (shown, what, line)
     if line["rule"]["name"]:
         assert " ".join(line["rule"]["name"].split()) in what
     for column in line["rule"]["columns"]:
