@@ -4,6 +4,7 @@ parse error fails) and check it against the events it was rendered from."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import html5lib
@@ -146,7 +147,10 @@ def shown_message(line: dict[str, Any]) -> str:
     values = [line["metric_value"], *(details.values() if isinstance(details, dict) else ())]
     for v in values:
         if isinstance(v, float) and len(repr(v)) > len(f"{v:.6g}") + 2:
-            message = message.replace(repr(v), f"{v:.6g}")
+            # only the number as Python writes it, not the start of a longer one: a
+            # freshness message writes 91867322.814410 for the value 91867322.81441
+            standalone = rf"(?<![\d.]){re.escape(repr(v))}(?!\d)"
+            message = re.sub(standalone, f"{v:.6g}", message)
     return message
 
 
