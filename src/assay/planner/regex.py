@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from assay.ir.expr import Expr, HasText, InSet, Matches, any_of, rebuild
 
@@ -126,39 +127,11 @@ class _Language:
         return nxt
 
     def char_class(self) -> set[str]:
-        self.i += 1  # '['
-        if self._peek() in ("^", "]"):
-            raise _NotFinite  # negation; a leading ']' (Java's reading differs by version)
-        members: set[str] = set()
-        first = True
-        while True:
-            ch = self._peek()
-            if ch is None:
-                raise _NotFinite
-            if ch == "]":
-                self.i += 1
-                return members
-            if ch == "[" or self.text.startswith("&&", self.i):
-                raise _NotFinite  # nested classes, intersections
-            low = self.escaped() if ch == "\\" else self._class_char()
-            if low == "-" and ch == "-" and not first and self._peek() != "]":
-                raise _NotFinite  # a '-' that is neither first, last nor a range
-            if self._peek() == "-" and self.text[self.i + 1 : self.i + 2] not in ("", "]"):
-                self.i += 1
-                high = self.escaped() if self._peek() == "\\" else self._class_char()
-                if ord(high) < ord(low) or ord(high) - ord(low) >= self.limit:
-                    raise _NotFinite
-                members.update(chr(c) for c in range(ord(low), ord(high) + 1))
-            else:
-                members.add(low)
-            first = False
-            if len(members) > self.limit:
-                raise _NotFinite
-
-    def _class_char(self) -> str:
-        ch = self.text[self.i]
-        self.i += 1
-        return _plain(ch)
+        read = _read_class(self.text, self.i)
+        if read.negated or len(read.members) > self.limit:
+            raise _NotFinite
+        self.i = read.end
+        return {_plain(chr(m)) for m in read.members}
 
     def repeat(self, piece: frozenset[str]) -> frozenset[str]:
         ch = self._peek()
@@ -300,10 +273,6 @@ def finite_form(item: Expr, pattern: str) -> Expr | None:
     return any_of(*tests)
 
 
-class _Unchanged(Exception):
-    """A piece of the pattern this rewrite does not read: the pattern is left as it is."""
-
-
 def one_bit_set(pattern: str) -> str:
     """``pattern`` with every character class of two or more ranges, or ranges and single
     characters, all below U+0100, written as the list of its members: the same set, which
@@ -345,44 +314,64 @@ def one_bit_set(pattern: str) -> str:
             else:
                 out.append(ch)
                 i += 1
-    except (_Unchanged, IndexError):
+    except (_NotFinite, IndexError):
         return pattern
     return "".join(out)
 
 
-def _class_as_bit_set(pattern: str, start: int) -> tuple[str, int]:
-    """The class opening at ``start`` (rewritten when Java would test it as a chain of
-    two or more predicates, all its members below U+0100; else as written) and the index
-    after it."""
+@dataclass(frozen=True)
+class _Class:
+    """A character class as Java reads it: its members' code points, whether negated, how
+    many tests Java chains for it (one per range, one for all the single characters) and
+    the index after its closing bracket."""
+
+    members: frozenset[int]
+    negated: bool
+    tests: int
+    end: int
+
+
+def _read_class(pattern: str, start: int) -> _Class:
+    """The class opening at ``start``: literal characters, backslash-escaped ASCII
+    punctuation and ranges, negated or not. Raises ``_NotFinite`` for anything else
+    (nesting, ``&&``, ``\\d``-style escapes, an ambiguous ``-``, a leading ``]``, an illegal
+    range: Spark then reports it) and ``IndexError`` for an unclosed class."""
     i = start + 1
     negated = pattern[i] == "^"
     i += negated
     if pattern[i] == "]":
-        raise _Unchanged  # a leading ']' (Java's reading differs by version)
+        raise _NotFinite  # a leading ']' (Java's reading differs by version)
     members: set[int] = set()
     ranges = singles = 0
     first = True
     while pattern[i] != "]":
         if pattern[i] == "[" or pattern.startswith("&&", i):
-            raise _Unchanged  # nesting, intersection
+            raise _NotFinite  # nesting, intersection
         if pattern[i] == "-" and not first and pattern[i + 1] != "]":
-            raise _Unchanged  # a '-' that is neither first, last nor a range
+            raise _NotFinite  # a '-' that is neither first, last nor a range
         low, i = _class_member(pattern, i)
         if pattern[i] == "-" and pattern[i + 1] not in "][":
             high, i = _class_member(pattern, i + 1)
             if high < low:
-                raise _Unchanged  # Spark reports the illegal range
+                raise _NotFinite
             members.update(range(low, high + 1))
             ranges += 1
         else:
             members.add(low)
             singles = 1
         first = False
-    end = i + 1
-    if ranges + singles < 2 or max(members) >= 0x100:
-        return pattern[start:end], end  # one test already (a range, or the singles' bit set)
-    listed = "".join(_class_literal(m) for m in sorted(members))
-    return f"[{'^' if negated else ''}{listed}]", end
+    return _Class(frozenset(members), negated, ranges + singles, i + 1)
+
+
+def _class_as_bit_set(pattern: str, start: int) -> tuple[str, int]:
+    """The class opening at ``start`` (rewritten when Java would test it as a chain of
+    two or more predicates, all its members below U+0100; else as written) and the index
+    after it."""
+    read = _read_class(pattern, start)
+    if read.tests < 2 or max(read.members) >= 0x100:
+        return pattern[start : read.end], read.end  # one test already, or beyond a bit set
+    listed = "".join(_class_literal(m) for m in sorted(read.members))
+    return f"[{'^' if read.negated else ''}{listed}]", read.end
 
 
 def _class_member(pattern: str, i: int) -> tuple[int, int]:
@@ -392,7 +381,7 @@ def _class_member(pattern: str, i: int) -> tuple[int, int]:
     if ch == "\\":
         ch = pattern[i + 1]
         if ch.isalnum() or not ch.isascii():
-            raise _Unchanged  # \d, \x41, \u0041, \p{..}, \0: not read here
+            raise _NotFinite  # \d, \x41, \u0041, \p{..}, \0: not read here
         return ord(ch), i + 2
     return ord(ch), i + 1
 

@@ -1,4 +1,5 @@
-"""The warm server's driver program, run by ``spark-submit`` (never imported by assay).
+"""The warm server's driver program, run by ``spark-submit`` next to the server's JVM
+(assay's own process reads only its path and :data:`READY`; ``main`` never runs there).
 
 ``SparkConnectServer``'s own main forces Spark's per-session artifact isolation on, which
 gives every Connect session a class loader of its own; Spark's generated-code cache is

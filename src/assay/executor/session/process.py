@@ -95,9 +95,7 @@ def terminate(proc: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> N
     try:
         proc.wait(timeout)
     except subprocess.TimeoutExpired:
-        _signal_group(proc, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(5)
+        kill(proc)
 
 
 def kill(proc: subprocess.Popen[bytes]) -> None:
