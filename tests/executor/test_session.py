@@ -72,9 +72,13 @@ def test_embedded_sessions_run_queries_on_their_own_ports_and_leave_nothing_behi
     """Two embedded sessions started at once, as two runs on one host would: each on its
     own ports, log and state directory; each answers; closing removes it all."""
     with ThreadPoolExecutor(2) as pool:
-        first, second = pool.map(lambda _: open_session(), range(2))
+        # the first for a run of a few known bytes, the second for one of unknown size
+        first, second = pool.map(lambda size: open_session(input_bytes=size), (4096, None))
     pids = (first.pid, second.pid)
     with first, second:
+        # a short run's JVM compiles with C1 only; one of unknown size keeps C2
+        assert "-XX:TieredStopAtLevel=1" in _jvm_options(first)
+        assert not [o for o in _jvm_options(second) if "Tiered" in o]
         assert _grpc_port(first) != _grpc_port(second)
         assert first.ui_url != second.ui_url
         assert first.log_path != second.log_path
@@ -110,6 +114,14 @@ def test_embedded_sessions_run_queries_on_their_own_ports_and_leave_nothing_behi
         assert done.state_dir is not None and not Path(done.state_dir).exists()  # ended well
     first.close()  # idempotent
     assert capfd.readouterr().out == ""
+
+
+def _jvm_options(handle: SparkHandle) -> list[str]:
+    """The options the server's JVM runs with, as the operating system lists them."""
+    assert handle.pid is not None
+    args = Path(f"/proc/{handle.pid}/cmdline").read_bytes().decode().split("\0")
+    assert any(a.endswith("java") for a in args[:1]), args[:1]
+    return [a for a in args if a.startswith("-XX:")]
 
 
 _CHILD = textwrap.dedent(

@@ -269,7 +269,7 @@ def execute(
             if on_event is not None:
                 on_event(event)
 
-    with _session(target, reporter) as (spark, url):
+    with _session(target, reporter, suite) as (spark, url):
         from assay.executor.run import run_suite  # imports pyspark: not before the JVM's spawn
 
         if suite.deferred:
@@ -361,7 +361,7 @@ def _with_sources(
 
     quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
     try:
-        with _session(target, quiet) as (spark, _):
+        with _session(target, quiet, Suite(tables=tuple(errors.valid))) as (spark, _):
             found = table_problems(spark, errors.valid)
     except AssayError:
         return errors  # the server is unreachable: the config errors are the news
@@ -371,18 +371,23 @@ def _with_sources(
 
 
 @contextlib.contextmanager
-def _session(target: Target, reporter: Any) -> Iterator[tuple[SparkSession, str | None]]:
+def _session(
+    target: Target, reporter: Any, suite: Suite
+) -> Iterator[tuple[SparkSession, str | None]]:
     """The caller's session (left open), or one opened for the run (closed after it)."""
     if target.spark is not None:
         yield target.spark, None
         return
+    from assay.executor.local_inputs import local_bytes
     from assay.executor.session import open_session
+    from assay.executor.session.jvm import SHORT_RUN_BYTES
 
     with open_session(
         target.remote,
         server_conf=target.server_conf,
         keep_server=target.keep_server,
         progress=reporter.note,
+        input_bytes=local_bytes(suite.sources(), SHORT_RUN_BYTES),
     ) as handle:
         reporter.note(f"assay: connected to {handle.url}")
         yield handle.spark, handle.url

@@ -17,8 +17,8 @@ from assay.config.node import unknown_message
 from assay.errors import ConfigError
 from assay.executor import frames as bound
 from assay.executor.spark_errors import spark_message
-from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric
-from assay.ir.rules import MetricCheck, Rule
+from assay.ir.references import Reference
+from assay.ir.rules import Rule
 from assay.ir.sources import Source
 from assay.ir.suite import Table
 from assay.planner.sqltext import render_source
@@ -37,16 +37,6 @@ class ReadReferences:
     problems: tuple[ConfigError, ...] = ()
 
 
-def reference_of(rule: Rule) -> Reference | None:
-    """The source ``rule`` references, if any."""
-    check = rule.check
-    if isinstance(check, ForeignKeyCheck):
-        return check.lookup.reference
-    if isinstance(check, MetricCheck) and isinstance(check.metric, RowCountMatchMetric):
-        return check.metric.reference
-    return None
-
-
 def read_references(spark: SparkSession, table: Table) -> ReadReferences:
     """Every source the table's rules reference, read and checked (analysis RPCs only)."""
     frames: dict[Source, DataFrame] = {}
@@ -55,7 +45,7 @@ def read_references(spark: SparkSession, table: Table) -> ReadReferences:
     failed: dict[int, str] = {}
     problems: list[ConfigError] = []
     for index, rule in enumerate(table.rules):
-        ref = reference_of(rule)
+        ref = rule.reference
         if ref is None:
             continue
         if ref.source not in frames and ref.source not in unreadable:

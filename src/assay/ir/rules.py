@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.monitoring import OverTime
 from assay.ir.origin import Origin
-from assay.ir.references import ForeignKeyCheck, Lookup, RowCountMatchMetric, keyed
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric, keyed
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
@@ -365,6 +365,16 @@ class Rule:
             if name == setting:
                 return origin
         return self.origin.child(setting)
+
+    @property
+    def reference(self) -> Reference | None:
+        """The second source this rule reads (a foreign key's or a row count match's)."""
+        check = self.check
+        if isinstance(check, ForeignKeyCheck):
+            return check.lookup.reference
+        if isinstance(check, MetricCheck) and isinstance(check.metric, RowCountMatchMetric):
+            return check.metric.reference
+        return None
 
     @property
     def blocks(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.ir.compare import DEFAULT_SAMPLE_SIZE, DatasetComparison
+from assay.ir.compare import DEFAULT_SAMPLE_SIZE, DatasetComparison, FrameRef
 from assay.ir.monitoring import Monitoring
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
@@ -112,3 +112,21 @@ class Suite:
     """Dataset comparisons (native ``compare`` entries, spark-data-test jobs)."""
     monitoring: Monitoring | None = None
     """The metrics store a native file names (``metrics``); the command line's wins."""
+
+    def sources(self) -> tuple[Source, ...]:
+        """Every source the run reads, once each, in config order: views, tables, the
+        sources their rules reference, and the comparisons' sides (a caller's DataFrame
+        included; SQL text is not read for the tables it names)."""
+        found: dict[Source, None] = {}
+        for view in self.views:
+            found[view.source] = None
+        for table in self.tables:
+            found[table.source] = None
+            for rule in table.rules:
+                if rule.reference is not None:
+                    found[rule.reference.source] = None
+        for comparison in self.comparisons:
+            for side in (comparison.source, comparison.target):
+                if not isinstance(side, FrameRef):
+                    found[side] = None
+        return tuple(found)

@@ -22,7 +22,7 @@ from assay.executor.session import connect_driver
 from assay.executor.session.client import connect, import_client
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.java import check_java
-from assay.executor.session.jvm import cds_options
+from assay.executor.session.jvm import cds_options, jit_options
 from assay.executor.session.process import forget, spawn, terminate
 from assay.executor.session.redaction import redact_text
 from assay.executor.session.state import port_open, pyspark_version
@@ -92,13 +92,17 @@ class Started:
 
 
 def open_embedded(
-    connect_timeout: float, server_conf: dict[str, str], log_path: str | None
+    connect_timeout: float,
+    server_conf: dict[str, str],
+    log_path: str | None,
+    input_bytes: int | None = None,
 ) -> SparkHandle:
-    """Start our own server on free local ports and connect to it with a fresh token."""
+    """Start our own server on free local ports and connect to it with a fresh token
+    (``input_bytes``: what the run reads, when known; :func:`.jvm.jit_options`)."""
     # One private directory per server for its log and warehouse: nothing is left in the
     # user's working directory, and the handle removes it when the run ends well.
     state = tempfile.mkdtemp(prefix="assay-server-")
-    started = start_server(server_conf, state, log_path, tied=True)
+    started = start_server(server_conf, state, log_path, tied=True, input_bytes=input_bytes)
     try:
         spark = connect(started.url, [started.token], connect_timeout)
     except SparkFailure as exc:
@@ -125,13 +129,15 @@ def start_server(
     *,
     tied: bool,
     many_sessions: bool = False,
+    input_bytes: int | None = None,
 ) -> Started:
     """Start a Connect server whose log (unless ``log_path``) and warehouse are in
     ``state``, on free loopback ports with a fresh token, and wait until it is ready.
     ``tied``: the server stops when this process ends (the embedded one); a warm server
     is not. ``many_sessions`` (the warm server, a session per command): the Connect
     service runs as a plugin of :mod:`.connect_driver`'s context, whose sessions share
-    the JVM's generated code."""
+    the JVM's generated code. ``input_bytes``: what a tied server's one run reads, when
+    known (a short run's JVM compiles with C1 only: :func:`.jvm.jit_options`)."""
     conf = dict(server_conf)
     reserved = sorted(k for k in conf if k in _RESERVED_CONF)
     if reserved:
@@ -149,6 +155,8 @@ def start_server(
     user_options = conf.get("spark.driver.extraJavaOptions", "")
     jvm_options, part = cds_options(java, pyspark_version(), user_options, eager=not tied)
     jvm_options += _scratch_options(state, user_options)
+    if tied:
+        jvm_options += jit_options(input_bytes, user_options)
     if jvm_options:
         conf["spark.driver.extraJavaOptions"] = " ".join([*jvm_options, user_options]).strip()
     proc, grpc_port, ui_port = _start_ready_server(env, conf, log, tied, many_sessions)

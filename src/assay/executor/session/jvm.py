@@ -104,3 +104,29 @@ def _claim(archive: Path) -> bool:
         return False
     os.close(fd)
     return True
+
+
+SHORT_RUN_BYTES = 64 * 2**20
+"""Inputs up to this size make a run short enough for :func:`jit_options`' quick
+compiler. Measured on the 2-core machine (benchmarks/README.md, "Start-up"): cold runs of
+the 10- and 100-rule suites over TPC-H lineitem slices of 2-125 MB took 1.3-8 s less
+with C1 alone; at 125 MB the 10-rule suite broke even, at 231 MB C2 won."""
+_JIT_OPTIONS = ("TieredStopAtLevel", "TieredCompilation", "-Xint", "-Xcomp")
+
+
+def jit_options(input_bytes: int | None, user_options: str) -> list[str]:
+    """``-XX:TieredStopAtLevel=1`` (the JVM's quick C1 compiler only) for a server started
+    for one run whose inputs are known to be at most :data:`SHORT_RUN_BYTES`, else none.
+
+    A fresh JVM spends a short run compiling: Spark's planner, Janino and the generated
+    plans are first interpreted, then compiled by C1, then again by C2, whose compiler
+    threads compete with the run for the cores. C1 alone compiles sooner and cheaper and
+    its code runs about half as fast as C2's, which only a long scan repays. A warm
+    server is long-lived and keeps C2; so does a run whose input size is unknown (a
+    catalog table, a query, a remote file system). The user's own JIT options in
+    ``spark.driver.extraJavaOptions`` win (``-XX:TieredStopAtLevel=4`` keeps C2)."""
+    if input_bytes is None or input_bytes > SHORT_RUN_BYTES:
+        return []
+    if any(option in user_options for option in _JIT_OPTIONS):
+        return []
+    return ["-XX:TieredStopAtLevel=1"]
