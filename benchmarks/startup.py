@@ -7,8 +7,9 @@ Side by side, in one run (every variant interleaved, round by round):
   IPython, and whether pandas / pyarrow / grpc are imported by it;
 - ``cold``: ``assay run examples/orders.yaml`` on a new embedded server: the baseline code
   (``--baseline-src``, e.g. main's ``src/assay``), this code without the class-data-sharing
-  archive (``ASSAY_CDS=0``) and this code as it is; wall and CPU seconds (the client and
-  its server JVM: ``RUSAGE_CHILDREN``);
+  archive (``ASSAY_CDS=0``), this code keeping C2 (``-XX:TieredStopAtLevel=4``: what a
+  short run's JVM had before it got C1 only) and this code as it is; wall and CPU seconds
+  (the client and its server JVM: ``RUSAGE_CHILDREN``);
 - ``warm``: ``assay server start``, then the same run repeated on it; the 10-table
   config's first JSON line against its first plan's end (the Spark UI's completion time);
   the 10-rule suite through ``assay run --remote`` (a subprocess) against the Python API
@@ -141,8 +142,10 @@ def cold(state: Path, baseline: str | None, repeat: int,
         done.pop("stdout", None)
     log(f"startup: first run {first['seconds']:.2f} s; second (writes the class-data "
         f"archive) {build['seconds']:.2f} s")
+    c2 = ["--conf", "spark.driver.extraJavaOptions=-XX:TieredStopAtLevel=4"]
     variants = {
         "no_cds": lambda: _assay(args, {**env, "ASSAY_CDS": "0"}),
+        "c2": lambda: _assay([*args, *c2], env),  # the JIT a short run no longer gets
         "current": lambda: _assay(args, env),
     }
     if baseline:
@@ -291,7 +294,7 @@ def format_startup(d: dict[str, Any]) -> str:
         f"{imp['connect_client_import_ms_without_ipython']} ms; "
         f"imports {imp['connect_client_imports']}",
     ]
-    for name in ("baseline", "no_cds", "current"):
+    for name in ("baseline", "no_cds", "c2", "current"):
         if name in cold_:
             v = cold_[name]
             lines.append(f"  cold {name:<8} {v['seconds']:>7.2f} s  cpu {v['cpu_seconds']:>6.2f} s"
