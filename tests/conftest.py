@@ -67,6 +67,10 @@ def server() -> Iterator[SparkServer]:
         server_conf={
             "spark.sql.shuffle.partitions": "4",
             "spark.sql.ui.retainedExecutions": "100000",
+            # The tests' tables are tiny: C1 only, as a short run's embedded server gets
+            # (executor/session/jvm.py); the report and integration tests ran 130 s with
+            # it against 165 s with C2.
+            "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
         }
     )
     try:
