@@ -9,7 +9,7 @@ import pytest
 
 from assay.config import load_suite
 from assay.executor.local_inputs import local_bytes
-from assay.executor.session.jvm import SHORT_RUN_BYTES, jit_options
+from assay.executor.session.jvm import C1_ONLY, SHORT_RUN_BYTES, jit_options
 from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, SqlSource
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -102,12 +102,15 @@ def test_the_bundled_example_is_a_short_run() -> None:
     suite = load_suite([str(EXAMPLES / "orders.yaml")])
     size = local_bytes(suite.sources(), SHORT_RUN_BYTES)
     assert size is not None and 0 < size <= SHORT_RUN_BYTES
-    assert jit_options(size, "") == ["-XX:TieredStopAtLevel=1"]
+    assert jit_options(size, "") == list(C1_ONLY)
 
 
 def test_jit_options_pick_c1_only_for_a_known_short_run() -> None:
-    assert jit_options(0, "") == ["-XX:TieredStopAtLevel=1"]
-    assert jit_options(SHORT_RUN_BYTES, "-Xss4m") == ["-XX:TieredStopAtLevel=1"]
+    # C1 alone would also shrink the code cache to 48 MB, which Spark's generated classes
+    # fill ("Out of space in CodeCache for adapters" kills the server): kept at 240 MB
+    assert jit_options(0, "") == ["-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m"]
+    assert jit_options(SHORT_RUN_BYTES, "-Xss4m") == list(C1_ONLY)
+    assert jit_options(1, "-XX:ReservedCodeCacheSize=512m") == ["-XX:TieredStopAtLevel=1"]
     assert jit_options(SHORT_RUN_BYTES + 1, "") == []
     assert jit_options(None, "") == []
     # the user's own JIT choice wins

@@ -31,6 +31,7 @@ from assay.executor.session import (
     validate_remote_url,
 )
 from assay.executor.session.embedded import _stop_matters
+from assay.ir.sources import PathSource
 
 
 def _free_port() -> int:
@@ -46,6 +47,9 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")
+
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def _grpc_port(handle: SparkHandle) -> int:
@@ -73,11 +77,14 @@ def test_embedded_sessions_run_queries_on_their_own_ports_and_leave_nothing_behi
     own ports, log and state directory; each answers; closing removes it all."""
     with ThreadPoolExecutor(2) as pool:
         # the first for a run of a few known bytes, the second for one of unknown size
-        first, second = pool.map(lambda size: open_session(input_bytes=size), (4096, None))
+        small = [PathSource("parquet", (str(EXAMPLES / "data" / "orders.parquet"),))]
+        first, second = pool.map(lambda reads: open_session(inputs=reads), (small, None))
     pids = (first.pid, second.pid)
     with first, second:
         # a short run's JVM compiles with C1 only; one of unknown size keeps C2
-        assert "-XX:TieredStopAtLevel=1" in _jvm_options(first)
+        assert {"-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m"} <= set(
+            _jvm_options(first)
+        )
         assert not [o for o in _jvm_options(second) if "Tiered" in o]
         assert _grpc_port(first) != _grpc_port(second)
         assert first.ui_url != second.ui_url

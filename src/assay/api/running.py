@@ -378,16 +378,14 @@ def _session(
     if target.spark is not None:
         yield target.spark, None
         return
-    from assay.executor.local_inputs import local_bytes
     from assay.executor.session import open_session
-    from assay.executor.session.jvm import SHORT_RUN_BYTES
 
     with open_session(
         target.remote,
         server_conf=target.server_conf,
         keep_server=target.keep_server,
         progress=reporter.note,
-        input_bytes=local_bytes(suite.sources(), SHORT_RUN_BYTES),
+        inputs=suite.sources(),
     ) as handle:
         reporter.note(f"assay: connected to {handle.url}")
         yield handle.spark, handle.url

@@ -323,10 +323,8 @@ def compare(
 
 
 def _run(suite: Suite, remote: str | None, conf: list[str], debug: bool) -> int:
-    from assay.executor.local_inputs import local_bytes
     from assay.executor.run import run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.executor.session.jvm import SHORT_RUN_BYTES
     from assay.report.jsonl import JsonLinesSink
 
     quiet_pyspark_logging()
@@ -337,8 +335,7 @@ def _run(suite: Suite, remote: str | None, conf: list[str], debug: bool) -> int:
         said_error(event, debug)
 
     server_conf = parse_assignments(conf, "--conf")
-    reads = local_bytes(suite.sources(), SHORT_RUN_BYTES)
-    with open_session(remote, server_conf=server_conf, input_bytes=reads) as handle:
+    with open_session(remote, server_conf=server_conf, inputs=suite.sources()) as handle:
         summary = run_suite(
             suite, handle.spark, tee, server=f"the Spark Connect server at {handle.url}"
         )

@@ -127,14 +127,11 @@ def _profiled(found: Target, options: Any, remote: str | None, conf: list[str],
               explain: bool = False) -> Any:  # fmt: skip
     """Profile (or explain) on a session of ``remote`` (or an embedded server)."""
     from assay.executor import profile as run
-    from assay.executor.local_inputs import local_bytes
     from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.executor.session.jvm import SHORT_RUN_BYTES
 
     quiet_pyspark_logging()
     server_conf = parse_assignments(conf, "--conf")
-    reads = local_bytes([found.source], SHORT_RUN_BYTES)
-    with open_session(remote, server_conf=server_conf, input_bytes=reads) as handle:
+    with open_session(remote, server_conf=server_conf, inputs=[found.source]) as handle:
         profiled = run.read(handle.spark, found.name, found.source, found.origin)
         if explain:
             return run.explain(handle.spark, profiled, options)

@@ -19,9 +19,10 @@ pyspark is imported lazily, so importing this package stays cheap.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from assay.errors import ConfigError, SparkFailure
+from assay.executor.local_inputs import local_bytes
 from assay.executor.session.client import (
     RELEASE_TIMEOUT,
     bounded_retry_policy,
@@ -42,7 +43,7 @@ from assay.executor.session.java import (
     java_version,
     parse_java_version,
 )
-from assay.executor.session.jvm import jit_options
+from assay.executor.session.jvm import SHORT_RUN_BYTES, jit_options
 from assay.executor.session.process import STOP_TIMEOUT
 from assay.executor.session.redaction import redact_text, redact_url
 from assay.executor.session.remote import open_remote, validate_remote_url
@@ -53,6 +54,7 @@ from assay.executor.session.warm import (
     start_warm,
     stderr_note,
 )
+from assay.ir.sources import Source
 
 __all__ = [
     "MIN_JAVA",
@@ -84,7 +86,7 @@ def open_session(
     log_path: str | None = None,
     keep_server: bool = False,
     progress: Note | None = None,
-    input_bytes: int | None = None,
+    inputs: Iterable[Source] | None = None,
 ) -> SparkHandle:
     """Connect to ``remote`` (or ``$SPARK_REMOTE``), else to the running warm server
     (:mod:`.warm`; ``keep_server``: start one first if none runs), else start an embedded
@@ -93,9 +95,9 @@ def open_session(
     ``server_conf``: the embedded (or newly started warm) server's settings; with a remote
     or a running warm server, settings of this session (:func:`set_session_conf`; on a
     warm server that cannot take them, an embedded server is started instead, with a
-    note). ``progress`` gets a line saying which server is used. ``input_bytes``: the
-    bytes of local files the run reads, when known (an embedded server for a short run
-    compiles with C1 only: :func:`.jvm.jit_options`).
+    note). ``progress`` gets a line saying which server is used. ``inputs``: the
+    sources the run reads, when known (an embedded server for a run over a few local
+    megabytes compiles with C1 only: :func:`.jvm.jit_options`).
 
     Raises ``ConfigError`` for a malformed URL or a setting the server cannot take,
     ``EnvironmentFailure`` when Java is missing or too old, and ``SparkFailure`` when the
@@ -114,6 +116,7 @@ def open_session(
         if handle is not None:
             say(f"assay: using the warm server {handle.url} (pid {handle.warm_pid})")
             return handle
+        input_bytes = None if inputs is None else local_bytes(inputs, SHORT_RUN_BYTES)
         short = jit_options(input_bytes, conf.get("spark.driver.extraJavaOptions", ""))
         say(f"assay: starting Spark{' for a short run (C1 compiler only)' if short else ''}")
         return open_embedded(connect_timeout, conf, log_path, input_bytes)

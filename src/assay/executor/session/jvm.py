@@ -112,11 +112,17 @@ compiler. Measured on the 2-core machine (benchmarks/README.md, "Start-up"): col
 the 10- and 100-rule suites over TPC-H lineitem slices of 2-125 MB took 1.3-8 s less
 with C1 alone; at 125 MB the 10-rule suite broke even, at 231 MB C2 won."""
 _JIT_OPTIONS = ("TieredStopAtLevel", "TieredCompilation", "-Xint", "-Xcomp")
+C1_ONLY = ("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m")
+"""The quick compiler only, with the code cache a tiered JVM has. Alone,
+``TieredStopAtLevel=1`` also shrinks the code cache from 240 MB to 48 MB (Java 17's
+default without C2), which Spark's generated classes can fill: the JVM then fails with
+``VirtualMachineError: Out of space in CodeCache for adapters`` and Spark stops it (seen
+on the test suite's server after some 300 stages)."""
 
 
 def jit_options(input_bytes: int | None, user_options: str) -> list[str]:
-    """``-XX:TieredStopAtLevel=1`` (the JVM's quick C1 compiler only) for a server started
-    for one run whose inputs are known to be at most :data:`SHORT_RUN_BYTES`, else none.
+    """:data:`C1_ONLY` (the JVM's quick C1 compiler only) for a server started for one
+    run whose inputs are known to be at most :data:`SHORT_RUN_BYTES`, else none.
 
     A fresh JVM spends a short run compiling: Spark's planner, Janino and the generated
     plans are first interpreted, then compiled by C1, then again by C2, whose compiler
@@ -129,4 +135,6 @@ def jit_options(input_bytes: int | None, user_options: str) -> list[str]:
         return []
     if any(option in user_options for option in _JIT_OPTIONS):
         return []
-    return ["-XX:TieredStopAtLevel=1"]
+    if "ReservedCodeCacheSize" in user_options:
+        return list(C1_ONLY[:1])
+    return list(C1_ONLY)
