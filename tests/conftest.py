@@ -60,7 +60,6 @@ class SparkServer:
 @pytest.fixture(scope="session")
 def server() -> Iterator[SparkServer]:
     from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.executor.session.jvm import C1_ONLY
 
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
@@ -68,10 +67,6 @@ def server() -> Iterator[SparkServer]:
         server_conf={
             "spark.sql.shuffle.partitions": "4",
             "spark.sql.ui.retainedExecutions": "100000",
-            # The tests' tables are tiny: C1 only, as a short run's embedded server gets
-            # (executor/session/jvm.py); the report and integration tests ran 130 s with
-            # it against 165 s with C2.
-            "spark.driver.extraJavaOptions": " ".join(C1_ONLY),
         }
     )
     try:
