@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 # (a command forked from it would run the developer's code as it was when it started).
 os.environ["ASSAY_NO_WARM_SERVER"] = "1"
 os.environ["ASSAY_NO_WARM_CLIENT"] = "1"
+
+# A suite started in the background by a non-interactive shell (`bash .ci/run &`) inherits
+# SIGINT ignored, and so would every `assay` the tests start: Python leaves an ignored
+# SIGINT ignored, and the Ctrl-C tests' runs would go on computing on the shared server.
+# A caught signal is reset to the default in a child, so catching it here gives them Ctrl-C.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class SparkServer:
@@ -60,6 +68,7 @@ class SparkServer:
 @pytest.fixture(scope="session")
 def server() -> Iterator[SparkServer]:
     from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.executor.session.jvm import C1_ONLY
 
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
@@ -67,6 +76,10 @@ def server() -> Iterator[SparkServer]:
         server_conf={
             "spark.sql.shuffle.partitions": "4",
             "spark.sql.ui.retainedExecutions": "100000",
+            # The tests' tables are tiny: C1 only, as a short run's embedded server gets
+            # (executor/session/jvm.py); the report and integration tests ran 130 s with
+            # it against 165 s with C2.
+            "spark.driver.extraJavaOptions": " ".join(C1_ONLY),
         }
     )
     try:
