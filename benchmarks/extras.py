@@ -359,7 +359,8 @@ def breakdown(ctx: Context, ui: SparkUI | None, repeat: int = 2) -> dict[str, An
             parts[f"group_by({', '.join(g.columns)})"] = (
                 lambda g=g: emit.group_frame(df, g).collect())
         for v in getattr(agg, "values", ()):
-            parts[f"by value of {v.column} ({len(v.slots)} outputs)"] = (
+            columns = ", ".join(getattr(v, "columns", None) or (v.column,))  # older: one column
+            parts[f"by value of ({columns}) ({len(v.slots)} outputs)"] = (
                 lambda v=v: emit.value_frame(df, v).collect())
         parts["whole aggregate plan (as assay submits it)"] = (
             lambda: emit.aggregate_frame(df, agg).collect())

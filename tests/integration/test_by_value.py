@@ -5,7 +5,9 @@ break it: values that differ only by a line terminator Java's ``$`` accepts, by 
 Unicode normalization, by a trailing space; the empty string and null; a bound the data
 breaks (an accepted_values rule failing on many distinct values); an empty table; a
 collated column and a floating-point one, whose group-bys would merge values a test
-tells apart (they keep their counts in the scans)."""
+tells apart (they keep their counts in the scans). Columns grouped together (their
+combinations of values, :func:`assay.planner.values.joined`) give what each grouped
+alone gives (``join_values=False``), distinct and duplicate counts included."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ pytestmark = pytest.mark.spark
 
 SPLIT = dataclasses.replace(DEFAULT_OPTIONS, strategy="split", max_outputs=4)
 PLAIN = dataclasses.replace(SPLIT, by_value=False)
+APART = dataclasses.replace(SPLIT, join_values=False)
 
 # every value a test may tell apart from its neighbour, each on several rows
 TRICKY = [
@@ -100,7 +103,7 @@ def test_only_a_plain_string_column_is_answered_by_value(server, data, tmp_path)
     plan, _ = planned(server.spark, table, df, schema, SPLIT)
     assert plan.aggregate is not None
     (branch,) = plan.aggregate.values
-    assert branch.column == "c"
+    assert branch.columns == ("c",)
     moved = {i for s in branch.slots for i in s.rules}
     # the counts of c, its distinct count; not the filtered rule, the SQL text, d's max
     assert moved == set(range(11)), moved
@@ -123,3 +126,85 @@ def test_a_passing_table_is_still_one_plan(server, data, tmp_path):
     run_suite(suite, server.spark, sink, options=SPLIT)
     assert server.sql_executions() - before == 1
     assert [r["passed"] for r in sink.results] == [True, True]
+
+
+# three string columns the suite bounds (2 x 3 x 4 values declared), each with nulls, the
+# empty string and values differing by a terminator or a space; every combination is
+# met, some values once (unique), the others on many rows; ``z`` breaks its bound
+JOINT_ROWS = [
+    (i, [None, "A", "A\n"][i % 3], [None, "", "x", "x "][i % 4], f"z{i % 5 if i < 200 else i}")
+    for i in range(1, 260)
+] + [(500, "B", "only", None), (501, None, None, "z0")]  # fmt: skip
+JOINT_RULES = [
+    "{type: accepted_values, column: a, values: [A, B]}",
+    "{type: regex, column: a, pattern: '^[A-Z]$'}",
+    "{type: distinct_count, column: a, must_be: '<= 2'}",
+    "{type: duplicate_count, column: a, must_be: '= 0'}",
+    "{type: accepted_values, column: b, values: ['', x, 'x ']}",
+    "{type: regex, column: b, pattern: '^x$'}",
+    "{type: length, column: b, min: 1, max: 1}",
+    "{type: duplicate_percent, column: b, must_be: '< 50%'}",
+    "{type: accepted_values, column: z, values: [z0, z1, z2, z3]}",
+    "{type: regex, column: z, pattern: '^z[0-3]$'}",
+    "{type: distinct_count, column: z, must_be: '<= 4'}",
+    "{type: not_null, column: z}",
+    "{type: distinct_count, column: b, must_be: '<= 4'}",
+]
+
+
+@pytest.fixture(scope="module")
+def joint_data(spark, tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("by_value_joint") / "t.parquet")
+    spark.createDataFrame(JOINT_ROWS, "id long, a string, b string, z string").write.parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("where", ["true", "false", "id % 2 = 0"], ids=["all", "empty", "half"])
+def test_columns_grouped_together_answer_as_grouped_alone(server, joint_data, tmp_path, where):
+    from assay.executor.prepare import planned, read_source
+
+    body = "\n".join(f"      - {r}" for r in JOINT_RULES)
+    source = '{sql: "SELECT * FROM parquet.`' + joint_data + f'` WHERE {where}"}}'
+    text = f"tables:\n  - name: t\n    source: {source}\n    keys: [id]\n    rules:\n{body}\n"
+    suite = load_suite([write_config(tmp_path, text)])
+    (table,) = suite.tables
+    read = read_source(server.spark, table)
+    assert isinstance(read, tuple)
+    joint, _ = planned(server.spark, table, *read, SPLIT)
+    apart, _ = planned(server.spark, table, *read, APART)
+    assert joint.aggregate is not None and apart.aggregate is not None
+    assert [v.columns for v in joint.aggregate.values] == [("a", "b", "z")]
+    assert [v.columns for v in apart.aggregate.values] == [("a",), ("b",), ("z",)]
+    together = _answers(server.spark, suite, SPLIT)
+    assert together == _answers(server.spark, suite, APART) == _answers(server.spark, suite, PLAIN)
+    assert not any(r["error"] for r in together), [r["error"] for r in together if r["error"]]
+    if where == "true":
+        assert {r["passed"] for r in together} == {True, False}
+        metrics = [r["metric_value"] for r in together]
+        a = [r[1] for r in JOINT_ROWS if r[1] is not None]
+        z = {r[3] for r in JOINT_ROWS if r[3] is not None}
+        shared = [v for v in a if a.count(v) > 1]  # rows sharing their value with another
+        assert (metrics[2], metrics[3], metrics[10]) == (len(set(a)), len(shared), len(z))
+
+
+@pytest.mark.parametrize("nulls", ["any", "none"])
+def test_a_columns_group_statistics_over_combinations(server, joint_data, nulls):
+    """Each column's groups, rows, rows in shared values and unique values, read from
+    the combinations of three columns, are those of the column grouped alone (a null a
+    value or not), on values met once, many times, and in one combination or several."""
+    from assay.emit.spark import value_frame
+    from assay.planner.measures import GroupStats
+    from assay.planner.plan import Slot, ValueAggregate
+
+    df = server.spark.read.parquet(joint_data)
+    slots = tuple(Slot(f"g_{c}", GroupStats((c,), nulls), ()) for c in "abz")
+    together = value_frame(df, ValueAggregate(("a", "b", "z"), slots)).collect()[0].asDict()
+    alone: dict = {}
+    for slot in slots:
+        alone |= value_frame(df, ValueAggregate(slot.measure.columns, (slot,))).collect()[0].asDict()
+    assert together == alone
+    values = [r[1] for r in JOINT_ROWS if nulls == "none" or r[1] is not None]
+    once = [v for v in set(values) if values.count(v) == 1]
+    assert (alone["g_a_groups"], alone["g_a_rows"], alone["g_a_unique_rows"]) == (
+        len(set(values)), len(values), len(once)
+    )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
+from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
@@ -244,23 +245,61 @@ def _group_statistics(name: str, n: Column, kept: Column | None = None) -> list[
 
 
 def _value_frame(df: DataFrame, branch: ValueAggregate) -> DataFrame:
-    """The branch's column grouped by value (a null is a value), then every slot over the
-    values: a count sums the rows of the values its predicate holds for (evaluated once
-    per value), the groups' statistics read the non-null values (or all of them)."""
-    counts = df.groupBy(col(branch.column).alias(_VALUE)).agg(F.count(F.lit(1)).alias(_ROWS))
-    n, value = F.col(_ROWS), Col(_VALUE)
-    renamed = lambda e: value if e == Col(branch.column) else e  # noqa: E731
+    """The rows grouped by the branch's columns (a null is a value), then every slot in
+    one aggregate over the groups: a count sums the rows of the groups whose value its
+    predicate holds for (evaluated once per group), a column's groups' statistics read
+    that column's values and keep the non-null ones (or all of them).
+
+    With several columns a group is a combination of values: a column's statistics read
+    each combination with the rows of its value of that column (a window over the few
+    combinations) and count each value once (its first combination). Summing the
+    combinations per value in an aggregate of their own would not do: Spark rewrites
+    that into a second scan of the table."""
+    names = {c: f"{_VALUE}{i}" for i, c in enumerate(branch.columns)}
+    counts = df.groupBy(*(col(c).alias(names[c]) for c in branch.columns)).agg(
+        F.count(F.lit(1)).alias(_ROWS)
+    )
+    n = F.col(_ROWS)
+    renamed = {Col(c): Col(names[c]) for c in branch.columns}
     outputs: list[Column] = []
     for slot in branch.slots:
         measure = slot.measure
+        value = names[branch.column_of(slot)]
         if isinstance(measure, CountIf):
-            holds = column(rebuild(measure.predicate, renamed))
+            holds = column(
+                rebuild(measure.predicate, lambda e: renamed.get(e, e) if isinstance(e, Col) else e)
+            )
             outputs.append(F.coalesce(F.sum(F.when(holds, n)), F.lit(0)).alias(slot.name))
-        else:
-            assert isinstance(measure, GroupStats)
-            kept = None if measure.nulls == "none" else F.col(_VALUE).isNotNull()
+            continue
+        assert isinstance(measure, GroupStats)
+        kept = None if measure.nulls == "none" else F.col(value).isNotNull()
+        if len(branch.columns) == 1:
             outputs += _group_statistics(slot.name, n, kept)
+            continue
+        total, first = f"{value}_rows", f"{value}_first"
+        if total not in counts.columns:
+            per_value = Window.partitionBy(value)
+            counts = counts.withColumn(total, F.sum(n).over(per_value)).withColumn(
+                first, F.row_number().over(per_value.orderBy(*map(F.col, names.values()))) == 1
+            )
+        outputs += _value_statistics(slot.name, n, F.col(total), F.col(first), kept)
     return counts.agg(*outputs)
+
+
+def _value_statistics(
+    name: str, n: Column, total: Column, first: Column, kept: Column | None
+) -> list[Column]:
+    """:func:`_group_statistics` of one column over combinations of values: ``n`` rows
+    each, ``total`` rows with the combination's value of the column, ``first`` where the
+    combination is that value's first."""
+    if kept is not None:
+        first, n = first & kept, F.when(kept, n)
+    return [
+        F.count_if(first).alias(f"{name}_groups"),
+        F.sum(n).alias(f"{name}_rows"),
+        F.sum(F.when(total > 1, n)).alias(f"{name}_dup_rows"),
+        F.count_if(first & (total == 1)).alias(f"{name}_unique_rows"),
+    ]
 
 
 def references_of(df: DataFrame, refs: Mapping[Source, DataFrame] | None) -> References:

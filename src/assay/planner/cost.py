@@ -91,7 +91,10 @@ class PlannerOptions:
     the fold is tested against). ``by_value`` answers the counts of a string column with
     few values from its rows grouped by value, when that pays
     (:mod:`assay.planner.values`): a column qualifies when the suite bounds its values by
-    at most ``value_max``; off, every count is in the scans (the plain form).
+    at most ``value_max``; off, every count is in the scans (the plain form). With
+    ``join_values`` such columns share one group-by while the product of their bounds
+    is at most ``value_max`` (:func:`assay.planner.values.joined`); off, one group-by
+    per column (the plain form of the join).
     """
 
     strategy: Strategy = "auto"
@@ -106,6 +109,7 @@ class PlannerOptions:
     fold_sql: bool = True
     by_value: bool = True
     value_max: int = 10_000
+    join_values: bool = True
 
 
 DEFAULT_OPTIONS = PlannerOptions()

@@ -65,7 +65,8 @@ PASSES: tuple[Pass, ...] = (
         "tests by value",
         "the counts of a string column with few values (bounded by the suite) and an"
         " expensive test (a regex, a parse) are answered from its rows grouped by value:"
-        " each test runs once per distinct value",
+        " each test runs once per distinct value; such columns share one group-by while"
+        " their declared numbers of values multiply to a few",
         values.value_branches,
         "tests/integration/test_by_value.py",
         option="by_value",

@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from assay.ir.expr import Expr, Scalar
+from assay.ir.expr import Expr, Scalar, Sql, columns_of, walk
 from assay.ir.references import Lookup
 from assay.ir.rules import GroupNulls, SqlCheck, UniqueCheck
 from assay.ir.sources import Source
 from assay.ir.suite import Table
-from assay.planner.measures import CountIf, Histogram, Measure, PerGroup, RowCount
+from assay.planner.measures import CountIf, GroupStats, Histogram, Measure, PerGroup, RowCount
 from assay.planner.sqlfold import RowCountQuery
 
 
@@ -61,15 +61,47 @@ class GroupAggregate:
 
 @dataclass(frozen=True, slots=True)
 class ValueAggregate:
-    """One column's rows counted per distinct value (``GROUP BY column``, a null being a
-    value), then one row of statistics over those values, each weighted by its rows: a
-    ``CountIf`` slot (its predicate reads ``column`` only) sums the rows of the values
-    failing it, so its test runs once per distinct value instead of once per row; a
-    ``GroupStats`` slot over ``column`` alone reads the groups themselves
+    """The rows counted per distinct combination of values of ``columns`` (``GROUP BY
+    columns``, a null being a value), then one row of statistics over those groups, each
+    weighted by its rows: a ``CountIf`` slot (its predicate reads one of the columns
+    only) sums the rows of the groups whose value fails it, so its test runs once per
+    distinct value instead of once per row; a ``GroupStats`` slot over one of the
+    columns alone reads that column's groups (the combinations summed per value of it).
+    Several columns share one branch when the product of their declared numbers of
+    values is small: one scan and one hash per row instead of one of each per column
     (:mod:`assay.planner.values`)."""
 
-    column: str
+    columns: tuple[str, ...]
     slots: tuple[Slot, ...]
+
+    def column_of(self, slot: Slot) -> str:
+        """The one column of ``columns`` ``slot`` reads."""
+        column = value_column(slot.measure)
+        assert column in self.columns, (slot, self.columns)
+        return column
+
+
+def value_column(measure: Measure) -> str | None:
+    """The one column a measure reads, when a group-by of that column's values can
+    answer it: a count whose predicate reads one column and no SQL text, or the groups
+    of one column (unfiltered). Whether it pays, and whether grouping keeps apart the
+    values the measure tells apart, is :mod:`assay.planner.values`'s decision.
+
+    >>> from assay.ir.expr import Col, Compare, IsNull
+    >>> from assay.ir.values import Op
+    >>> value_column(CountIf(IsNull(Col("c"))))
+    'c'
+    >>> value_column(CountIf(Compare(Op.LT, Col("a"), Col("b")))) is None
+    True
+    """
+    if isinstance(measure, CountIf):
+        columns = columns_of(measure.predicate)
+        if len(columns) == 1 and not any(isinstance(n, Sql) for n in walk(measure.predicate)):
+            return columns[0]
+        return None
+    if isinstance(measure, GroupStats) and len(measure.columns) == 1 and measure.where is None:
+        return measure.columns[0]
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,7 +292,7 @@ def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePla
         if (kept := tuple(s for s in r.slots if s.name in names))
     )
     values = tuple(
-        dataclasses.replace(v, slots=kept)
+        ValueAggregate(tuple(c for c in v.columns if c in {v.column_of(s) for s in kept}), kept)
         for v in plan.values
         if (kept := tuple(s for s in v.slots if s.name in names))
     )

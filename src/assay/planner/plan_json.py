@@ -99,8 +99,9 @@ def reference_json(branch: ReferenceAggregate) -> Json:
 
 
 def value_json(branch: ValueAggregate) -> Json:
-    """A branch answering its measures from one column's rows grouped by value."""
-    return {"column": branch.column, "measures": [slot_json(s) for s in branch.slots]}
+    """A branch answering its measures from the rows grouped by the values of its
+    columns."""
+    return {"columns": list(branch.columns), "measures": [slot_json(s) for s in branch.slots]}
 
 
 def aggregate_json(aggregate: AggregatePlan) -> Json:

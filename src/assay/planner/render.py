@@ -106,10 +106,17 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
     for branch in aggregate.references:
         lines += render_reference_branch(branch)
     for values in aggregate.values:
-        lines.append(
-            f"    values of {quote(values.column)} (rows grouped by value, a null being one;"
-            " each test below runs once per distinct value)"
-        )
+        if len(values.columns) == 1:
+            lines.append(
+                f"    values of {quote(values.columns[0])} (rows grouped by value, a null"
+                " being one; each test below runs once per distinct value)"
+            )
+        else:
+            lines.append(
+                f"    values of ({', '.join(map(quote, values.columns))}) (rows grouped by"
+                " their values, a null being one; each test below runs once per distinct"
+                " combination)"
+            )
         width = max(len(s.name) for s in values.slots)
         lines += [
             f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"

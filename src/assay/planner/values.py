@@ -28,7 +28,8 @@ or when the table groups by that column anyway (a distinct count of it): then ev
 count of the column moves to the one group-by (null counts, lengths and memberships
 ride along for free, and the scans no longer read the column). A bound the data breaks
 (an ``accepted_values`` rule failing on millions of distinct values) costs time, never
-a wrong answer.
+a wrong answer. Such columns share one group-by (their combinations of values) while
+their bounds multiply to at most ``value_max`` (:func:`joined`).
 """
 
 from __future__ import annotations
@@ -44,14 +45,13 @@ from assay.ir.expr import (
     Not,
     Or,
     Parses,
-    Sql,
     columns_of,
     walk,
 )
 from assay.ir.rules import RowCheck
 from assay.ir.suite import Table
 from assay.planner.measures import CountIf, GroupStats, Measure
-from assay.planner.plan import Slot, ValueAggregate, expects_unique
+from assay.planner.plan import Slot, ValueAggregate, expects_unique, value_column
 from assay.planner.regex import cheaper
 
 PLAIN_STRING = "string"
@@ -64,11 +64,13 @@ def value_branches(
     table: Table,
     types: Mapping[str, str] | None,
     value_max: int,
+    join: bool = True,
 ) -> tuple[tuple[Slot, ...], tuple[ValueAggregate, ...]]:
     """``(the slots left to the scans and group-bys, the value branches)``.
 
     ``types`` maps lower-case column names to Spark type strings (None: unknown, as in an
-    ``explain`` without a server: every column is taken for a plain string)."""
+    ``explain`` without a server: every column is taken for a plain string). With
+    ``join``, columns share a branch as :func:`joined` packs them."""
     bounds = declared_values(table)
     by_column: dict[str, list[Slot]] = {}
     for slot in slots:
@@ -78,7 +80,44 @@ def value_branches(
     chosen = {c: group for c, group in by_column.items() if _pays(group, bounds.get(c), value_max)}
     moved = {s.name for group in chosen.values() for s in group}
     rest = tuple(s for s in slots if s.name not in moved)
-    return rest, tuple(ValueAggregate(c, tuple(group)) for c, group in chosen.items())
+    packs = joined(list(chosen), bounds, value_max) if join else [(c,) for c in chosen]
+    return rest, tuple(
+        ValueAggregate(columns, tuple(s for c in columns for s in chosen[c])) for columns in packs
+    )
+
+
+def joined(
+    columns: Sequence[str], bounds: Mapping[str, int], value_max: int
+) -> list[tuple[str, ...]]:
+    """``columns`` packed into shared group-bys: a column with a declared bound joins the
+    first pack whose bounds, multiplied with its own, stay within ``value_max`` (the
+    combinations a joint group-by can meet, if the data keeps the suite's word); fewest
+    values first. A column without a bound (grouped for a distinct count only) stays
+    alone. Measured on TPC-H SF1 (6 M rows, 2 cores, warm): ``l_returnflag``,
+    ``l_shipmode`` and ``l_shipinstruct`` grouped alone 0.40 + 0.44 + 0.40 s, together
+    0.77 s: one scan and one hash of the three values per row.
+
+    >>> joined(["d", "a", "b", "c"], {"a": 3, "b": 8, "c": 5000}, 10_000)
+    [('d',), ('a', 'b'), ('c',)]
+    >>> joined(["a", "b", "c"], {"a": 3, "b": 8, "c": 5}, 10_000)
+    [('a', 'c', 'b')]
+    """
+    order = {c: i for i, c in enumerate(columns)}
+    packs: list[tuple[list[str], int]] = []
+    alone: list[str] = []
+    for column in sorted(columns, key=lambda c: (bounds.get(c, value_max + 1), order[c])):
+        bound = bounds.get(column)
+        if bound is None:
+            alone.append(column)
+            continue
+        for k, (pack, product) in enumerate(packs):
+            if product * bound <= value_max:
+                packs[k] = ([*pack, column], product * bound)
+                break
+        else:
+            packs.append(([column], bound))
+    found = [tuple(p) for p, _ in packs] + [(c,) for c in alone]
+    return sorted(found, key=lambda pack: min(order[c] for c in pack))  # as the rules come
 
 
 def declared_values(table: Table) -> dict[str, int]:
@@ -122,18 +161,11 @@ def _asserted_sets(expr: Expr, negated: bool) -> Iterator[tuple[str, int]]:
 
 
 def _value_column(slot: Slot, table: Table) -> str | None:
-    """The column a slot can be answered from by value, if any: a count whose predicate
-    reads that one column (and no SQL text), or the groups of that column alone (not a
-    uniqueness check's, which expects every value distinct, nor a filtered one's)."""
-    measure = slot.measure
-    if isinstance(measure, CountIf):
-        columns = columns_of(measure.predicate)
-        if len(columns) == 1 and not any(isinstance(n, Sql) for n in walk(measure.predicate)):
-            return columns[0]
+    """The column a slot can be answered from by value, if any (:func:`value_column`),
+    never a uniqueness check's groups (it expects every value distinct)."""
+    if isinstance(slot.measure, GroupStats) and expects_unique(table, slot):
         return None
-    if isinstance(measure, GroupStats) and len(measure.columns) == 1 and measure.where is None:
-        return None if expects_unique(table, slot) else measure.columns[0]
-    return None
+    return value_column(slot.measure)
 
 
 def _plain_string(column: str, types: Mapping[str, str] | None) -> bool:
