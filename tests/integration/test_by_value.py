@@ -201,10 +201,14 @@ def test_a_columns_group_statistics_over_combinations(server, joint_data, nulls)
     together = value_frame(df, ValueAggregate(("a", "b", "z"), slots)).collect()[0].asDict()
     alone: dict = {}
     for slot in slots:
-        alone |= value_frame(df, ValueAggregate(slot.measure.columns, (slot,))).collect()[0].asDict()
+        alone |= (
+            value_frame(df, ValueAggregate(slot.measure.columns, (slot,))).collect()[0].asDict()
+        )
     assert together == alone
     values = [r[1] for r in JOINT_ROWS if nulls == "none" or r[1] is not None]
     once = [v for v in set(values) if values.count(v) == 1]
     assert (alone["g_a_groups"], alone["g_a_rows"], alone["g_a_unique_rows"]) == (
-        len(set(values)), len(values), len(once)
+        len(set(values)),
+        len(values),
+        len(once),
     )

@@ -88,9 +88,7 @@ def plan_table(
     slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra, without)
     values: tuple[ValueAggregate, ...] = ()
     if options.by_value and splits(table.source, options, size_bytes, columnar):
-        slots, values = value_branches(
-            slots, table, types, options.value_max, options.join_values
-        )
+        slots, values = value_branches(slots, table, types, options.value_max, options.join_values)
     scans = scan_branches(
         [s for s in slots if kind_of(s.measure).scan],
         table.source,
