@@ -78,7 +78,7 @@ def test_runs_with_the_plans_explain_predicts(fused):
     assert "histogram (2 columns in one plan" in predicted["text"]
     assert len(predicted["plan"]["histogram"]["columns"]) == 2
     # Both SQL rules only count rows: folded into the aggregate scan, no query left.
-    assert "sql rules folded into the aggregate scan" in predicted["text"]
+    assert "sql rules folded into the aggregate plan" in predicted["text"]
     assert "sql (" not in predicted["text"]
     assert predicted["plan"]["folded_sql"] and predicted["plan"]["sql"] is None
     assert executed == predicted["spark_plans"]

@@ -60,7 +60,14 @@ VALID = [
     (f"SELECT count(*) = 0 {V} WHERE b IN (SELECT a {V})", False),
     (f"WITH c AS (SELECT * {V}) SELECT count(*) = 0 FROM c WHERE a < b", False),
     (f"SELECT count(*) = 0 {V} x WHERE x.a < x.b", False),
-    (f"SELECT count(DISTINCT a) = 7 {V}", False),
+    (f"SELECT count(DISTINCT a) = 7 {V}", True),
+    (f"SELECT count(DISTINCT a) = 8 {V}", True),
+    (f"SELECT count(DISTINCT S) >= 6 {V}", True),
+    (f"SELECT count(DISTINCT a, b) = 6 {V}", True),
+    (f"SELECT count(DISTINCT b, `s`) < 6 {V} WHERE a > 1", True),
+    (f"SELECT count(DISTINCT s) = 0 {V} WHERE a > 100", True),
+    (f"SELECT count(DISTINCT d) > 6 {V} WHERE d IS NOT NULL", True),
+    (f"SELECT count(DISTINCT a + 0) = 7 {V}", False),
     (f"SELECT count(*) = 0 {V} WHERE a < b; -- done", False),
 ]
 VALID_ROWS = [
@@ -81,6 +88,8 @@ MALFORMED = [
     f"SELECT count(*) = 0 {V} WHERE sum(a) > 1",
     f"SELECT count(*) = 0 {V} WHERE a",
     f"SELECT count(*) = 0 {V} WHERE NULL",  # Spark: FILTER_NOT_BOOLEAN; count_if(NULL) runs
+    f"SELECT count(DISTINCT no_such_column) = 0 {V}",
+    f"SELECT count(DISTINCT a) = 0 {V} WHERE nope(b)",
 ]
 MALFORMED_ROWS = [
     f"SELECT * {V} WHERE a > 19 banana",
@@ -148,6 +157,17 @@ def test_specific_answers_of_the_corpus(spark, data, tmp_path):
     assert a_lt_b == 3 and (got[0]["passed"], got[0]["severity"]) == (False, "fail")
     assert got[1]["passed"] is True  # exactly one row holds it's
     assert (got[2]["severity"], got[2]["failed_count"]) == ("fail", 2)
+    # distinct counts by hand: nulls left out, a row with a null in one column too
+    assert len({r[1] for r in ROWS if r[1] is not None}) == 7  # `count(DISTINCT a) = 7`
+    pairs = {(r[1], r[2]) for r in ROWS if r[1] is not None and r[2] is not None}
+    assert len(pairs) == 6  # `count(DISTINCT a, b) = 6`
+    distinct = [q for q, _ in VALID if "DISTINCT a) = " in q or "DISTINCT a, b)" in q]
+    got = _run(
+        spark,
+        _config(tmp_path, data, [_rule(q, False) for q in distinct], "d.yaml"),
+        DEFAULT_OPTIONS,
+    ).results
+    assert [r["passed"] for r in got] == [True, False, True]
 
 
 @pytest.mark.parametrize(

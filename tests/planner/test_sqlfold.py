@@ -43,6 +43,14 @@ ORIGIN = Origin("t.yaml", "tables[0]")
             "SELECT count(*) < 5\n FROM _validation_df\n WHERE (a > 1)\n   AND b",
             RowCountQuery("(a > 1)\n   AND b", Op.LT, 5),
         ),
+        (
+            "SELECT count(DISTINCT a) <= 3 FROM _validation_df",
+            RowCountQuery(None, Op.LE, 3, ("a",)),
+        ),
+        (
+            "SELECT COUNT(distinct A, `b c`) = 2 FROM _validation_df WHERE x > 1",
+            RowCountQuery("x > 1", Op.EQ, 2, ("A", "b c")),
+        ),
     ],
 )
 def test_row_count_shapes_fold(query, expected):
@@ -67,7 +75,11 @@ def test_failed_rows_select_star_folds_to_the_count():
         "SELECT count(*) = 0 FROM _validation_df t JOIN u ON t.a = u.a",
         "SELECT count(*) = 0 FROM _validation_df WHERE a > 1) OR (1 = 1",
         "SELECT count(*) = 0 FROM _validation_df WHERE s = 'open",
-        "SELECT count(DISTINCT a) <= 3 FROM _validation_df",
+        "SELECT count(DISTINCT _validation_df.a) <= 3 FROM _validation_df",
+        "SELECT count(DISTINCT a + 1) <= 3 FROM _validation_df",
+        "SELECT count(DISTINCT lower(s)) <= 3 FROM _validation_df",
+        "SELECT count(DISTINCT a) FILTER (WHERE b > 0) <= 3 FROM _validation_df",
+        "SELECT count(a) <= 3 FROM _validation_df",
         "SELECT count(*) = 0 FROM other WHERE a > 1",
         "SELECT count(*) = 0 AS ok FROM _validation_df WHERE a > 1",
         "SELECT count(*) = 0 FROM _validation_df WHERE a > 1; SELECT 1",
@@ -131,7 +143,7 @@ def test_folded_rules_become_aggregate_slots_and_leave_the_sql_plan():
     assert plan.sql is not None and [q.rule_index for q in plan.sql.queries] == [1]
     assert plan.base_plans == 1
     assert (
-        "sql rules folded into the aggregate scan (they only count rows): rules[0], rules[2]"
+        "sql rules folded into the aggregate plan (they only count rows or distinct values): rules[0], rules[2]"
         in render_plan(plan)
     )
 

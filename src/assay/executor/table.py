@@ -218,7 +218,7 @@ def _verdicts(
         elif isinstance(rule.check, SchemaCheck):
             outcomes.append(judge_schema(rule, prepared.schema))
         elif index in folded:
-            count = int(values[folded[index].measure] or 0)  # type: ignore[call-overload]
+            count = folded[index].count(values[folded[index].measure])
             outcomes.append(judge_sql(rule, 1, folded[index].query.value(count)))
         elif isinstance(rule.check, SqlCheck):
             n, value = sql_values[index]

@@ -51,7 +51,7 @@ from assay.planner.plan import (
     expects_unique,
 )
 from assay.planner.regex import cheaper
-from assay.planner.sqlfold import row_count_query
+from assay.planner.sqlfold import RowCountQuery, row_count_query
 from assay.planner.values import value_branches
 
 
@@ -224,9 +224,15 @@ def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql
         if isinstance(rule.check, SqlCheck) and index not in unfold:
             query = row_count_query(rule.check)
             if query is not None:
-                measure = RowCount() if query.condition is None else CountIf(Sql(query.condition))
-                found.append(FoldedSql(index, measure, query))
+                found.append(FoldedSql(index, _folded_measure(query), query))
     return tuple(found)
+
+
+def _folded_measure(query: RowCountQuery) -> CountIf | RowCount | GroupStats:
+    where = None if query.condition is None else Sql(query.condition)
+    if query.distinct:
+        return GroupStats(query.distinct, "any", where)
+    return RowCount() if where is None else CountIf(where)
 
 
 def _slots(

@@ -154,12 +154,20 @@ class SqlQuery:
 @dataclass(frozen=True, slots=True)
 class FoldedSql:
     """A SQL rule answered by the aggregate plan: its query only counts the rows
-    matching a condition (:mod:`assay.planner.sqlfold`), so ``measure`` (a
-    ``count_if`` slot) and ``query.value`` give what the query would have returned."""
+    matching a condition, or their distinct values (:mod:`assay.planner.sqlfold`), so
+    ``measure`` (a ``count_if`` slot, the row count, or a group-by's statistics) and
+    ``query.value`` give what the query would have returned."""
 
     rule_index: int
-    measure: CountIf | RowCount
+    measure: CountIf | RowCount | GroupStats
     query: RowCountQuery
+
+    def count(self, measured: object) -> int:
+        """The count the query compares, from ``measured`` (the measure's value)."""
+        if isinstance(self.measure, GroupStats):
+            assert isinstance(measured, dict)
+            measured = measured["groups"]
+        return int(measured or 0)  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True, slots=True)

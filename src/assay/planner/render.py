@@ -143,7 +143,7 @@ def _render_folded(plan: TablePlan) -> list[str]:
     if not plan.folded:
         return []
     rules = ", ".join(f"rules[{f.rule_index}]" for f in plan.folded)
-    return [f"  sql rules folded into the aggregate scan (they only count rows): {rules}"]
+    return [f"  sql rules folded into the aggregate plan (they only count rows or distinct values): {rules}"]
 
 
 def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:

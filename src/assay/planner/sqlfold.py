@@ -5,16 +5,21 @@ Most SQL rules users write are a row count with a condition::
     SELECT count(*) = 0 FROM _validation_df WHERE l_receiptdate < l_shipdate   -- boolean
     SELECT * FROM _validation_df WHERE l_receiptdate < l_shipdate              -- failed_rows
     SELECT count(*) >= 1000 FROM _validation_df                                -- boolean
+    SELECT count(DISTINCT status) <= 5 FROM _validation_df                     -- boolean
 
 Run as queries, each is a scan of its own. Its answer is ``count_if(condition)`` (or the
 row count) compared with the bound, which the table's aggregate scan computes alongside
-the other rules for almost nothing.
+the other rules for almost nothing; a distinct count is the number of groups of the
+table's group-by of those columns (rows with a null in one of them left out, as
+``count(DISTINCT)`` leaves them; over the rows matching the condition), shared with any
+other rule counting the same groups.
 
 A fold must mean exactly what Spark makes of the query as written, so the shape is
 recognised by a real SQL parser (sqlglot, Spark dialect), never by patterns: the query
 parses as ONE ``SELECT`` whose only clauses are the projection, ``FROM _validation_df``
 (no alias, no join) and an optional ``WHERE``; the projection is ``count(*)`` (or
-``count(1)``) compared with an integer literal, or ``*`` for ``failed_rows``; the
+``count(1)``, or ``count(DISTINCT ...)`` of plain column names) compared with an integer
+literal, or ``*`` for ``failed_rows``; the
 condition has no subquery, aggregate, window, table-qualified column or comment. The
 condition folded is the query's own text after its ``WHERE`` token, up to its last token,
 so nothing sqlglot would rewrite reaches Spark. A query sqlglot cannot parse (``WHERE a <
@@ -54,13 +59,15 @@ _MAX_BOUND = 10**18
 
 @dataclass(frozen=True, slots=True)
 class RowCountQuery:
-    """A SQL rule that counts the rows matching ``condition`` (every row when None); for
-    a ``boolean`` rule the query's value is ``count <op> bound``, for ``failed_rows`` the
-    count itself."""
+    """A SQL rule that counts the rows matching ``condition`` (every row when None), or
+    with ``distinct`` the distinct values of those columns among them (``count(DISTINCT
+    a, b)``: rows with a null in one of them not counted); for a ``boolean`` rule the
+    query's value is ``count <op> bound``, for ``failed_rows`` the count itself."""
 
     condition: str | None
     op: Op | None = None
     bound: int | None = None
+    distinct: tuple[str, ...] = ()
 
     def value(self, count: int) -> object:
         """What the query would have returned, from the count."""
@@ -113,8 +120,8 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     compared = _count_comparison(projection)
     if compared is None:
         return None
-    op, bound = compared
-    return RowCountQuery(condition, op, bound)
+    op, bound, distinct = compared
+    return RowCountQuery(condition, op, bound, distinct)
 
 
 def without_final_semicolons(query: str) -> str:
@@ -185,20 +192,39 @@ def _is_bare_star(projection: exp.Expression) -> bool:
     return isinstance(projection, exp.Star) and not any(projection.args.values())
 
 
-def _count_comparison(projection: exp.Expression) -> tuple[Op, int] | None:
-    """``count(*) <op> N`` (or ``count(1)``) with N a non-negative integer literal."""
+def _count_comparison(projection: exp.Expression) -> tuple[Op, int, tuple[str, ...]] | None:
+    """``count(*) <op> N`` (or ``count(1)``, or ``count(DISTINCT c, ...)`` of plain
+    columns: their names) with N a non-negative integer literal."""
     op = _OPS.get(type(projection))
     if op is None:
         return None
     count, bound = projection.this, projection.expression
-    if not isinstance(count, exp.Count) or count.args.get("distinct"):
+    if not isinstance(count, exp.Count) or count.args.get("distinct") or count.expressions:
         return None
     counted = count.this
     star = isinstance(counted, exp.Star) and not any(counted.args.values())
     one = isinstance(counted, exp.Literal) and not counted.is_string and counted.this == "1"
-    if not (star or one) or count.expressions:
+    distinct = _distinct_columns(counted)
+    if not (star or one or distinct):
         return None
     if not isinstance(bound, exp.Literal) or bound.is_string or not bound.this.isdigit():
         return None
     value = int(bound.this)
-    return (op, value) if value < _MAX_BOUND else None
+    return (op, value, distinct) if value < _MAX_BOUND else None
+
+
+def _distinct_columns(counted: exp.Expression) -> tuple[str, ...]:
+    """The names of ``DISTINCT c, ...`` when each is a column of the view (no table, no
+    expression), else ()."""
+    if not isinstance(counted, exp.Distinct) or {k for k, v in counted.args.items() if v} != {
+        "expressions"
+    }:
+        return ()
+    names = []
+    for item in counted.expressions:
+        if not isinstance(item, exp.Column) or {k for k, v in item.args.items() if v} != {"this"}:
+            return ()
+        if not isinstance(item.this, exp.Identifier):
+            return ()
+        names.append(item.this.this)
+    return tuple(names)
