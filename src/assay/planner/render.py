@@ -143,7 +143,10 @@ def _render_folded(plan: TablePlan) -> list[str]:
     if not plan.folded:
         return []
     rules = ", ".join(f"rules[{f.rule_index}]" for f in plan.folded)
-    return [f"  sql rules folded into the aggregate plan (they only count rows or distinct values): {rules}"]
+    return [
+        "  sql rules folded into the aggregate plan (they only count rows or distinct"
+        f" values): {rules}"
+    ]
 
 
 def _render_sql(sql: SqlPlan, plan: TablePlan) -> list[str]:
