@@ -87,7 +87,7 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     """The row-count form of a SQL rule, or None when its query has another shape.
 
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a < b"))
-    RowCountQuery(condition='a < b', op=<Op.EQ: '='>, bound=0)
+    RowCountQuery(condition='a < b', op=<Op.EQ: '='>, bound=0, distinct=())
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a IN (SELECT 1)"))
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE q > 19 banana"))
     """
