@@ -68,6 +68,17 @@ VALID = [
     (f"SELECT count(DISTINCT s) = 0 {V} WHERE a > 100", True),
     (f"SELECT count(DISTINCT d) > 6 {V} WHERE d IS NOT NULL", True),
     (f"SELECT count(DISTINCT a + 0) = 7 {V}", False),
+    (f"SELECT max(a) <= 9 {V}", True),
+    (f"SELECT max(a) < 9 {V}", True),
+    (f"SELECT sum(a) > 26 {V};", True),
+    (f"SELECT max(a) - min(a) = 9 {V}", True),
+    (f"SELECT count(s) = 7 {V}", True),
+    (f"select COUNT_IF(a > b) <> 2 {V}", True),
+    (f"SELECT avg(b) > 3.5 {V}", True),
+    (f"SELECT min(d) >= '2024-01-01' {V}", True),
+    (f"SELECT max(a) = max(b) {V}", True),
+    (f"SELECT avg(b) BETWEEN 3 AND 4 {V}", False),
+    (f"SELECT max(a) <= 3 {V} WHERE b > 0", False),
     (f"SELECT count(*) = 0 {V} WHERE a < b; -- done", False),
 ]
 VALID_ROWS = [
@@ -89,6 +100,8 @@ MALFORMED = [
     f"SELECT count(*) = 0 {V} WHERE a",
     f"SELECT count(*) = 0 {V} WHERE NULL",  # Spark: FILTER_NOT_BOOLEAN; count_if(NULL) runs
     f"SELECT count(DISTINCT no_such_column) = 0 {V}",
+    f"SELECT max(no_such_column) <= 1 {V}",
+    f"SELECT max(a) <= nope(1) {V}",
     f"SELECT count(DISTINCT a) = 0 {V} WHERE nope(b)",
 ]
 MALFORMED_ROWS = [
@@ -183,3 +196,15 @@ def test_a_query_spark_rejects_is_an_error_folded_or_not(spark, data, tmp_path, 
             _run(spark, path, options)
         [error] = caught.value.errors
         assert error.origin is not None and error.origin.path == "tables[0].rules[1]", str(error)
+
+
+def test_a_folded_comparison_spark_fails_on_while_running_is_that_rules_error(
+    spark, data, tmp_path
+):
+    # ANSI mode: casting 'x' to a number fails while the query runs, not when analysed
+    rules = ["{type: not_null, column: id}", _rule(f"SELECT max(a) <= 'x' {V}", False)]
+    path = _config(tmp_path, data, rules)
+    assert [f.rule_index for f in plan_table(load_suite([path]).tables[0]).folded] == [1]
+    for options in (DEFAULT_OPTIONS, PLAIN):
+        got = _run(spark, path, options).results
+        assert [r["severity"] for r in got] == ["pass", "error"], got[1]["message"]

@@ -43,6 +43,7 @@ from assay.planner.measures import (
     PerGroup,
     RowCount,
     ServerNow,
+    SqlAggregate,
     kind_of,
     measures_of,
 )
@@ -52,6 +53,7 @@ from tests.config.test_catalogue import CASES as NATIVE_CASES
 
 SAMPLES: dict[type, Measure] = {
     RowCount: RowCount(),
+    SqlAggregate: SqlAggregate("max(a) <= 3"),
     CountIf: CountIf(IsNull(Col("a"))),
     ColumnAgg: ColumnAgg("stddev", "a"),
     ServerNow: ServerNow(),

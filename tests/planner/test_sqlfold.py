@@ -19,9 +19,9 @@ from assay.ir import (
 from assay.ir.expr import Sql
 from assay.planner import plan_detail, plan_table
 from assay.planner.cost import PlannerOptions, group_partitions
-from assay.planner.measures import CountIf, RowCount
+from assay.planner.measures import CountIf, RowCount, SqlAggregate
 from assay.planner.render import render_plan
-from assay.planner.sqlfold import RowCountQuery, row_count_query
+from assay.planner.sqlfold import RowCountQuery, aggregate_query, row_count_query
 
 ORIGIN = Origin("t.yaml", "tables[0]")
 
@@ -130,7 +130,7 @@ def test_folded_rules_become_aggregate_slots_and_leave_the_sql_plan():
     plan = plan_table(
         _table(
             _rule(0, SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a < b")),
-            _rule(1, SqlCheck("SELECT min(a) > 0 FROM _validation_df")),
+            _rule(1, SqlCheck("SELECT min(a) > 0 FROM _validation_df WHERE b > 1")),
             _rule(2, SqlCheck("SELECT count(*) >= 1 FROM _validation_df")),
             _rule(3, RowCheck(IsNull(Col("a")))),
         )
@@ -143,9 +143,50 @@ def test_folded_rules_become_aggregate_slots_and_leave_the_sql_plan():
     assert plan.sql is not None and [q.rule_index for q in plan.sql.queries] == [1]
     assert plan.base_plans == 1
     assert (
-        "sql rules folded into the aggregate plan (they only count rows or distinct values): rules[0], rules[2]"
-        in render_plan(plan)
+        "sql rules folded into the aggregate plan (they count rows or distinct values, or"
+        " compare aggregates): rules[0], rules[2]" in render_plan(plan)
     )
+
+
+def test_a_comparison_of_aggregates_folds_as_its_own_text():
+    plan = plan_table(
+        _table(
+            _rule(0, SqlCheck("SELECT  max(a) <= 3 * min(b)  FROM _validation_df;")),
+            _rule(1, SqlCheck("SELECT avg(a) FROM _validation_df")),
+        )
+    )
+    assert [(f.rule_index, f.measure) for f in plan.folded] == [
+        (0, SqlAggregate("max(a) <= 3 * min(b)"))
+    ]
+    assert plan.folded[0].answer(None) is None and plan.folded[0].answer(True) is True
+    assert plan.sql is not None and [q.rule_index for q in plan.sql.queries] == [1]
+    assert "max(a) <= 3 * min(b)" in render_plan(plan)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT max(a) <= 3 FROM _validation_df WHERE b > 0",
+        "SELECT max(a) FROM _validation_df",
+        "SELECT max(a) <= 3 AS ok FROM _validation_df",
+        "SELECT a <= 3 FROM _validation_df",
+        "SELECT max(a) <= b FROM _validation_df",
+        "SELECT count(DISTINCT a) <= max(b) FROM _validation_df",
+        "SELECT percentile(a, 0.5) <= 3 FROM _validation_df",
+        "SELECT approx_count_distinct(a) <= 3 FROM _validation_df",
+        "SELECT stddev(a) <= 3 FROM _validation_df",
+        "SELECT max(a) <= (SELECT 1) FROM _validation_df",
+        "SELECT max(_validation_df.a) <= 3 FROM _validation_df",
+        "SELECT max(max(a)) <= 3 FROM _validation_df",
+        "SELECT max(a) OVER () <= 3 FROM _validation_df",
+        "SELECT max(a) <= 3 FROM _validation_df GROUP BY b",
+        "SELECT max(a) <= 3 FROM _validation_df -- why",
+        "SELECT max(a) <= my_udf(1) FROM _validation_df",
+    ],
+)
+def test_other_aggregate_shapes_stay_queries(query):
+    assert aggregate_query(SqlCheck(query)) is None
+    assert aggregate_query(SqlCheck(query.replace("SELECT", "SELECT", 1), "failed_rows")) is None
 
 
 def test_unfold_keeps_a_rule_as_a_query():

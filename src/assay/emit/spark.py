@@ -34,6 +34,7 @@ from assay.planner.measures import (
     PerGroup,
     RowCount,
     ServerNow,
+    SqlAggregate,
 )
 from assay.planner.plan import (
     AggregatePlan,
@@ -121,6 +122,11 @@ def _emit_measure(measure: object, name: str) -> list[Column]:
 @_emit_measure.register(RowCount)
 def _(measure: RowCount, name: str) -> list[Column]:
     return [F.count(F.lit(1)).alias(name)]
+
+
+@_emit_measure.register(SqlAggregate)
+def _(measure: SqlAggregate, name: str) -> list[Column]:
+    return [F.expr(measure.text).alias(name)]
 
 
 @_emit_measure.register(CountIf)

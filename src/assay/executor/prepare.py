@@ -30,13 +30,12 @@ from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.table import Prepared
-from assay.ir.expr import Sql, patterns_of
+from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
 from assay.ir.suite import DataFrameSource, SqlSource, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
 from assay.planner.literals import typed_table
-from assay.planner.measures import CountIf
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
 from assay.preflight import check_table, interpolable
 from assay.validators import split as split_validators
@@ -267,12 +266,12 @@ def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
 
     def slots(folded: Sequence[FoldedSql]) -> tuple[Slot, ...]:
         return tuple(
-            Slot(f"c{i}", CountIf(Sql(f.query.condition)), (f.rule_index,))
+            Slot(f"c{i}", f.analysed, (f.rule_index,))
             for i, f in enumerate(folded)
-            if f.query.condition is not None
+            if f.analysed is not None
         )
 
-    conditions = [f for f in plan.folded if f.query.condition is not None]
+    conditions = [f for f in plan.folded if f.analysed is not None]
     if not conditions or analyse(conditions):
         return set()
     return {f.rule_index for f in conditions if not analyse([f])}

@@ -218,8 +218,7 @@ def _verdicts(
         elif isinstance(rule.check, SchemaCheck):
             outcomes.append(judge_schema(rule, prepared.schema))
         elif index in folded:
-            count = folded[index].count(values[folded[index].measure])
-            outcomes.append(judge_sql(rule, 1, folded[index].query.value(count)))
+            outcomes.append(judge_sql(rule, 1, folded[index].answer(values[folded[index].measure])))
         elif isinstance(rule.check, SqlCheck):
             n, value = sql_values[index]
             outcomes.append(judge_sql(rule, n, value))

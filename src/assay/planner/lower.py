@@ -32,6 +32,7 @@ from assay.planner.measures import (
     Measure,
     PerGroup,
     RowCount,
+    SqlAggregate,
     kind_of,
     measures_of,
 )
@@ -51,7 +52,7 @@ from assay.planner.plan import (
     expects_unique,
 )
 from assay.planner.regex import cheaper
-from assay.planner.sqlfold import RowCountQuery, row_count_query
+from assay.planner.sqlfold import RowCountQuery, aggregate_query, row_count_query
 from assay.planner.values import value_branches
 
 
@@ -225,6 +226,8 @@ def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql
             query = row_count_query(rule.check)
             if query is not None:
                 found.append(FoldedSql(index, _folded_measure(query), query))
+            elif (compared := aggregate_query(rule.check)) is not None:
+                found.append(FoldedSql(index, SqlAggregate(compared.projection), compared))
     return tuple(found)
 
 

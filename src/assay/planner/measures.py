@@ -175,8 +175,18 @@ class ExprAggregate:
     where: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SqlAggregate:
+    """The value of a SQL expression over aggregates of the table (``max(qty) <= 50``),
+    its text as the config wrote it: a folded SQL rule's projection
+    (:class:`assay.planner.sqlfold.AggregateQuery`)."""
+
+    text: str
+
+
 Measure = (
     RowCount
+    | SqlAggregate
     | CountIf
     | ColumnAgg
     | ServerNow
@@ -253,6 +263,7 @@ def _arg_text(arg: Scalar | tuple[Scalar, ...]) -> str:
 
 MEASURE_KINDS: dict[type, MeasureKind] = {
     RowCount: MeasureKind(lambda m: "rows", lambda m: "count(*)", lambda m: ()),
+    SqlAggregate: MeasureKind(lambda m: "sql", lambda m: m.text, lambda m: ()),
     CountIf: MeasureKind(
         lambda m: "count",
         lambda m: f"count_if({render_expr(m.predicate)})",
@@ -364,8 +375,13 @@ def _also(where: Expr | None, condition: Expr) -> Expr:
     return condition if where is None else And((condition, where))
 
 
+def _unfiltered(measure: Any, condition: Expr) -> Any:
+    raise TypeError(f"{type(measure).__name__} is text the config wrote: it takes no filter")
+
+
 FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     RowCount: lambda m, c: CountIf(c),
+    SqlAggregate: _unfiltered,  # only a folded SQL rule's, which has no filter
     CountIf: lambda m, c: CountIf(And((c, m.predicate))),
     ColumnAgg: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ServerNow: lambda m, c: m,

@@ -49,8 +49,9 @@ PASSES: tuple[Pass, ...] = (
     ),
     Pass(
         "sql folding",
-        "a SQL rule that only counts rows becomes a count_if of the aggregate scan, after"
-        " Spark has analysed it as written",
+        "a SQL rule that only counts rows becomes a count_if of the aggregate scan (one"
+        " counting distinct values the groups of a group-by, one comparing aggregates of"
+        " the whole table an output of the scan), after Spark has analysed it as written",
         sqlfold.row_count_query,
         "tests/integration/test_sqlfold_differential.py",
         option="fold_sql",

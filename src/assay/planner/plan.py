@@ -17,8 +17,16 @@ from assay.ir.references import Lookup
 from assay.ir.rules import GroupNulls, SqlCheck, UniqueCheck
 from assay.ir.sources import Source
 from assay.ir.suite import Table
-from assay.planner.measures import CountIf, GroupStats, Histogram, Measure, PerGroup, RowCount
-from assay.planner.sqlfold import RowCountQuery
+from assay.planner.measures import (
+    CountIf,
+    GroupStats,
+    Histogram,
+    Measure,
+    PerGroup,
+    RowCount,
+    SqlAggregate,
+)
+from assay.planner.sqlfold import AggregateQuery, RowCountQuery
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,21 +161,34 @@ class SqlQuery:
 
 @dataclass(frozen=True, slots=True)
 class FoldedSql:
-    """A SQL rule answered by the aggregate plan: its query only counts the rows
-    matching a condition, or their distinct values (:mod:`assay.planner.sqlfold`), so
-    ``measure`` (a ``count_if`` slot, the row count, or a group-by's statistics) and
-    ``query.value`` give what the query would have returned."""
+    """A SQL rule answered by the aggregate plan (:mod:`assay.planner.sqlfold`): its
+    query only counts the rows matching a condition, or their distinct values, or
+    compares aggregates of the whole table, so ``measure`` (a ``count_if`` slot, the row
+    count, a group-by's statistics, or the comparison itself) gives what the query would
+    have returned (:meth:`answer`)."""
 
     rule_index: int
-    measure: CountIf | RowCount | GroupStats
-    query: RowCountQuery
+    measure: CountIf | RowCount | GroupStats | SqlAggregate
+    query: RowCountQuery | AggregateQuery
 
-    def count(self, measured: object) -> int:
-        """The count the query compares, from ``measured`` (the measure's value)."""
+    def answer(self, measured: object) -> object:
+        """The query's value, from ``measured`` (the measure's value)."""
+        if isinstance(self.query, AggregateQuery):
+            return measured
         if isinstance(self.measure, GroupStats):
             assert isinstance(measured, dict)
             measured = measured["groups"]
-        return int(measured or 0)  # type: ignore[call-overload]
+        return self.query.value(int(measured or 0))  # type: ignore[call-overload]
+
+    @property
+    def analysed(self) -> CountIf | SqlAggregate | None:
+        """The scan measure holding text the config wrote, which Spark must accept in
+        the aggregate scan before the fold is kept (None: nothing to analyse)."""
+        if isinstance(self.measure, SqlAggregate):
+            return self.measure
+        if self.query.condition is None:
+            return None
+        return CountIf(Sql(self.query.condition))
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,8 +144,8 @@ def _render_folded(plan: TablePlan) -> list[str]:
         return []
     rules = ", ".join(f"rules[{f.rule_index}]" for f in plan.folded)
     return [
-        "  sql rules folded into the aggregate plan (they only count rows or distinct"
-        f" values): {rules}"
+        "  sql rules folded into the aggregate plan (they count rows or distinct values, or"
+        f" compare aggregates): {rules}"
     ]
 
 

@@ -1,4 +1,5 @@
-"""Folding SQL rules that only count rows into the aggregate pass (pure).
+"""Folding SQL rules that only count rows, or compare aggregates, into the aggregate pass
+(pure).
 
 Most SQL rules users write are a row count with a condition::
 
@@ -12,7 +13,9 @@ row count) compared with the bound, which the table's aggregate scan computes al
 the other rules for almost nothing; a distinct count is the number of groups of the
 table's group-by of those columns (rows with a null in one of them left out, as
 ``count(DISTINCT)`` leaves them; over the rows matching the condition), shared with any
-other rule counting the same groups.
+other rule counting the same groups. A boolean rule comparing aggregates of the whole
+view (``SELECT max(qty) <= 50 FROM _validation_df``: :func:`aggregate_query`) is its
+comparison's own text, one more output of the aggregate scan.
 
 A fold must mean exactly what Spark makes of the query as written, so the shape is
 recognised by a real SQL parser (sqlglot, Spark dialect), never by patterns: the query
@@ -54,6 +57,15 @@ _OPS: dict[type[exp.Expression], Op] = {
 _SELECT_CLAUSES = frozenset({"expressions", "from_", "where"})
 """The only clauses a foldable ``SELECT`` may have (sqlglot's argument names)."""
 _NOT_IN_CONDITION = (exp.Query, exp.Subquery, exp.AggFunc, exp.Window, exp.Placeholder)
+_NOT_IN_AGGREGATE = (
+    exp.Query,
+    exp.Subquery,
+    exp.Window,
+    exp.Placeholder,
+    exp.Distinct,
+    exp.Anonymous,
+    exp.Star,
+)
 _MAX_BOUND = 10**18
 
 
@@ -83,6 +95,58 @@ class RowCountQuery:
         }[self.op]
 
 
+@dataclass(frozen=True, slots=True)
+class AggregateQuery:
+    """A boolean SQL rule whose query compares aggregates of the whole view, ``SELECT
+    max(qty) <= 50 FROM _validation_df``: ``projection`` is that comparison's own text,
+    which Spark evaluates as one output of the table's aggregate scan, so its value is
+    the query's."""
+
+    projection: str
+    condition: None = None
+
+
+_SCAN_AGGREGATES = (exp.Min, exp.Max, exp.Sum, exp.Avg, exp.Count, exp.CountIf)
+"""The aggregate functions an :class:`AggregateQuery` may use: those the scan aggregate
+computes with generated code (an object aggregate such as a percentile would turn the
+whole scan into an interpreted one)."""
+
+
+def aggregate_query(check: SqlCheck) -> AggregateQuery | None:
+    """The aggregate form of a boolean SQL rule, or None: ``SELECT <comparison> FROM
+    _validation_df`` (no ``WHERE``: its filter would have to enter each aggregate) where
+    the comparison's columns are all inside ``min``, ``max``, ``sum``, ``avg``, ``count``
+    (not ``DISTINCT``) or ``count_if``, with no other function sqlglot does not know, no
+    nested aggregate, subquery or window.
+
+    >>> aggregate_query(SqlCheck("SELECT max(q) <= 50 FROM _validation_df"))
+    AggregateQuery(projection='max(q) <= 50', condition=None)
+    >>> aggregate_query(SqlCheck("SELECT percentile(q, 0.5) < 3 FROM _validation_df"))
+    >>> aggregate_query(SqlCheck("SELECT q <= 50 FROM _validation_df"))
+    """
+    if check.mode != "boolean":
+        return None
+    parsed = _parsed(check.query)
+    if parsed is None:
+        return None
+    select, tokens = parsed
+    (projection,) = select.expressions
+    if select.args.get("where") is not None or type(projection) not in _OPS:
+        return None
+    if projection.find(*_NOT_IN_AGGREGATE) is not None:
+        return None
+    functions = list(projection.find_all(exp.AggFunc))
+    if not functions or any(not isinstance(f, _SCAN_AGGREGATES) for f in functions):
+        return None
+    if any(f.find_ancestor(exp.AggFunc) is not None for f in functions):
+        return None
+    for column in projection.find_all(exp.Column):
+        if column.table or column.find_ancestor(exp.AggFunc) is None:
+            return None
+    text = _projection_text(check.query, tokens)
+    return AggregateQuery(text) if text is not None else None
+
+
 def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     """The row-count form of a SQL rule, or None when its query has another shape.
 
@@ -92,20 +156,10 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE q > 19 banana"))
     """
     text = check.query
-    tokens = _tokens(text)
-    if tokens is None or any(t.comments for t in tokens):
+    parsed = _parsed(text)
+    if parsed is None:
         return None
-    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
-        tokens.pop()
-    if not tokens or any(t.token_type == TokenType.SEMICOLON for t in tokens):
-        return None
-    try:
-        trees = [t for t in sqlglot.parse(text, read=_DIALECT) if t is not None]
-    except SqlglotError:
-        return None
-    if len(trees) != 1 or not isinstance(trees[0], exp.Expression) or not _plain_select(trees[0]):
-        return None
-    select = trees[0]
+    select, tokens = parsed
     where = select.args.get("where")
     condition = None
     if where is not None:
@@ -122,6 +176,44 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
         return None
     op, bound, distinct = compared
     return RowCountQuery(condition, op, bound, distinct)
+
+
+def _parsed(text: str) -> tuple[exp.Select, list[Token]] | None:
+    """The one plain ``SELECT`` of ``text`` and its tokens (less final semicolons), or
+    None: for a comment, several statements, or what sqlglot cannot parse."""
+    tokens = _tokens(text)
+    if tokens is None or any(t.comments for t in tokens):
+        return None
+    while tokens and tokens[-1].token_type == TokenType.SEMICOLON:
+        tokens.pop()
+    if not tokens or any(t.token_type == TokenType.SEMICOLON for t in tokens):
+        return None
+    try:
+        trees = [t for t in sqlglot.parse(text, read=_DIALECT) if t is not None]
+    except SqlglotError:
+        return None
+    if len(trees) != 1 or not isinstance(trees[0], exp.Select) or not _plain_select(trees[0]):
+        return None
+    return trees[0], tokens
+
+
+def _projection_text(text: str, tokens: list[Token]) -> str | None:
+    """The query's own text between its first token (``SELECT``) and its only top-level
+    ``FROM``."""
+    depth = 0
+    found = None
+    for i, token in enumerate(tokens):
+        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+        elif token.token_type == TokenType.FROM and depth == 0:
+            if found is not None:
+                return None
+            found = i
+    if found is None or found < 2 or tokens[0].token_type != TokenType.SELECT:
+        return None
+    return text[tokens[1].start : tokens[found - 1].end + 1].strip() or None
 
 
 def without_final_semicolons(query: str) -> str:
