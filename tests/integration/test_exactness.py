@@ -35,7 +35,11 @@ def strings(spark, tmp_path_factory) -> str:
 def test_many_sql_rules_that_do_not_fold_finish(spark, tmp_path, strings, n):
     """Every unfolded SQL rule is a branch of one union, not a scalar subquery: 16 or more
     subqueries of one query exhausted Spark's subquery pool and hung the server."""
-    rules = [f'{{type: sql, query: "SELECT max(id) < {k} FROM _validation_df"}}' for k in range(n)]
+    where = "WHERE id IS NOT NULL"  # a WHERE keeps the comparison of aggregates a query
+    rules = [
+        f'{{type: sql, query: "SELECT max(id) < {k} FROM _validation_df {where}"}}'
+        for k in range(n)
+    ]
     sink = run_config(spark, write_config(tmp_path, config(strings, rules)))
     verdicts = [r["passed"] for r in sorted(sink.results, key=lambda r: r["rule_index"])]
     assert verdicts == [k > 6 for k in range(n)]
@@ -43,7 +47,7 @@ def test_many_sql_rules_that_do_not_fold_finish(spark, tmp_path, strings, n):
 
 
 def test_sql_rules_alone_count_the_rows(spark, tmp_path, strings):
-    rules = ['{type: sql, query: "SELECT count(DISTINCT s) = 5 FROM _validation_df"}',
+    rules = ['{type: sql, query: "SELECT count(DISTINCT s) = 5 FROM (SELECT * FROM _validation_df)"}',
              '{type: sql, failed_rows: "SELECT * FROM _validation_df WHERE s IS NULL"}']  # fmt: skip
     sink = run_config(spark, write_config(tmp_path, config(strings, rules)))
     first, second = sorted(sink.results, key=lambda r: r["rule_index"])
@@ -389,10 +393,11 @@ def test_a_rule_spark_fails_on_while_running_errors_alone(spark, tmp_path, numbe
     assert sink.summary["exit_code"] == 3
 
 
-def test_a_sql_rule_spark_fails_on_while_running_errors_alone(spark, tmp_path, numbers):
+@pytest.mark.parametrize("where", ["", "WHERE id IS NOT NULL"], ids=["folded", "a query"])
+def test_a_sql_rule_spark_fails_on_while_running_errors_alone(spark, tmp_path, numbers, where):
     rules = [
         '{type: sql, query: "SELECT max(id) = 3 FROM _validation_df"}',
-        '{type: sql, query: "SELECT sum(big) > 0 FROM _validation_df"}',
+        f'{{type: sql, query: "SELECT sum(big) > 0 FROM _validation_df {where}"}}',
         '{type: sql, query: "SELECT count(*) = 3 FROM _validation_df WHERE id > 0"}',
         '{type: sql, query: "SELECT min(id) = 1 FROM (SELECT id FROM _validation_df LIMIT 5)"}',
     ]
