@@ -200,17 +200,7 @@ def _parsed(text: str) -> tuple[exp.Select, list[Token]] | None:
 def _projection_text(text: str, tokens: list[Token]) -> str | None:
     """The query's own text between its first token (``SELECT``) and its only top-level
     ``FROM``."""
-    depth = 0
-    found = None
-    for i, token in enumerate(tokens):
-        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
-            depth += 1
-        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
-            depth -= 1
-        elif token.token_type == TokenType.FROM and depth == 0:
-            if found is not None:
-                return None
-            found = i
+    found = _only_top_level(tokens, TokenType.FROM)
     if found is None or found < 2 or tokens[0].token_type != TokenType.SELECT:
         return None
     return text[tokens[1].start : tokens[found - 1].end + 1].strip() or None
@@ -261,8 +251,9 @@ def _foldable_condition(condition: exp.Expression) -> bool:
     return all(not column.table for column in condition.find_all(exp.Column))
 
 
-def _condition_text(text: str, tokens: list[Token]) -> str | None:
-    """The query's own text between its (only top-level) ``WHERE`` and its last token."""
+def _only_top_level(tokens: list[Token], kind: TokenType) -> int | None:
+    """The index of the one token of ``kind`` outside every bracket (None: none or
+    several)."""
     depth = 0
     found = None
     for i, token in enumerate(tokens):
@@ -270,10 +261,16 @@ def _condition_text(text: str, tokens: list[Token]) -> str | None:
             depth += 1
         elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
             depth -= 1
-        elif token.token_type == TokenType.WHERE and depth == 0:
+        elif token.token_type == kind and depth == 0:
             if found is not None:
                 return None
             found = i
+    return found
+
+
+def _condition_text(text: str, tokens: list[Token]) -> str | None:
+    """The query's own text between its (only top-level) ``WHERE`` and its last token."""
+    found = _only_top_level(tokens, TokenType.WHERE)
     if found is None or found == len(tokens) - 1:
         return None
     condition = text[tokens[found].end + 1 : tokens[-1].end + 1].strip()
