@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from collections.abc import Callable, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
 from pyspark.sql.connect import functions as F
@@ -72,9 +74,15 @@ def col(name: str) -> Column:
 def lit(value: Scalar, cast: str | None = None) -> Column:
     """A literal, cast to ``cast`` when given. A timestamp without a UTC offset is a
     wall-clock time in the Spark session time zone (as in SQL ``TIMESTAMP '...'``), not in
-    the client's local zone (which is what ``F.lit`` of a naive ``datetime`` would assume)."""
+    the client's local zone (which is what ``F.lit`` of a naive ``datetime`` would assume).
+
+    A whole number cast to a DECIMAL of at most 18 digits is sent as an integer: Spark
+    holds the cast integer as a long (its compact decimal form), where a decimal literal
+    stays a ``BigDecimal``, and comparing a column's compact values with a ``BigDecimal``
+    allocates one per row (about ten times slower; the value is the same)."""
     if cast is not None:
-        return lit(value).cast(cast)
+        whole = _compact_whole(value, cast)
+        return F.lit(whole).cast(cast) if whole is not None else lit(value).cast(cast)
     if isinstance(value, dt.datetime) and value.tzinfo is None:
         return F.lit(value.isoformat(sep=" ")).cast("timestamp")
     return F.lit(value)
@@ -87,6 +95,65 @@ def column(expr: object) -> Column:
     raise NotImplementedError(f"no Spark translation for {type(expr).__name__}")
 
 
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)$")
+_COMPACT_DIGITS = 18
+"""Spark keeps a DECIMAL of at most this many digits as a long (``Decimal.longVal``)."""
+_DOUBLE_DIGITS = 15
+"""Decimals of at most this many significant digits are distinct doubles (``DBL_DIG``)."""
+
+
+def _decimal_digits(spark_type: str | None) -> int | None:
+    """The precision of a DECIMAL type, None for any other type."""
+    found = _DECIMAL.match(spark_type or "")
+    return int(found[1]) if found else None
+
+
+def _compact_whole(value: Scalar, cast: str) -> int | None:
+    """``value`` as an integer when it is a whole number and ``cast`` a DECIMAL Spark
+    holds as a long, else None.
+
+    >>> _compact_whole(Decimal("50.00"), "decimal(15,2)"), _compact_whole(7, "decimal(5,0)")
+    (50, 7)
+    >>> _compact_whole(Decimal("0.5"), "decimal(15,2)"), _compact_whole(3, "decimal(20,2)")
+    (None, None)
+    """
+    digits = _decimal_digits(cast)
+    if digits is None or digits > _COMPACT_DIGITS or isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, Decimal)):
+        return None
+    number = Decimal(value)
+    if not number.is_finite() or number != number.to_integral_value() or abs(number) >= 2**63:
+        return None
+    return int(number)
+
+
+def _compare(expr: Compare) -> Column:
+    """``left op right``; a column of a DECIMAL of at most 15 digits against a literal of
+    its type with a fraction is compared as doubles, which is exact there.
+
+    Why exact: Spark converts a compact decimal to the nearest double (``BigDecimal.
+    doubleValue``: the exact long over an exact power of ten, one rounding), the literal
+    is sent as its nearest double, and rounding to nearest keeps order; decimals of at
+    most 15 significant digits never round to the same double, so ``<``, ``=`` and the
+    rest answer as they do on the decimals. Why: the fraction cannot be sent in Spark's
+    compact form (see :func:`lit`), and a double comparison costs what a long one does."""
+    left, right = expr.left, expr.right
+    if (
+        isinstance(left, Col)  # of the literal's type: planner.literals types it so
+        and isinstance(right, Lit)
+        and isinstance(right.value, (int, Decimal))
+        and not isinstance(right.value, bool)
+        and (digits := _decimal_digits(right.type)) is not None
+        and digits <= _DOUBLE_DIGITS
+        and _compact_whole(right.value, right.type or "") is None
+        and Decimal(right.value).is_finite()
+    ):
+        as_double = F.lit(float(right.value))
+        return COMPARISONS[expr.op](column(left).cast("double"), as_double)
+    return COMPARISONS[expr.op](column(left), column(right))
+
+
 def _has_text(expr: HasText) -> Column:
     item, text = column(expr.item), F.lit(expr.text)
     if expr.where == "start":
@@ -96,7 +163,7 @@ def _has_text(expr: HasText) -> Column:
 
 column.register(Col, lambda e: col(e.name))
 column.register(Lit, lambda e: lit(e.value, e.type))
-column.register(Compare, lambda e: COMPARISONS[e.op](column(e.left), column(e.right)))
+column.register(Compare, _compare)
 column.register(And, lambda e: balanced([column(i) for i in e.items], lambda a, b: a & b))
 column.register(Or, lambda e: balanced([column(i) for i in e.items], lambda a, b: a | b))
 column.register(Coalesce, lambda e: F.coalesce(*(column(i) for i in e.items)))
