@@ -15,7 +15,7 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.types import DecimalType, StructField, StructType
 
 from assay.emit.columns import column
-from assay.ir.expr import Col, Compare, Lit
+from assay.ir.expr import Col, Compare, InSet, Lit
 from assay.ir.values import Op
 
 pytestmark = pytest.mark.spark
@@ -93,6 +93,22 @@ def test_each_fast_form_counts_what_the_plain_literal_and_python_count(decimals)
             expected.append(sum(1 for v in column_values if OPS[op](v, value)))
     row = df.agg(*fast, *plain).collect()[0]
     counts = list(row)
+    assert counts[: len(fast)] == expected
+    assert counts[len(fast) :] == expected
+
+
+def test_membership_in_fractions_counts_what_the_plain_literals_and_python_count(decimals):
+    df, rows = decimals
+    fast, plain, expected = [], [], []
+    for index, name in enumerate(TYPES):
+        kind, step = TYPES[name]
+        values = [Decimal(t) for t in LITERALS[name]]
+        for members in (values, [v + step for v in values if abs(v + step) <= _largest(kind)]):
+            fast.append(F.count_if(column(InSet(Col(name), tuple(members), kind))))
+            plain.append(F.count_if(F.col(name).isin(*(F.lit(v).cast(kind) for v in members))))
+            present = [r[index] for r in rows if r[index] is not None]
+            expected.append(sum(1 for v in present if v in set(members)))
+    counts = list(df.agg(*fast, *plain).collect()[0])
     assert counts[: len(fast)] == expected
     assert counts[len(fast) :] == expected
 

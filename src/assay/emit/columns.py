@@ -128,30 +128,53 @@ def _compact_whole(value: Scalar, cast: str) -> int | None:
     return int(number)
 
 
-def _compare(expr: Compare) -> Column:
-    """``left op right``; a column of a DECIMAL of at most 15 digits against a literal of
-    its type with a fraction is compared as doubles, which is exact there.
+def _fraction_as_double(value: Scalar, kind: str | None) -> float | None:
+    """``value`` as the double it is compared as, when it is a fraction of a DECIMAL of
+    at most 15 digits (a column of that type is then compared in doubles), else None.
 
     Why exact: Spark converts a compact decimal to the nearest double (``BigDecimal.
     doubleValue``: the exact long over an exact power of ten, one rounding), the literal
     is sent as its nearest double, and rounding to nearest keeps order; decimals of at
-    most 15 significant digits never round to the same double, so ``<``, ``=`` and the
-    rest answer as they do on the decimals. Why: the fraction cannot be sent in Spark's
-    compact form (see :func:`lit`), and a double comparison costs what a long one does."""
+    most 15 significant digits never round to the same double, so ``<``, ``=``, ``IN``
+    and the rest answer as they do on the decimals. Why: a fraction cannot be sent in
+    Spark's compact form (see :func:`lit`), and a double comparison costs what a long
+    one does.
+
+    >>> _fraction_as_double(Decimal("-0.01"), "decimal(15,2)")
+    -0.01
+    >>> _fraction_as_double(Decimal("2"), "decimal(15,2)"), _fraction_as_double(0.5, "double")
+    (None, None)
+    """
+    digits = _decimal_digits(kind)
+    if digits is None or digits > _DOUBLE_DIGITS or isinstance(value, bool):
+        return None
+    if not isinstance(value, (int, Decimal)) or not Decimal(value).is_finite():
+        return None
+    return float(value) if _compact_whole(value, kind or "") is None else None
+
+
+def _compare(expr: Compare) -> Column:
+    """``left op right``; a column against a fraction of its DECIMAL type (at most 15
+    digits) in doubles (:func:`_fraction_as_double`)."""
     left, right = expr.left, expr.right
-    if (
-        isinstance(left, Col)  # of the literal's type: planner.literals types it so
-        and isinstance(right, Lit)
-        and isinstance(right.value, (int, Decimal))
-        and not isinstance(right.value, bool)
-        and (digits := _decimal_digits(right.type)) is not None
-        and digits <= _DOUBLE_DIGITS
-        and _compact_whole(right.value, right.type or "") is None
-        and Decimal(right.value).is_finite()
-    ):
-        as_double = F.lit(float(right.value))
-        return COMPARISONS[expr.op](column(left).cast("double"), as_double)
+    # the literal is of the column's type: planner.literals types it so
+    if isinstance(left, Col) and isinstance(right, Lit):
+        as_double = _fraction_as_double(right.value, right.type)
+        if as_double is not None:
+            return COMPARISONS[expr.op](column(left).cast("double"), F.lit(as_double))
     return COMPARISONS[expr.op](column(left), column(right))
+
+
+def _in_set(expr: InSet) -> Column:
+    """``item IN (values)``; in doubles when a value is a fraction of the item's DECIMAL
+    type of at most 15 digits (:func:`_fraction_as_double`: whole values are doubles
+    exactly there too)."""
+    item = column(expr.item)
+    if isinstance(expr.item, Col) and any(
+        _fraction_as_double(v, expr.type) is not None for v in expr.values
+    ):
+        return item.cast("double").isin(*(F.lit(float(v)) for v in expr.values))  # type: ignore[arg-type]
+    return item.isin(*(lit(v, expr.type) for v in expr.values))
 
 
 def _has_text(expr: HasText) -> Column:
@@ -170,7 +193,7 @@ column.register(Coalesce, lambda e: F.coalesce(*(column(i) for i in e.items)))
 column.register(Not, lambda e: ~column(e.item))
 column.register(IsNull, lambda e: column(e.item).isNull())
 column.register(IsNaN, lambda e: F.isnan(column(e.item)))
-column.register(InSet, lambda e: column(e.item).isin(*(lit(v, e.type) for v in e.values)))
+column.register(InSet, _in_set)
 column.register(Matches, lambda e: column(e.item).rlike(e.pattern))
 column.register(HasText, _has_text)
 column.register(Length, lambda e: F.length(column(e.item)))
