@@ -160,7 +160,9 @@ def _fraction(rule: dict[str, Any]) -> str:
 def _percentile(c: str, fraction: str) -> str:
     """The exact percentile of ``c`` by its definition, not by Spark's ``percentile``: the
     non-null values as doubles, sorted (NaN last), at position (n - 1) * fraction, linear
-    between the two nearest (the lower value alone at a whole position)."""
+    between the two nearest (the lower value alone at a whole position, or when the two
+    are equal: the line between equal values is that value, where the weighted sum in
+    doubles can round one unit off it)."""
     values = f"array_sort(filter(collect_list(CAST({c} AS DOUBLE)), v -> v IS NOT NULL))"
     pos = f"(size({values}) - 1) * {fraction}"
     lo, hi = (
@@ -169,6 +171,7 @@ def _percentile(c: str, fraction: str) -> str:
     )
     return (
         f"CASE WHEN size({values}) = 0 THEN NULL WHEN floor({pos}) = ceil({pos}) THEN {lo}"
+        f" WHEN {lo} = {hi} THEN {lo}"
         f" ELSE (ceil({pos}) - {pos}) * {lo} + ({pos} - floor({pos})) * {hi} END"
     )
 

@@ -99,6 +99,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("dbl val", "double"),
     ("dec.38", "decimal(38,18)"),
     ("dx", "decimal(38,18)"),
+    ("amt", "decimal(15,2)"),
     ("s", "string"),
     ("fmt`s", "string"),
     ("dátum", "date"),
@@ -127,6 +128,10 @@ POOLS: dict[str, list[Any]] = {
     # generator gives this column no sum/avg rule when a round's values would overflow
     "dx": [D(x) for x in (M38, "-" + M38, "0", "0.000000000000000001", "-1",
                           "12345678901234567890.123456789012345678", "0.5")],
+    # a DECIMAL Spark holds as a long (at most 18 digits), compared in doubles against a
+    # fraction (at most 15): cents on, under and over the bounds, and the type's extremes
+    "amt": [D(x) for x in ("0", "0.01", "-0.01", "0.09", "0.1", "0.11", "0.3", "1.5", "-1.5",
+                           "42", "2100", "2099.99", "9999999999999.99", "-9999999999999.99")],
     "s": ["", " ", "a", "A", "abc", "ABC", "Abc", "true", " true ", "Y\n", "\ttrue",
           "N\r\n", "yes", "No", "1", "0", "2", "1.0", "ünïcödé", "日本語", "\u2028",
           "x\u2029y", "a\u0085", "line\nbreak", "crlf\r\n", " lead", "trail ", "tab\t",
@@ -235,22 +240,25 @@ def _row(rng: random.Random, ident: int) -> tuple[Any, ...]:
 # The fixed edge table: every column's max and min chosen so that known pitfalls show.
 # f: max is CAST(0.1 AS FLOAT) (twice), no NaN; dec.38: max 0.100000000000000001, 0.1
 # below it; b: both bigint extremes; s: values telling ^A|B$ from ^(A|B)$; fmt`s: what
-# CAST(... AS BOOLEAN) accepts with blanks around it.
+# CAST(... AS BOOLEAN) accepts with blanks around it; amt: cents around 0.1, a null, the
+# type's largest value.
 # fmt: off
 EDGE_ROWS: list[tuple[Any, ...]] = [
-    (1, 1, 9223372036854775807, f32(0.1), -0.0, D("0.100000000000000001"), D(M38), "AB",
+    (1, 1, 9223372036854775807, f32(0.1), -0.0, D("0.100000000000000001"), D(M38), D("0.11"), "AB",
      " true ", dt.date(2024, 2, 29), dt.datetime(2024, 1, 1, tzinfo=UTC),
      dt.datetime(2024, 1, 1), True),
-    (2, 2, -9223372036854775808, -0.0, 0.1, D("0.1"), D("-" + M38), "xB", "Y\n",
+    (2, 2, -9223372036854775808, -0.0, 0.1, D("0.1"), D("-" + M38), D("0.09"), "xB", "Y\n",
      dt.date(1970, 1, 1), dt.datetime(1970, 1, 1, tzinfo=UTC), dt.datetime(1970, 1, 1), False),
-    (3, None, 0, None, NAN, D("-0.000000000000000001"), D("0.000000000000000001"), "Ax",
+    (3, None, 0, None, NAN, D("-0.000000000000000001"), D("0.000000000000000001"), D("-0.01"), "Ax",
      "\ttrue", None, None, None, None),
-    (4, -1, 1, -INF, INF, D("-1.5"), D("12345678901234567890.123456789012345678"), "1",
+    (4, -1, 1, -INF, INF, D("-1.5"), D("12345678901234567890.123456789012345678"),
+     D("9999999999999.99"), "1",
      "N\r\n", dt.date(1, 1, 1), dt.datetime(2100, 6, 15, 8, 30, tzinfo=UTC),
      dt.datetime(2100, 6, 15, 8, 30), True),
-    (5, 0, None, f32(0.1), None, None, None, None, "maybe", dt.date(9999, 12, 31), None,
+    (5, 0, None, f32(0.1), None, None, None, None, None, "maybe", dt.date(9999, 12, 31), None,
      None, None),
-    (6, 7, 5, -2.5, 0.0, D("0.099999999999999999"), D("0"), "x\u2028", "yes",
+    (6, 7, 5, -2.5, 0.0, D("0.099999999999999999"), D("0"), D("0.1"),
+     "x\u2028", "yes",
      dt.date(2023, 12, 31), dt.datetime(2023, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
      dt.datetime(2023, 12, 31, 23, 59, 59, 999999), False),
 ]
