@@ -163,7 +163,7 @@ FIXED_PATTERNS = [
     r"^[a-z]+$", r"\A[a-z]+\z", r"^\s", r"\s$", r"^\p{L}+$", r"\d", r"^$", r".", r"(?i)^y",
     r"\R", r"^[A-Z]", r"[\u2028\u2029\u0085]", r"^.+$", r"^(true|false)$", r"^\S+$", r"a|",
     r"[^a-z]", r"^A|B$", r"A|B$", r"^a|b", r"\z", r"^[[:alpha:]]", r"^\w+$", r"(?s)^.*$",
-    r"x*", r"^.$", r"\$", r"\|",
+    r"x*", r"^.$", r"\$", r"\|", r"^\d{1,3}$", r"^[ -~]{2,}$", r"^\w{0,4}$",
 ]  # fmt: skip
 
 
@@ -179,6 +179,7 @@ def pattern(rng: random.Random, values: list[str]) -> str:
     form = rng.choice([
         "^{p}", "{s}$", "^{p}|{s}$", "{p}|{s}$", "^{p}|{s}", "^({p}|{s})$", "\\A{p}",
         "{s}\\z", "^{p}.*{s}$", "[{c}]", "[^{c}]", "^[{c}]+$", "(?:{p})|(?:{s})$",
+        "^[{c}]{{1,3}}$", "^[{c} 0-9]{{0,2}}$", "^[{c}]{{2,}}$",
     ])  # fmt: skip
     out = form.format(p=p, s=s, c=chars)
     return out if _var_safe(out) else "^a"

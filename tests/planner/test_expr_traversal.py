@@ -27,6 +27,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    LineBytes,
     Lit,
     Matches,
     Not,
@@ -60,6 +61,7 @@ SAMPLES: dict[type, Expr] = {
     Matches: Matches(Col("s"), "^x"),
     HasText: HasText(Col("s"), "a", "end"),
     Length: Length(Col("s")),
+    LineBytes: LineBytes(Col("s")),
     Parses: Parses(Col("s"), "double"),
     Coalesce: Coalesce((GT, Lit(False))),
     Sql: Sql("n + 1 > 2"),
@@ -194,6 +196,9 @@ def test_sql_text_of_every_node():
         "Matches": "s RLIKE '^x'",
         "HasText": "endswith(s, 'a')",
         "Length": "length(s)",
+        "LineBytes": "(octet_length(s) - CASE WHEN endswith(s, '\\r\\n') THEN 2 WHEN endswith(s, "
+        "'\\n') THEN 1 WHEN endswith(s, '\\r') THEN 1 WHEN endswith(s, '\\u0085') THEN 2 WHEN "
+        "endswith(s, '\\u2028') THEN 3 WHEN endswith(s, '\\u2029') THEN 3 ELSE 0 END)",
         "Parses": "try_cast(s AS DOUBLE) IS NOT NULL",
         "Coalesce": "coalesce(n > 1, FALSE)",
         "Sql": "(n + 1 > 2)",

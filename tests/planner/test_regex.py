@@ -3,11 +3,23 @@ RLIKE. (tests/integration/test_folding.py checks every form against RLIKE on Spa
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from assay.ir import Col, HasText, InSet, IsNull, Matches, Not, Or
-from assay.ir.expr import Coalesce, Lit
-from assay.planner.regex import MAX_IN_SET, cheaper, finite_form, language, one_bit_set
+from assay.ir.expr import And, Coalesce, Compare, LineBytes, Lit, walk
+from assay.ir.values import Op
+from assay.planner.regex import (
+    MAX_IN_SET,
+    ClassRun,
+    cheaper,
+    class_run,
+    finite_form,
+    language,
+    one_bit_set,
+    run_by_bytes,
+)
 
 TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
 A = Col("a")
@@ -112,3 +124,91 @@ def test_classes_with_ranges_become_one_bit_set(pattern, written):
 )  # fmt: skip
 def test_patterns_the_bit_set_rewrite_leaves_as_they_are(pattern):
     assert one_bit_set(pattern) == pattern
+
+
+# --- runs of one ASCII class --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "members", "low", "high"),
+    [("^[a-c]{1,44}$", "abc", 1, 44), ("^[a-c]+$", "abc", 1, None), ("^[a-c]*$", "abc", 0, None),
+     ("^[a-c]?$", "abc", 0, 1), ("^[a-c]{3}$", "abc", 3, 3), ("^[a-c]{2,}$", "abc", 2, None),
+     ("^[a-c]{0}$", "abc", 0, 0), (r"^\d{5}$", "0123456789", 5, 5),
+     (r"^\w+$", "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", 1, None),
+     ("^[ -#]{1,2}$", " !\"#", 1, 2), (r"^[\-\.]{1,2}$", "-.", 1, 2), ("^[\t]+$", "\t", 1, None),
+     ("^[ca]{1,1}$", "ac", 1, 1)],
+)  # fmt: skip
+def test_class_runs(pattern, members, low, high):
+    run = class_run(pattern)
+    assert run == ClassRun(frozenset(map(ord, members)), low, high)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["^[^,]+$", "^[a-z]+?$", "^[a-z]++$", "^[a-z]{3,2}$", "^[é]+$", "^[a-zé]{1,2}$",
+     "^[a-z]+", "[a-z]+$", "^[a-z\n]+$", "^[\r]+$", r"^[a-z]{1,2}\$", "^[a-z]{,3}$",
+     "^[a-z]{1, 3}$", "^[a-z]{99999999999}$", "^.{1,3}$", r"^\s+$", r"^\D+$", "^a+$",
+     "^[a-z][0-9]+$", "^([a-z]+)$", "^[[a-z]]+$", "^[a-z&&[^b]]+$", r"^[\d]+$", "(?i)^[a-z]+$",
+     "^[a-z]{1}{2}$", "^[a-z]+|x$"],
+)  # fmt: skip
+def test_patterns_that_are_not_class_runs(pattern):
+    assert class_run(pattern) is None
+    assert run_by_bytes(A, pattern) is None
+
+
+def test_a_run_is_its_unbounded_run_and_its_bytes_before_a_line_end():
+    assert run_by_bytes(A, "^[ba]{2,}$") == And(
+        (Matches(A, "^[ab]*$"), Compare(Op.GE, LineBytes(A), Lit(2)))
+    )
+    assert run_by_bytes(A, "^[ba]*$") == Matches(A, "^[ab]*$")  # only put in member order
+    assert run_by_bytes(A, "^[ab]{0,3}$") == And(
+        (Matches(A, "^[ab]*$"), Compare(Op.LE, LineBytes(A), Lit(3)))
+    )
+
+
+@pytest.mark.parametrize(
+    ("types", "rewritten"),
+    [(None, True), ({"c": "string"}, True), ({"c": "string collate UTF8_LCASE"}, False),
+     ({"c": "string collate UNICODE_CI"}, False)],
+)  # fmt: skip
+def test_only_a_plain_string_columns_runs_are_computed_by_bytes(types, rewritten):
+    from assay.ir.origin import Origin
+    from assay.ir.rules import RowCheck, Rule
+    from assay.ir.suite import PathSource, Table
+    from assay.planner import plan_table
+    from assay.planner.cost import DEFAULT_OPTIONS
+    from assay.planner.measures import CountIf
+
+    here = Origin("c.yaml", "tables[0]")
+    fails = [
+        Or((IsNull(Col("c")), Not(Matches(Col("c"), p)))) for p in ("^[a-z]{1,3}$", "^[a-z]+$")
+    ]
+    rules = tuple(Rule("regex", RowCheck(f), here, ("c",)) for f in fails)
+    table = Table("t", PathSource("parquet", ("t.parquet",)), rules, here)
+    plan = plan_table(table, types=types)
+    assert plan.aggregate is not None
+    slots = [s for s in plan.aggregate.slots if isinstance(s.measure, CountIf)]
+    assert [s.measure.predicate for s in slots] == fails  # answers stay keyed as written
+    patterns = {n.pattern for s in slots for n in walk(s.form.predicate) if isinstance(n, Matches)}
+    assert patterns == (
+        {"^[abcdefghijklmnopqrstuvwxyz]*$"} if rewritten else {"^[a-z]{1,3}$", "^[a-z]+$"}
+    )
+    off = plan_table(table, dataclasses.replace(DEFAULT_OPTIONS, class_runs=False), types=types)
+    assert off.aggregate is not None and all(s.computed is None for s in off.aggregate.slots)
+
+
+def test_runs_are_computed_by_bytes_where_bounded_or_sharing_their_class():
+    from assay.planner.regex import runs_by_bytes
+
+    def patterns(*regexes):
+        forms = runs_by_bytes(list(regexes), lambda column: column != "collated")
+        return [[n.pattern for n in walk(f) if isinstance(n, Matches)] for f in forms]
+
+    b, collated = Col("b"), Col("collated")
+    run = "^[abcdefghijklmnopqrstuvwxyz]*$"
+    assert patterns(Matches(A, "^[a-z]{1,3}$")) == [[run]]  # bounded: alone too
+    assert patterns(Matches(A, "^[a-z]{2,}$")) == [[run]]
+    assert patterns(Matches(A, "^[a-z]+$"), Matches(b, "^[a-z]*$")) == [["^[a-z]+$"], ["^[a-z]*$"]]
+    assert patterns(Matches(A, "^[a-z]+$"), Matches(A, "^[a-y]+$")) == [["^[a-z]+$"], ["^[a-y]+$"]]
+    assert patterns(Matches(A, "^[a-z]+$"), Not(Matches(A, "^[za-y]*$"))) == [[run], [run]]
+    assert patterns(Matches(collated, "^[a-z]{1,3}$")) == [["^[a-z]{1,3}$"]]

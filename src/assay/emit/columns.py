@@ -29,6 +29,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    LineBytes,
     Lit,
     Matches,
     Not,
@@ -36,6 +37,7 @@ from assay.ir.expr import (
     Parses,
     Scalar,
     Sql,
+    line_ends,
     require_translations,
 )
 from assay.ir.values import Op
@@ -184,6 +186,17 @@ def _has_text(expr: HasText) -> Column:
     return item.endswith(text) if expr.where == "end" else item.contains(text)
 
 
+def _line_bytes(expr: LineBytes) -> Column:
+    """``octet_length`` less the bytes of the line terminator ending the string: byte
+    tests on the UTF-8 value, no decoding (``octet_length`` is the stored size)."""
+    item = column(expr.item)
+    ends = [(item.endswith(F.lit(end)), F.lit(size)) for end, size in line_ends()]
+    cut = F.when(*ends[0])
+    for test, size in ends[1:]:
+        cut = cut.when(test, size)
+    return F.octet_length(item) - cut.otherwise(F.lit(0))
+
+
 column.register(Col, lambda e: col(e.name))
 column.register(Lit, lambda e: lit(e.value, e.type))
 column.register(Compare, _compare)
@@ -197,6 +210,7 @@ column.register(InSet, _in_set)
 column.register(Matches, lambda e: column(e.item).rlike(e.pattern))
 column.register(HasText, _has_text)
 column.register(Length, lambda e: F.length(column(e.item)))
+column.register(LineBytes, _line_bytes)
 column.register(Parses, lambda e: column(e.item).try_cast(e.type).isNotNull())
 column.register(Sql, lambda e: F.expr(e.text))
 require_translations(column, "a Spark translation (emit.columns.column)")

@@ -200,12 +200,12 @@ _check_emitters()
 
 def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
     if scan.where is None:
-        return df.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.measure)))
+        return df.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.form)))
     # A statistics-prunable branch: only rows matching `where` are read and counted.
     rows = df.where(column(scan.where))
     if len(scan.slots) == 1:
         return rows.agg(F.count(F.lit(1)).alias(scan.slots[0].name))
-    return rows.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.measure)))
+    return rows.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.form)))
 
 
 def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:

@@ -116,6 +116,30 @@ class Length:
     item: Expr
 
 
+LINE_TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
+"""The line terminators Java's regex engine knows (``$`` without MULTILINE matches before
+one that ends the input, except between the two halves of ``\\r\\n``)."""
+
+
+def line_ends() -> tuple[tuple[str, int], ...]:
+    """``(terminator, its UTF-8 length)`` longest first: the order a string's ending is
+    told by (``\\r\\n`` before ``\\n``).
+
+    >>> [n for _, n in line_ends()]
+    [2, 1, 1, 2, 3, 3]
+    """
+    return tuple(sorted(((t, len(t.encode())) for t in LINE_TERMINATORS), key=lambda e: -len(e[0])))
+
+
+@dataclass(frozen=True, slots=True)
+class LineBytes:
+    """UTF-8 length in bytes of a string, not counting one line terminator ending it (the
+    end Java's ``$`` accepts: ``\\r\\n``, else one of ``\\n``, ``\\r``, ``\\u0085``,
+    ``\\u2028``, ``\\u2029``); null for null."""
+
+    item: Expr
+
+
 @dataclass(frozen=True, slots=True)
 class Parses:
     """``try_cast(item AS type) IS NOT NULL``: whether Spark reads the value as ``type``
@@ -155,6 +179,7 @@ Expr = (
     | Matches
     | HasText
     | Length
+    | LineBytes
     | Parses
     | Coalesce
     | Sql

@@ -54,6 +54,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    LineBytes,
     Lit,
     Matches,
     Not,
@@ -94,7 +95,10 @@ class PlannerOptions:
     at most ``value_max``; off, every count is in the scans (the plain form). With
     ``join_values`` such columns share one group-by while the product of their bounds
     is at most ``value_max`` (:func:`assay.planner.values.joined`); off, one group-by
-    per column (the plain form of the join).
+    per column (the plain form of the join). ``class_runs`` answers a regex that is a run
+    of one ASCII class (``^[A-Za-z0-9 ,.]{1,44}$``) on a plain string column from the
+    unbounded run and the value's length in bytes (:func:`assay.planner.regex.run_by_bytes`);
+    off, every such regex runs as written (the plain form).
     """
 
     strategy: Strategy = "auto"
@@ -110,6 +114,7 @@ class PlannerOptions:
     by_value: bool = True
     value_max: int = 10_000
     join_values: bool = True
+    class_runs: bool = True
 
 
 DEFAULT_OPTIONS = PlannerOptions()
@@ -265,7 +270,7 @@ _pushable.register(Compare, _compare_pushable)
 _pushable.register(IsNull, lambda e: isinstance(e.item, Col))
 _pushable.register(Not, lambda e: isinstance(e.item, IsNull) and isinstance(e.item.item, Col))
 _pushable.register(InSet, lambda e: isinstance(e.item, Col))
-for _node in (Col, Lit, Coalesce, IsNaN, Matches, HasText, Length, Parses, Sql):
+for _node in (Col, Lit, Coalesce, IsNaN, Matches, HasText, Length, LineBytes, Parses, Sql):
     _pushable.register(_node, _never)
 require_translations(_pushable, "a pushdown rule (planner.cost._pushable)")
 

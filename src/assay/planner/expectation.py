@@ -29,6 +29,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    LineBytes,
     Lit,
     Matches,
     Not,
@@ -318,6 +319,11 @@ def _(expr: HasText) -> str:
 @_text.register
 def _(expr: Length) -> str:
     return f"length({_text(expr.item)})"
+
+
+@_text.register
+def _(expr: LineBytes) -> str:
+    return f"bytes of {_text(expr.item)} before a final line break"
 
 
 @_text.register

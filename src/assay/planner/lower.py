@@ -51,9 +51,9 @@ from assay.planner.plan import (
     ValueAggregate,
     expects_unique,
 )
-from assay.planner.regex import cheaper
+from assay.planner.regex import cheaper, runs_by_bytes
 from assay.planner.sqlfold import RowCountQuery, aggregate_query, row_count_query
-from assay.planner.values import value_branches
+from assay.planner.values import plain_string, value_branches
 
 
 def plan_table(
@@ -90,6 +90,8 @@ def plan_table(
     values: tuple[ValueAggregate, ...] = ()
     if options.by_value and splits(table.source, options, size_bytes, columnar):
         slots, values = value_branches(slots, table, types, options.value_max, options.join_values)
+    if options.class_runs:
+        slots = class_runs(slots, types)
     scans = scan_branches(
         [s for s in slots if kind_of(s.measure).scan],
         table.source,
@@ -119,6 +121,28 @@ def plan_table(
         histogram=_histogram_plan(table.rules),
         folded=folded,
         key_range=key_range,
+    )
+
+
+def class_runs(slots: Iterable[Slot], types: Mapping[str, str] | None) -> tuple[Slot, ...]:
+    """The slots with the regexes of their counts that are runs of one ASCII class, on a
+    plain string column, computed in their byte-length form where that pays
+    (:func:`assay.planner.regex.runs_by_bytes`, the slot's ``computed``): rules asking
+    for runs of one class on one column share one regex per row."""
+    slots = tuple(slots)
+    counts = [s for s in slots if isinstance(s.measure, CountIf)]
+    forms = runs_by_bytes(
+        [s.measure.predicate for s in counts],  # type: ignore[union-attr]
+        lambda column: plain_string(column, types),
+    )
+    computed = {
+        s.name: CountIf(form)
+        for s, form in zip(counts, forms, strict=True)
+        if form != s.measure.predicate  # type: ignore[union-attr]
+    }
+    return tuple(
+        dataclasses.replace(s, computed=computed[s.name]) if s.name in computed else s
+        for s in slots
     )
 
 

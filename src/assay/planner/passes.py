@@ -73,6 +73,16 @@ PASSES: tuple[Pass, ...] = (
         option="by_value",
     ),
     Pass(
+        "class runs by bytes",
+        "a regex that is a run of one ASCII class (^[A-Za-z0-9 ,.]{1,44}$) on a plain string"
+        " column is computed as the unbounded run and the value's bytes before a final line"
+        " break, where it is bounded or shares its class with another regex of the column:"
+        " such regexes then run once per row between them",
+        lower.class_runs,
+        "tests/integration/test_class_runs.py",
+        option="class_runs",
+    ),
+    Pass(
         "split by cost",
         "the slots are split into scan branches by the columns they read, when the table is"
         " large enough for that to pay",

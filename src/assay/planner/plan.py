@@ -31,11 +31,21 @@ from assay.planner.sqlfold import AggregateQuery, RowCountQuery
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One measure computed once, under an output name derived from its position."""
+    """One measure computed once, under an output name derived from its position.
+
+    ``computed``, when set, is the form the plan computes the measure in: the same value
+    by a cheaper road (a regex run of one class by its bytes:
+    :func:`assay.planner.lower.class_runs`); answers stay keyed by ``measure``."""
 
     name: str
     measure: Measure
     rules: tuple[int, ...]
+    computed: Measure | None = None
+
+    @property
+    def form(self) -> Measure:
+        """The measure as the plan computes it."""
+        return self.computed if self.computed is not None else self.measure
 
 
 @dataclass(frozen=True, slots=True)

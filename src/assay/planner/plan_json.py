@@ -62,7 +62,7 @@ def slot_json(slot: Slot) -> Json:
     return {
         "name": slot.name,
         "kind": measure_kind(slot.measure),
-        "expression": kind.render(slot.measure),
+        "expression": kind.render(slot.form),
         "columns": list(kind.columns(slot.measure)),
         "outputs": list(kind.outputs),
         "rules": list(slot.rules),

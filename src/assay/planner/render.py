@@ -79,7 +79,7 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
         lines.append(f"    scan ({len(scan.slots)} outputs){where}")
         width = max(len(s.name) for s in scan.slots)
         lines += [
-            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
+            f"      {s.name:<{width}}  {render_measure(s.form)}  <- {_slot_users(s, plan)}"
             for s in scan.slots
         ]
     for group in aggregate.groups:

@@ -19,6 +19,7 @@ from assay.ir.expr import (
     IsNaN,
     IsNull,
     Length,
+    LineBytes,
     Lit,
     Matches,
     Not,
@@ -26,6 +27,7 @@ from assay.ir.expr import (
     Parses,
     Scalar,
     Sql,
+    line_ends,
     require_translations,
 )
 from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
@@ -90,6 +92,12 @@ def _has_text(expr: HasText) -> str:
     return f"{fn}({render_expr(expr.item)}, {literal(expr.text)})"
 
 
+def _line_bytes(expr: LineBytes) -> str:
+    item = render_expr(expr.item)
+    ends = " ".join(f"WHEN endswith({item}, {literal(t)}) THEN {n}" for t, n in line_ends())
+    return f"(octet_length({item}) - CASE {ends} ELSE 0 END)"
+
+
 def _in_set(expr: InSet) -> str:
     values = ", ".join(literal(v, expr.type) for v in expr.values)
     return f"{render_expr(expr.item)} IN ({values})"
@@ -110,6 +118,7 @@ render_expr.register(InSet, _in_set)
 render_expr.register(Matches, lambda e: f"{render_expr(e.item)} RLIKE {literal(e.pattern)}")
 render_expr.register(HasText, _has_text)
 render_expr.register(Length, lambda e: f"length({render_expr(e.item)})")
+render_expr.register(LineBytes, _line_bytes)
 render_expr.register(
     Parses, lambda e: f"try_cast({render_expr(e.item)} AS {e.type.upper()}) IS NOT NULL"
 )

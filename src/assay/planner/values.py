@@ -75,7 +75,7 @@ def value_branches(
     by_column: dict[str, list[Slot]] = {}
     for slot in slots:
         column = _value_column(slot, table)
-        if column is not None and _plain_string(column, types):
+        if column is not None and plain_string(column, types):
             by_column.setdefault(column, []).append(slot)
     chosen = {c: group for c, group in by_column.items() if _pays(group, bounds.get(c), value_max)}
     moved = {s.name for group in chosen.values() for s in group}
@@ -168,7 +168,8 @@ def _value_column(slot: Slot, table: Table) -> str | None:
     return value_column(slot.measure)
 
 
-def _plain_string(column: str, types: Mapping[str, str] | None) -> bool:
+def plain_string(column: str, types: Mapping[str, str] | None) -> bool:
+    """Whether ``column`` is a string without collation (``types`` None: taken for one)."""
     return types is None or types.get(column.lower()) == PLAIN_STRING
 
 
