@@ -1,4 +1,5 @@
-"""Cheaper exact forms of regexes that match a small, finite set of strings (pure).
+"""Cheaper exact forms of regexes (pure): those matching a small, finite set of strings,
+classes as one bit set, and runs of one ASCII class (at the end of the module).
 
 ``rlike`` runs Java's regex engine on every row (a ``String`` copy and a ``Matcher`` per
 row and pattern). A pattern whose language is a few strings -- literal text, or the
@@ -55,7 +56,6 @@ from assay.ir.expr import (
 from assay.ir.values import Op
 
 _META = set("\\^$.|?*+()[]{}")
-_TERMINATORS = LINE_TERMINATORS
 
 # Size limits: an IN set is one hash lookup whatever its size; every string of the other
 # forms is a comparison of its own per row (and ``$`` multiplies them by 7).
@@ -211,7 +211,7 @@ def language(pattern: str, limit: int = MAX_IN_SET) -> frozenset[str] | None:
 
 def _with_terminators(text: str) -> tuple[str, ...]:
     """``text`` and ``text`` followed by each line terminator Java's ``$`` accepts after it."""
-    return (text, *(text + t for t in _TERMINATORS if not (t == "\n" and text.endswith("\r"))))
+    return (text, *(text + t for t in LINE_TERMINATORS if not (t == "\n" and text.endswith("\r"))))
 
 
 def _minimal(strings: frozenset[str], covers: str) -> list[str]:
@@ -283,7 +283,7 @@ def finite_form(item: Expr, pattern: str) -> Expr | None:
             tests.extend(HasText(item, s, "start") for s in _minimal(strings, "start"))
         else:
             tests.extend(HasText(item, s) for s in _minimal(strings, "anywhere"))
-    if sum(isinstance(t, HasText) for t in tests) > MAX_TESTS * len(_TERMINATORS):
+    if sum(isinstance(t, HasText) for t in tests) > MAX_TESTS * len(LINE_TERMINATORS):
         return None
     return any_of(*tests)
 
