@@ -308,6 +308,36 @@ def test_a_config_file_error_names_file_and_line(tmp_path):
     assert str(raised.value.errors[0].origin).startswith(f"{path}:4 tables[0].rules[0]")
 
 
+def test_config_errors_wait_for_an_unreachable_server_only_briefly(tmp_path, monkeypatch):
+    """With a remote at hand, a config with errors also has its loaded tables checked on
+    the server; one that does not answer within EXTRA_CHECK_TIMEOUT is not waited for."""
+    import socket
+
+    from assay.api.running import EXTRA_CHECK_TIMEOUT
+    from assay.executor import session
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    asked: list[float] = []
+    real = session.open_session
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs["connect_timeout"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "open_session", recording)
+    path = tmp_path / "bad.yaml"
+    path.write_text(
+        "tables:\n  - source: {table: t}\n    rules:\n      - {type: nope}\n"
+        "  - source: {table: u}\n    rules:\n      - {type: row_count, min: 1}\n"
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(path, remote=f"sc://127.0.0.1:{port}")
+    assert [str(e.origin) for e in raised.value.errors] == [f"{path}:4 tables[0].rules[0].type"]
+    assert asked == [EXTRA_CHECK_TIMEOUT] and EXTRA_CHECK_TIMEOUT <= 5
+
+
 def test_a_rule_that_does_not_fit_the_schema_is_a_preflight_error(spark):
     with pytest.raises(ConfigErrors) as raised:
         assay.validate(spark.range(3), [{"type": "not_null", "column": "nope"}])

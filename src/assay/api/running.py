@@ -22,7 +22,7 @@ from assay.api.suites import Config, load, load_with, over_dataframe, rules_suit
 from assay.api.watching import monitoring_of
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
-from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
+from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
 from assay.options import RunOptions
 
@@ -361,7 +361,9 @@ def _with_sources(
 
     quiet = Progress(enabled=reporter is not None, write=reporter or (lambda _: None))
     try:
-        with _session(target, quiet, Suite(tables=tuple(errors.valid))) as (spark, _):
+        # a server that does not answer at once is not waited for: the errors are the news
+        tables = Suite(tables=tuple(errors.valid))
+        with _session(target, quiet, tables, connect_timeout=EXTRA_CHECK_TIMEOUT) as (spark, _):
             found = table_problems(spark, errors.valid)
     except AssayError:
         return errors  # the server is unreachable: the config errors are the news
@@ -370,9 +372,15 @@ def _with_sources(
     return ConfigErrors(sorted([*errors.errors, *found], key=error_place), errors.valid)
 
 
+EXTRA_CHECK_TIMEOUT = 5.0
+"""Seconds the sources of a config with errors are given to be reached (and checked with
+them): past that, the config errors alone are reported, at once rather than after a
+run's full connect time (30 s)."""
+
+
 @contextlib.contextmanager
 def _session(
-    target: Target, reporter: Any, suite: Suite
+    target: Target, reporter: Any, suite: Suite, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
 ) -> Iterator[tuple[SparkSession, str | None]]:
     """The caller's session (left open), or one opened for the run (closed after it)."""
     if target.spark is not None:
@@ -382,6 +390,7 @@ def _session(
 
     with open_session(
         target.remote,
+        connect_timeout=connect_timeout,
         server_conf=target.server_conf,
         keep_server=target.keep_server,
         progress=reporter.note,

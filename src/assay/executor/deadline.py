@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 DEFAULT_PLAN_TIMEOUT = 2 * 3600.0
 """Seconds one Spark plan may run by default (``--plan-timeout``)."""
 
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds a Spark Connect server is given to answer its first call (retries included)."""
+
 
 class PlanTimeout(Exception):
     """A plan ran past its bound and was interrupted."""

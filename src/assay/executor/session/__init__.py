@@ -22,6 +22,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from assay.errors import ConfigError, SparkFailure
+from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT
 from assay.executor.local_inputs import local_bytes
 from assay.executor.session.client import (
     RELEASE_TIMEOUT,
@@ -81,7 +82,7 @@ __all__ = [
 def open_session(
     remote: str | None = None,
     *,
-    connect_timeout: float = 30.0,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     server_conf: Mapping[str, str] | None = None,
     log_path: str | None = None,
     keep_server: bool = False,

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT
 from assay.executor.session.handle import SparkHandle
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def owned_session(
     remote: str | None = None,
     *,
     conf: Mapping[str, str] | None = None,
-    connect_timeout: float = 30.0,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
 ) -> SparkSession:
     """A session on an embedded server started for it (``conf``: the server's settings),
     or on ``remote`` (or ``$SPARK_REMOTE``; ``conf``: settings of the session); stopping
