@@ -21,6 +21,17 @@ pytestmark = pytest.mark.spark
 QUANTILES = ProfileOptions().quantiles
 
 
+_ORACLE: dict[str, list[Any]] = {}
+
+
+def oracle(spark, text: str) -> list[Any]:
+    """The rows of a plain SQL query, run once per module: every frequency mode is held
+    against the same answers (the oracle reads the same file whatever mode is tested)."""
+    if text not in _ORACLE:
+        _ORACLE[text] = spark.sql(text).collect()
+    return _ORACLE[text]
+
+
 def q(name: str) -> str:
     return f"`{name}`"
 
@@ -57,7 +68,7 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
             escaped = pattern.replace("\\", "\\\\")
             parts[f"format_{fmt}"] = f"count_if({c} RLIKE '{escaped}')"
     select = ", ".join(f"{sql} AS {name}" for name, sql in parts.items())
-    return spark.sql(f"SELECT {select} FROM {table}").collect()[0].asDict()
+    return oracle(spark, f"SELECT {select} FROM {table}")[0].asDict()
 
 
 def same(got: Any, want: Any) -> bool:
@@ -112,8 +123,8 @@ def check_top_values(spark, table: str, event: dict[str, Any]) -> None:
     if event["top_values"] is None:
         return
     c = q(event["column"])
-    found = spark.sql(f"SELECT {c} AS v, count(*) AS n FROM {table} WHERE {c} IS NOT NULL "
-                      f"GROUP BY {c}").collect()  # fmt: skip
+    found = oracle(spark, f"SELECT {c} AS v, count(*) AS n FROM {table} WHERE {c} IS NOT NULL "
+                          f"GROUP BY {c}")  # fmt: skip
     want = sorted(((_plain(r["v"]), r["n"]) for r in found), key=lambda p: (-p[1], str(p[0])))
     assert [(t["value"], t["count"]) for t in event["top_values"]] == want, event["column"]
     assert event["frequencies_complete"] is True
@@ -131,15 +142,15 @@ def check_histogram(spark, table: str, event: dict[str, Any]) -> None:
         assert event["histogram"] is None
         return
     kept = f"{c} IS NOT NULL AND NOT isnan(CAST({c} AS DOUBLE))"
-    low, high = spark.sql(f"SELECT min(CAST({c} AS DOUBLE)), max(CAST({c} AS DOUBLE)) "
-                          f"FROM {table} WHERE {kept}").collect()[0]  # fmt: skip
+    low, high = oracle(spark, f"SELECT min(CAST({c} AS DOUBLE)), max(CAST({c} AS DOUBLE)) "
+                              f"FROM {table} WHERE {kept}")[0]  # fmt: skip
     if low is None or not math.isfinite(low) or not math.isfinite(high):
         assert event["histogram"] is None, event["column"]
         return
     width = (high - low) / 10
     bucket = "0" if width == 0 else f"least(floor((CAST({c} AS DOUBLE) - {low!r}) / {width!r}), 9)"
-    found = dict(spark.sql(f"SELECT {bucket} AS b, count(*) FROM {table} WHERE {kept} "
-                           "GROUP BY 1").collect())  # fmt: skip
+    found = dict(oracle(spark, f"SELECT {bucket} AS b, count(*) FROM {table} WHERE {kept} "
+                               "GROUP BY 1"))  # fmt: skip
     assert [b["count"] for b in event["histogram"]["bins"]] == [found.get(i, 0) for i in range(10)]
     assert event["histogram"]["bins"][0]["lowerBound"] == low
     assert event["histogram"]["bins"][-1]["upperBound"] == high
@@ -150,9 +161,9 @@ def check_keys(spark, table: str, table_event: dict[str, Any]) -> None:
     for key in table_event["keys_checked"]:
         cols = ", ".join(map(q, key))
         nulls = " OR ".join(f"{q(k)} IS NULL" for k in key)
-        distinct, with_nulls = spark.sql(
-            f"SELECT count(DISTINCT {cols}), count_if({nulls}) FROM {table}"
-        ).collect()[0]
+        distinct, with_nulls = oracle(
+            spark, f"SELECT count(DISTINCT {cols}), count_if({nulls}) FROM {table}"
+        )[0]
         unique = distinct == rows and with_nulls == 0
         assert (key in table_event["candidate_keys"]) is unique, key
 
