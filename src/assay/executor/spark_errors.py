@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from assay.errors import AssayError, ConfigError, SparkFailure
-from assay.executor.deadline import PlanTimeout
+from assay.executor.deadline import Interrupted, PlanTimeout
 from assay.ir.origin import Origin
 
 # Analysis errors caused by the data not being there: the environment, not the config.
@@ -84,11 +85,37 @@ def lost_server(exc: BaseException) -> bool:
     return False
 
 
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def internal(exc: BaseException) -> bool:
+    """Whether ``exc`` is a fault of assay's own code (raised there, not by Spark, the
+    Connect client or one of assay's own errors): it must not be blamed on Spark.
+
+    >>> internal(KeyError("m001"))  # not raised anywhere: no frame to blame
+    False
+    """
+    if isinstance(exc, (AssayError, PlanTimeout, Interrupted)):
+        return False
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(_PACKAGE)
+
+
 def failure_sentence(exc: BaseException, *, server: str, table: str, step: str) -> str:
     """What went wrong while running a table, as a sentence a user can act on: the
-    server that stopped answering and when, or Spark's own message (short, redacted)."""
+    server that stopped answering and when, Spark's own message (short, redacted), or,
+    for a fault of assay's own, that it is one."""
     if isinstance(exc, PlanTimeout):
         return f"table {table}'s {step} {exc}"
+    if internal(exc):
+        return (
+            f"assay failed during table {table}'s {step}, an internal error (please report"
+            f" it): {type(exc).__name__}: {spark_message(exc)}"
+        )
     if lost_server(exc):
         return (
             f"{server} stopped answering during table {table}'s {step}; check that the "
