@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_examples import documented, own_metrics
+from tests.test_examples import documented, full_run, own_metrics
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -53,8 +53,8 @@ def _lines(stdout: str) -> list[dict]:
 
 @pytest.mark.parametrize("command", RUNS)
 def test_every_example_answers_as_on_the_embedded_server(cluster, server, command, tmp_path):
-    on_cluster = _run(command, cluster.url, *own_metrics(command, tmp_path, "cluster"))
-    embedded = _run(command, server.url, *own_metrics(command, tmp_path, "embedded"))
+    on_cluster = full_run(command, cluster.url, tmp_path / "cluster")
+    embedded = full_run(command, server.url, tmp_path / "embedded")
     assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
     assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
 
@@ -162,7 +162,7 @@ def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin, tmp_path):
         argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url,
                 *own_metrics(command, tmp_path, f"{n}-thin")]  # fmt: skip
         alone = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
-        full = _run(command, cluster.url, *own_metrics(command, tmp_path, f"{n}-full"))
+        full = full_run(command, cluster.url, tmp_path / f"{n}-full")
         assert alone.returncode == full.returncode, alone.stderr[-2000:]
         assert _lines(alone.stdout) == _lines(full.stdout), command
 

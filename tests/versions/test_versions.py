@@ -25,7 +25,7 @@ import pytest
 
 from tests.cluster.test_cluster import _lines
 from tests.conftest import ROOT
-from tests.test_examples import documented, own_metrics
+from tests.test_examples import documented, full_run, own_metrics
 
 pytestmark = pytest.mark.spark
 
@@ -75,9 +75,7 @@ def test_the_thin_install_has_the_client_only(thin):
 
 @pytest.mark.parametrize("command", RUNS)
 def test_the_thin_client_answers_as_the_full_one(thin, server, command, tmp_path):
-    full = _assay(
-        sys.executable, command, "--remote", server.url, *own_metrics(command, tmp_path, "full")
-    )
+    full = full_run(command, server.url, tmp_path)
     alone = _assay(thin, command, "--remote", server.url, *own_metrics(command, tmp_path, "thin"))
     assert alone.returncode == full.returncode, alone.stderr[-2000:]
     assert _lines(alone.stdout) == _lines(full.stdout)
@@ -150,9 +148,7 @@ def test_the_old_server_is_the_oldest_spark_declared(old_server):
 def test_every_example_answers_on_the_oldest_server_as_on_this_one(
     old_server, server, command, tmp_path
 ):
-    here = _assay(
-        sys.executable, command, "--remote", server.url, *own_metrics(command, tmp_path, "here")
-    )
+    here = full_run(command, server.url, tmp_path)
     old = _assay(
         sys.executable, command, "--remote", old_server, *own_metrics(command, tmp_path, "old")
     )
