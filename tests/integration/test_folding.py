@@ -282,6 +282,11 @@ BRANCH_RULES = [
     "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE a < b'}",
     "{type: sql, query: 'SELECT count(DISTINCT s) <= 3 FROM _validation_df'}",
     "{type: row_count, min: 300, max: 300}",
+    # rules joining columns (upper-case names in SQL too): the packing keeps their columns
+    # in one branch where it can
+    "{type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE A * B > 100'}",
+    "{type: sql, query: 'SELECT max(A) < 2 * avg(ID) FROM _validation_df'}",
+    "{type: not_null, columns: [s, b]}",
 ]
 
 
@@ -310,6 +315,10 @@ def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_p
         answers.append(_scrub(sink.events))
     assert answers[0] == answers[1] == answers[2]
     results = [e for e in answers[0] if e["event"] == "result"]
+    product = sum(1 for _, a, b, _ in ROWS if b is not None and a * b > 100)
+    assert product > 0 and results[-3]["passed"] is False
+    assert results[-2]["passed"] is (max(a for _, a, _, _ in ROWS) < 2 * 150.5)
+    assert results[-1]["failed_count"] == sum(1 for _, _, b, _ in ROWS if b is None)
     assert [r["failed_count"] for r in results[:6]] == [
         sum(1 for _, _, b, _ in ROWS if b is None),
         sum(1 for _, a, _, _ in ROWS if not 1 <= a <= 48),

@@ -187,6 +187,38 @@ def test_split_packs_column_groups_into_bounded_branches():
     assert all(s.where is None for s in wide.aggregate.scans)  # no pushdown by default
 
 
+def test_split_reads_each_column_in_one_branch_where_rules_join_columns():
+    """Rules reading two columns (a folded SQL rule, a null test of two columns) pull a
+    column into a second branch unless the packing keeps their columns together."""
+    from assay.ir import Compare, Lit, Op, Or
+    from assay.planner.cost import PlannerOptions, _reads
+
+    def ranges(i: int, column: str, n: int) -> list[Rule]:
+        return [
+            rule(i + k, "row", RowCheck(Compare(Op.GT, Col(column), Lit(k))), [column])
+            for k in range(n)
+        ]
+
+    sql = "SELECT count(*) = 0 FROM _validation_df WHERE Price / qty > 2100"
+    rules = [
+        *ranges(0, "price", 3),
+        *ranges(3, "flag", 3),
+        *ranges(6, "qty", 2),
+        rule(8, "sql", SqlCheck(sql)),
+        *ranges(9, "note", 2),
+        rule(11, "row", RowCheck(Or((IsNull(Col("flag")), IsNull(Col("note"))))), ["flag"]),
+    ]
+    # 12 rules and the row count: {price, qty} 6 outputs, {flag, note} 6
+    plan = plan_table(table(*rules), PlannerOptions(strategy="split", max_outputs=7))
+    reads = [{c for s in scan.slots for c in _reads(s.measure)} for scan in plan.aggregate.scans]
+    assert sorted(len(s.slots) for s in plan.aggregate.scans) == [6, 7]
+    assert sorted(map(sorted, reads)) == [["flag", "note"], ["price", "qty"]]
+    # a component larger than a branch is cut, each column's slots kept together
+    cut = plan_table(table(*rules), PlannerOptions(strategy="split", max_outputs=4))
+    reads = [{c for s in scan.slots for c in _reads(s.measure)} for scan in cut.aggregate.scans]
+    assert sum(len(r) for r in reads) <= 4 + 2  # price, qty, flag, note; two read twice
+
+
 def columns_of_measure(measure) -> tuple[str, ...]:
     from assay.planner.cost import _columns
 

@@ -34,6 +34,7 @@ again, so its error is reported as for any SQL rule.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sqlglot
@@ -176,6 +177,26 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
         return None
     op, bound, distinct = compared
     return RowCountQuery(condition, op, bound, distinct)
+
+
+@functools.lru_cache(maxsize=1024)
+def snippet_columns(text: str) -> tuple[str, ...]:
+    """The column names a SQL expression snippet (a folded condition or comparison)
+    reads, lower-cased and sorted; none when sqlglot cannot parse it. A cost hint for
+    packing scans (:func:`assay.planner.cost.scan_branches`), never part of an answer:
+    a name sqlglot takes for a column that is not one only moves a slot to another
+    branch.
+
+    >>> snippet_columns("l_extendedprice / L_Quantity > 2100")
+    ('l_extendedprice', 'l_quantity')
+    >>> snippet_columns("a <")
+    ()
+    """
+    try:
+        tree = sqlglot.parse_one(text, read=_DIALECT)
+    except SqlglotError:
+        return ()
+    return tuple(sorted({c.name.lower() for c in tree.find_all(exp.Column) if c.name}))
 
 
 def _parsed(text: str) -> tuple[exp.Select, list[Token]] | None:
