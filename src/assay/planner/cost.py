@@ -38,6 +38,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -224,9 +225,10 @@ def _packed(
     a component that fits one branch is one piece and is never split, a larger one is
     cut into pieces in an order keeping each column's slots together. The pieces are
     packed largest first, each into the open branch sharing the most columns with it
-    (else the first with room, else a new one); slots reading no column (the row count)
-    fill the first branch with room. A column is then read by two branches only where
-    its component is larger than a branch. Packing the groups in order instead read 8
+    (else the first with room, else a new one); :func:`_refine` then moves and swaps
+    column groups between branches while that saves reads; slots reading no column
+    (the row count) fill the first branch with room. A column is then read by two
+    branches only where its component is larger than a branch. Packing the groups in order instead read 8
     of lineitem's 13 columns twice in the 100-rule benchmark suite (TPC-H SF1, warm
     server, 7 rounds each, interleaved: whole aggregate 5.46 s, packed by component
     4.79 s, each column read once).
@@ -254,6 +256,7 @@ def _packed(
         else:
             branches.append(list(piece))
             read.append(columns)
+    _refine(branches, {s.name: key for key, group in groups for s in group}, size)
     for start in range(0, len(free), size):
         part = free[start : start + size]
         room = [b for b in range(len(branches)) if len(branches[b]) + len(part) <= size]
@@ -262,6 +265,65 @@ def _packed(
         else:
             branches.append(list(part))
     return [ScanAggregate(tuple(sorted(b, key=lambda s: order[s.name]))) for b in branches]
+
+
+def _refine(branches: list[list[Slot]], reads: Mapping[str, tuple[str, ...]], size: int) -> None:
+    """Lower the number of columns read by more than one branch, in place: move the slots
+    of one column group from a branch to another with room, or swap two groups between
+    branches, while that reads fewer (branch, column) pairs; first improvement, in
+    branch and slot order, so the result is deterministic. Where every column belongs
+    to one component larger than a branch (the 300-rule benchmark suite, whose null
+    tests of two columns join every column to the keys), the pieces' cut leaves
+    columns read twice that such moves save (58 reads of 16 columns in 9 branches -> 41)."""
+    counts = [Counter(c for slot in b for c in reads[slot.name]) for b in branches]
+
+    def units(b: int) -> list[tuple[tuple[str, ...], list[Slot]]]:
+        found: dict[tuple[str, ...], list[Slot]] = {}
+        for slot in branches[b]:
+            found.setdefault(reads[slot.name], []).append(slot)
+        return list(found.items())
+
+    def change(b: int, out: tuple[tuple[str, ...], int], into: tuple[tuple[str, ...], int]) -> int:
+        """How many more columns branch ``b`` reads with ``out`` taken out, ``into`` put in."""
+        (gone, n_gone), (come, n_come) = out, into
+        delta = 0
+        for column in {*gone, *come}:
+            now = counts[b][column]
+            after = now - (n_gone if column in gone else 0) + (n_come if column in come else 0)
+            delta += (after > 0) - (now > 0)
+        return delta
+
+    def apply(b: int, out: list[Slot], into: list[Slot]) -> None:
+        taken = {slot.name for slot in out}
+        branches[b][:] = [s for s in branches[b] if s.name not in taken] + into
+        counts[b].subtract(c for slot in out for c in reads[slot.name])
+        counts[b].update(c for slot in into for c in reads[slot.name])
+
+    def step() -> bool:
+        """Make the first move or swap that lowers the reads; whether there was one."""
+        none: tuple[tuple[str, ...], int] = ((), 0)
+        for i in range(len(branches)):
+            for key, unit in units(i):
+                mine = (key, len(unit))
+                for j in (j for j in range(len(branches)) if j != i):
+                    room = len(branches[j]) + len(unit) <= size
+                    if room and change(i, mine, none) + change(j, none, mine) < 0:
+                        apply(i, unit, [])
+                        apply(j, [], unit)
+                        return True
+                    for other_key, other in units(j):
+                        theirs = (other_key, len(other))
+                        fits = (len(branches[i]) - len(unit) + len(other) <= size
+                                and len(branches[j]) - len(other) + len(unit) <= size)  # fmt: skip
+                        if fits and change(i, mine, theirs) + change(j, theirs, mine) < 0:
+                            apply(i, unit, other)
+                            apply(j, other, unit)
+                            return True
+        return False
+
+    for _ in range(1000):  # every step lowers the reads, a positive count: bounded anyway
+        if not step():
+            return
 
 
 def _components(
