@@ -320,13 +320,11 @@ def _refine(branches: list[list[Slot]], reads: Mapping[str, tuple[str, ...]], si
         """Make the first move or swap that lowers the reads; whether there was one."""
         none: tuple[tuple[str, ...], int] = ((), 0)
         groups = [units(b) for b in range(len(branches))]
-        for i, j in ((i, j) for i in range(len(branches)) for j in range(len(branches))):
-            if i == j:
-                continue
-            for key, unit in groups[i]:
+        for i, (key, unit) in ((b, u) for b in range(len(branches)) for u in groups[b]):
+            mine = (key, len(unit))
+            for j in (j for j in range(len(branches)) if j != i):
                 if work[0] > REFINE_BUDGET:
                     return False
-                mine = (key, len(unit))
                 into_j = shares(j, key)
                 room = len(branches[j]) + len(unit) <= size
                 if room and into_j and change(i, mine, none) + change(j, none, mine) < 0:
