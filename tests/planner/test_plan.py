@@ -244,6 +244,23 @@ def test_the_benchmark_suites_read_few_columns_twice(tmp_path, monkeypatch, rule
     assert sum(len({c for s in scan.slots for c in _reads(s.measure)}) for scan in scans) == reads
 
 
+def test_a_branch_whose_groups_all_move_away_is_dropped():
+    from assay.ir import Compare, Lit, Op
+    from assay.planner.cost import _refine
+    from assay.planner.plan import Slot
+
+    def slot(name: str, column: str) -> Slot:
+        return Slot(name, CountIf(Compare(Op.GT, Col(column), Lit(0))), (0,))
+
+    a1, a2, b1 = slot("m1", "a"), slot("m2", "a"), slot("m3", "b")
+    branches = [[a1], [a2, b1]]
+    _refine(branches, {"m1": ("a",), "m2": ("a",), "m3": ("b",)}, size=4)
+    assert branches == [[a2, b1, a1]]  # `a` read once, by the one branch left
+    full = [[a1], [a2, b1]]
+    _refine(full, {"m1": ("a",), "m2": ("a",), "m3": ("b",)}, size=2)
+    assert full == [[b1], [a2, a1]]  # no room for a move: a swap, each column read once
+
+
 def columns_of_measure(measure) -> tuple[str, ...]:
     from assay.planner.cost import _columns
 
