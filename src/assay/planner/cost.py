@@ -244,10 +244,11 @@ def _packed(
                     cut = []
                 cut.extend(part)
         pieces.append(cut)
+    reads = {slot.name: key for key, group in groups for slot in group}
     branches: list[list[Slot]] = []
     read: list[set[str]] = []
     for piece in sorted(pieces, key=len, reverse=True):  # stable: ties keep their order
-        columns = {c for slot in piece for c in _reads(slot.measure)}
+        columns = {c for slot in piece for c in reads[slot.name]}
         room = [b for b in range(len(branches)) if len(branches[b]) + len(piece) <= size]
         if room:
             best = max(room, key=lambda b: (len(read[b] & columns), -b))
@@ -256,7 +257,7 @@ def _packed(
         else:
             branches.append(list(piece))
             read.append(columns)
-    _refine(branches, {s.name: key for key, group in groups for s in group}, size)
+    _refine(branches, reads, size)
     for start in range(0, len(free), size):
         part = free[start : start + size]
         room = [b for b in range(len(branches)) if len(branches[b]) + len(part) <= size]
