@@ -130,9 +130,9 @@ def test_bad_config_says_what_is_wrong(name, params, message) -> None:
         (OnlineNormal(ignore_start_percentage=0.95), 19),
         (OnlineNormal(ignore_start_percentage=1.0), None),
         (OnlineNormal(1e300, 1e300), None),
-        (BatchNormal(), 2),
+        (BatchNormal(), 1),
         (BatchNormal(include_interval=True), 10),
-        (BatchNormal(0.5, 0.5, include_interval=True), 2),
+        (BatchNormal(0.5, 0.5, include_interval=True), 1),
         (HoltWinters("daily", "weekly"), 14),
         (HoltWinters("hourly", "daily"), 48),
         (HoltWinters("monthly", "yearly"), 24),
@@ -152,6 +152,7 @@ def test_min_history(strategy, needed) -> None:
         OnlineNormal(ignore_start_percentage=0.95),
         BatchNormal(include_interval=True),
         BatchNormal(1.5, 1.5, include_interval=True),
+        BatchNormal(0.5, 0.5, include_interval=True),
     ],
 )
 def test_min_history_is_the_least_that_can_flag(strategy) -> None:

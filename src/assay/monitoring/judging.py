@@ -62,10 +62,11 @@ def judge_over_time(over: OverTime, value: float, points: Sequence[Point]) -> Ju
 
 def needed_runs(over: OverTime) -> int:
     """The earlier values a judging needs before it judges: ``min_runs`` when given, else
-    the change's window (``avg of last 7``: 7); at least what the strategy can flag with."""
+    the change's window (``avg of last 7``: 7); at least what the strategy can flag with
+    (its minimum history: 0 for a simple threshold, which judges the first run)."""
     needed = over.min_runs
     if needed is None:
-        needed = over.change.runs if over.change is not None else 1
+        needed = over.change.runs if over.change is not None else 0
     if over.anomaly is not None:
         strategy = strategy_from_config(over.anomaly.strategy, dict(over.anomaly.params))
         needed = max(needed, strategy.min_history or 0)

@@ -172,18 +172,18 @@ class BatchNormal:
 
     @property
     def min_history(self) -> int | None:
-        """Two values outside the interval (with one, the standard deviation is 0 and any
-        other value is an anomaly); with ``include_interval``, more than about
-        ``factor**2``, since the value is part of its own mean and sample deviation, which
-        puts it at most ``history / sqrt(history + 1)`` deviations away."""
+        """One value outside the interval: breeze's variance of one value is 0, so the
+        bounds are that value and any other is an anomaly (as in Deequ); with
+        ``include_interval``, more than about ``factor**2``, since the value is part of
+        its own mean and sample deviation, which puts it at most
+        ``history / sqrt(history + 1)`` deviations away."""
         if not self.include_interval:
-            return 2
-        reach = _beyond(
+            return 1
+        return _beyond(
             self.lower_deviation_factor,
             self.upper_deviation_factor,
             lambda history: history / math.sqrt(history + 1),
         )
-        return None if reach is None else max(2, reach)
 
     def detect(self, series: Sequence[float], search: tuple[int, int] = WHOLE) -> list[Anomaly]:
         start, end = checked(
