@@ -102,6 +102,22 @@ def test_exit_codes_stderr_stdin_cwd_and_environment_are_the_commands(client, tm
     assert _served(state)[-3:] == ["check /dev/stdin", f"check {config}", f"check {config}"]
 
 
+def test_help_names_the_command_as_a_user_types_it(client):
+    state, _ = client
+    script = Path(sys.executable).with_name("assay")  # the console script pip installed
+    typed = subprocess.run(
+        [sys.executable, str(script), "suggest", "--help"], capture_output=True, text=True, cwd=ROOT,
+        env=_env(state), timeout=120,
+    )  # fmt: skip
+    assert _served(state)[-1] == "suggest --help"
+    assert typed.returncode == 0 and typed.stdout.startswith("Usage: assay suggest "), typed.stdout
+    # as `python -m assay`: the name that command gives itself, as from scratch
+    forwarded = _assay(state, "suggest", "--help")
+    scratch = _assay(state, "suggest", "--help", ASSAY_NO_WARM_CLIENT="1")
+    assert forwarded.stdout.startswith("Usage: python -m assay suggest ")
+    assert forwarded.stdout == scratch.stdout
+
+
 def test_a_signal_reaches_the_command_and_a_killed_command_ends_its_child(client, server, tmp_path):
     """SIGTERM ends the command as it ends one run from scratch (by that signal); SIGKILL,
     which the command cannot pass on, ends its child through the warm client."""

@@ -263,7 +263,10 @@ def _become(loop: Loop, conn: socket.socket, request: dict, fds: list[int]) -> N
         os.umask(int(request["umask"]))
         os.environ.clear()
         os.environ.update(request["env"])
-        sys.argv = ["assay", *request["argv"]]
+        sys.argv = [str(request.get("program") or "assay"), *request["argv"]]
+        # click names the program after argv[0] only when __main__ is no package's module
+        # (here it is assay.cli.forking's): the name the command's own process gave it
+        vars(sys.modules["__main__"])["__package__"] = None
         from assay.cli.app import main
 
         main()

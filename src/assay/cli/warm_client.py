@@ -135,6 +135,7 @@ def _request(sock: socket.socket, argv: list[str]) -> int | None:
     header = json.dumps(
         {
             "argv": argv,
+            "program": program_name(),
             "cwd": os.getcwd(),
             "env": dict(os.environ),
             "umask": umask,
@@ -147,6 +148,20 @@ def _request(sock: socket.socket, argv: list[str]) -> int | None:
     if reply is None or "pid" not in reply:
         return None
     return int(reply["pid"])
+
+
+def program_name() -> str:
+    """The command's name as click gives it in this process (``assay``, or ``python -m
+    assay``), for its usage lines: the child, forked from ``python -m
+    assay.cli.forking``, would otherwise name itself after that module."""
+    main = sys.modules.get("__main__")
+    package = getattr(main, "__package__", None)
+    path = sys.argv[0] if sys.argv else "assay"
+    if not package:
+        return os.path.basename(path) or "assay"
+    name = os.path.splitext(os.path.basename(path))[0]
+    module = package if name == "__main__" else f"{package}.{name}"
+    return f"python -m {module.lstrip('.')}"
 
 
 def _valid(fd: int) -> bool:
