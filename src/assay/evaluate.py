@@ -44,7 +44,7 @@ from assay.ir.rules import (
     complete,
 )
 from assay.ir.values import Between
-from assay.planner.expectation import expectation
+from assay.planner.expectation import expectation, render
 from assay.planner.measures import (
     AgeMicros,
     Aggregate,
@@ -94,10 +94,20 @@ def judge(rule: Rule, values: Values) -> Outcome:
         raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
     if rule.filter is None:
         return judged(rule, rule.check, values, int(values.get(RowCount(), 0) or 0))
-    # every measure of a filtered rule is read over the rows its filter keeps
+    # every measure of a filtered rule is read over the rows its filter keeps, their
+    # count included (planned for every filtered rule: measures_of)
     kept = Filtered(values, rule.filter)
-    rows = int(kept.get(RowCount(), 0) or 0)
-    return dataclasses.replace(judged(rule, rule.check, kept, rows), rows=rows)
+    rows = int(kept[RowCount()] or 0)
+    outcome = judged(rule, rule.check, kept, rows)
+    return dataclasses.replace(outcome, rows=rows, message=_scoped(outcome.message, rule, rows))
+
+
+def _scoped(message: str, rule: Rule, rows: int) -> str:
+    """A filtered rule's message saying the rows it measured: a row rule's expectation
+    already ends ``where <filter>``; a metric's gets ``(over the N rows where <filter>)``."""
+    assert rule.filter is not None
+    where = f" where {render(rule.filter)}"
+    return message if where in message else f"{message} (over the {rows} rows{where})"
 
 
 def _row_outcome(rule: Rule, check: RowCheck, values: Values, rows: int) -> Outcome:

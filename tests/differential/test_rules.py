@@ -63,6 +63,7 @@ VARIATIONS = {
     "fused": EVERY,
     "keys": ("edge", "nulls"),
     "filter": ("edge", "main", "empty", "nulls"),
+    "rule_filter": ("edge", "main", "empty", "nulls"),
     "singles": ("edge", "main"),
     "sql_source": EVERY,
     "sql_source_filtered": ("edge", "main", "one"),
@@ -434,8 +435,10 @@ def _rule_text(rule: dict[str, Any]) -> str:
 
 
 def check(p: Prepared, variation: str, got: dict[int, dict[str, Any]], notes: list[str],
-          filtered: bool = False, indices: list[int] | None = None) -> None:  # fmt: skip
-    expected = p.expected_filtered if filtered else p.expected
+          filtered: bool = False, indices: list[int] | None = None,
+          expected: list[Expected] | None = None) -> None:  # fmt: skip
+    if expected is None:
+        expected = p.expected_filtered if filtered else p.expected
     slack = time.time() - p.oracle_at + 10
     lines = []
     for i in indices if indices is not None else range(len(p.rules)):
@@ -486,6 +489,43 @@ def test_filter(lab: Lab, name: str) -> None:
     p = lab.get(name)
     got, notes = lab.run(p, "filter", lab.validate(p, filter=p.table.filter, sample_size=0))
     check(p, "filter", got, notes, filtered=True)
+
+
+def takes_filter(rule: dict[str, Any]) -> bool:
+    """Whether the rule's type takes a per-rule ``filter`` (all but schema, sql, colstats)."""
+    from assay.dialects.catalogue import ALIASES, RULES
+
+    return "filter" in RULES[ALIASES.get(rule["type"], rule["type"])].keys
+
+
+def own_filters(condition: str) -> Runner:
+    """Each rule that takes one gets the table's filter as its own ``filter``, spelled
+    differently for each rule of a call (``(...) AND 7 = 7``), so that no rule reads
+    another's measures: each must count the rows its filter keeps by itself."""
+
+    def rewrite(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**rule, "filter": f"({condition}) AND {k} = {k}"} if takes_filter(rule) else rule
+            for k, rule in enumerate(rules)
+        ]
+
+    return rewrite  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("name", tables("rule_filter"))
+def test_rule_filter(lab: Lab, name: str) -> None:
+    """The table's filter as each rule's own ``filter`` (no table filter): every rule
+    that takes one reports what the oracle measures with the table's WHERE, its
+    ``row_count`` the rows its filter keeps; the others what they report unfiltered."""
+    p = lab.get(name)
+    plain = lab.validate(p, sample_size=0)
+    rewrite = own_filters(p.table.filter)
+    got, notes = lab.run(p, "rule_filter", lambda rules: plain(rewrite(rules)))
+    expected = [
+        f if takes_filter(r) else e
+        for r, e, f in zip(p.rules, p.expected, p.expected_filtered, strict=True)
+    ]
+    check(p, "rule_filter", got, notes, expected=expected)
 
 
 @pytest.mark.parametrize("name", tables("singles"))

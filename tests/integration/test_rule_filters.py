@@ -79,7 +79,14 @@ def _plain(result: dict, condition: str | None = None) -> dict:
     found = {k: result[k] for k in COMPARED if not (clock and k in ("metric_value", "message"))}
     if condition is not None and "message" in found:
         assert f" where {condition}" in result["expect"]["text"]
-        found["message"] = found["message"].replace(f" where {condition}", "", 1)
+        assert f" where {condition}" in found["message"]
+        scope = f" (over the {result['row_count']} rows where {condition})"
+        said = found["message"]
+        found["message"] = (
+            said.replace(scope, "", 1)
+            if scope in said
+            else said.replace(f" where {condition}", "", 1)
+        )
     return found
 
 
@@ -141,3 +148,63 @@ def test_a_filter_composes_with_the_table_filter(spark, data, tmp_path):
     rules = ["{type: row_count, must_be: '= 2', filter: 'qty >= 5'}"]
     out = run_config(spark, write_config(tmp_path, _config(data, rules, "status = 'a'")))
     assert out.result("t", 0)["metric_value"] == 2  # rows 3 and 5 (row 7's qty is null)
+
+
+def _own_filter(k: int) -> str:
+    """``status = 'a'`` spelled differently for each rule, so no rule's measures are
+    another's: each filtered rule must count the rows it keeps by itself."""
+    return f"status = 'a' AND {k} = {k}"
+
+
+def test_every_filtered_rule_alone_reports_the_rows_its_filter_keeps(spark, data, tmp_path):
+    rules = [_with_filter(e, _own_filter(k)) for k, e in enumerate(FILTERABLE)]
+    out = run_config(spark, write_config(tmp_path, _config(data, rules)))
+    kept = sum(1 for r in ROWS if r[6] == "a")
+    wrong = [
+        (example, result["row_count"], result["message"])
+        for k, example in enumerate(FILTERABLE)
+        if (result := out.result("t", k))["row_count"] != kept
+        or f"where {_own_filter(k)}" not in result["message"]
+    ]
+    assert not wrong, "\n".join(map(str, wrong))
+
+
+def _cli(server, *args: str) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env,
+    )  # fmt: skip
+
+
+def test_a_filtered_metric_reports_its_kept_rows_through_the_cli_junit_and_the_api(
+    server, data, tmp_path
+):
+    import json
+    import xml.etree.ElementTree as ET
+
+    import assay
+
+    rules = [
+        "{type: max, column: amount, filter: \"status = 'a'\", must_be: '< 1000'}",
+        "{type: min, column: amount, filter: \"status = 'a'\", must_be: '< 1000'}",
+        "{type: median, column: amount, filter: \"status = 'a'\", must_be: '< 1000'}",
+    ]
+    cfg = write_config(tmp_path, _config(data, rules))
+    junit = tmp_path / "junit.xml"
+    proc = _cli(server, "run", str(cfg), "--remote", server.url, "--junit", str(junit))
+    assert proc.returncode == 0, proc.stderr
+    results = [e for e in map(json.loads, proc.stdout.splitlines()) if e["event"] == "result"]
+    assert [(r["row_count"], r["metric_value"]) for r in results] == [(4, 9.0), (4, 1.5), (4, 3.25)]
+    assert all("(over the 4 rows where status = 'a')" in r["message"] for r in results)
+    text = ET.parse(junit).getroot()
+    said = " ".join(e.text or "" for e in text.iter() if e.text)
+    assert "row_count: 4" in said and "row_count: 0" not in said
+    api = assay.run(str(cfg), spark=server.spark)
+    assert [r.row_count for r in api.results] == [4, 4, 4]

@@ -368,7 +368,10 @@ def measures_of(rule: Rule) -> tuple[Measure, ...]:
         )
     if rule.filter is None:
         return measures(rule.check)
-    return tuple(filtered(m, rule.filter) for m in measures(rule.check))
+    # every filtered rule reports the rows its filter keeps: their count is one of its
+    # measures, whether or not its check reads it (a max does not)
+    kept = dict.fromkeys((RowCount(), *measures(rule.check)))
+    return tuple(filtered(m, rule.filter) for m in kept)
 
 
 def _also(where: Expr | None, condition: Expr) -> Expr:
