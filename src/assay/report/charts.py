@@ -272,7 +272,37 @@ def trend(
 
 
 def _ends(point: Point, shown: Callable[[float], str]) -> str:
-    return "–" if point.value is None else shown(point.value)
+    """A trend's end label: the value as ``shown`` writes it, shortened to fit the 50
+    units beside the line (``1051%``, ``12.3k``); its dot's title keeps it whole."""
+    if point.value is None:
+        return "–"
+    text = shown(point.value)
+    if len(text) <= END_CHARS:
+        return text
+    unit = "%" if text.endswith("%") else ""
+    return compact(point.value) + unit
+
+
+END_CHARS = 7
+"""The longest end label a trend writes as it is (11 px digits, 50 units of room)."""
+
+
+def compact(value: float) -> str:
+    """A number in at most 7 characters: 4 significant digits, from 10,000 on 3 with
+    ``k``, ``M``, ``G`` or ``T``.
+
+    >>> compact(1050.79), compact(123456.0), compact(-2.5e9), compact(999999.0)
+    ('1051', '123k', '-2.5G', '1M')
+    >>> compact(0.000123456), compact(-0.5)
+    ('0.00012', '-0.5')
+    """
+    size = abs(value)
+    if size < 9999.5:
+        return f"{value:.2g}" if 0 < size < 0.001 else f"{value:.4g}"
+    for scale, suffix in ((1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")):
+        if size / scale < 999.5:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.2g}"
 
 
 def _bound(value: float | int | None) -> str:

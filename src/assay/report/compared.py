@@ -13,7 +13,7 @@ from typing import Any
 
 from assay.report import charts
 from assay.report.sidebyside import SideBySide, side_by_side
-from assay.report.text import number, percent, readable, verdict_of, where
+from assay.report.text import number, percent, readable, run_time, verdict_of, where
 
 Event = dict[str, Any]
 SEVERITIES = ("pass", "warn", "fail", "error")
@@ -357,7 +357,7 @@ def _points(runs: Sequence[Sequence[Event]]) -> dict[str, dict[str, list[charts.
     found: dict[str, dict[str, list[charts.Point]]] = {}
     for events in runs:
         summary = next((e for e in reversed(events) if e.get("event") == "summary"), {})
-        at, run = summary.get("started_at"), str(summary.get("run_id", ""))
+        at, run = run_time(summary), str(summary.get("run_id", ""))
         for e in events:
             if e.get("event") != "comparison":
                 continue

@@ -14,6 +14,7 @@ import orjson
 
 from assay.report import charts, compared
 from assay.report.text import cell, json_value, number, percent, readable, verdict_of, where
+from assay.report.text import run_time as measured_at
 
 __all__ = ["cell", "json_value", "number", "percent", "where"]
 
@@ -380,7 +381,7 @@ def _trends(runs: Sequence[Sequence[Event]]) -> Trends:
     for events in runs:
         summary = next((e for e in reversed(events) if e.get("event") == "summary"), {})
         for e, key in rule_keys(events):
-            found.setdefault(key, []).append((e, summary.get("started_at")))
+            found.setdefault(key, []).append((e, measured_at(summary)))
     trends: Trends = {}
     for key, seen in found.items():
         unit = trend_unit([e for e, _ in seen])
@@ -431,11 +432,17 @@ def judged_over_time(
 
 
 def trend_unit(events: Sequence[Event]) -> str:
-    """``%`` (failing percentage), ``rows`` (failed count) or ``""`` (measured value)."""
-    if all(trend_value(e, "%") is not None for e in events):
-        return "%"
-    if all(e.get("failed_count") is not None for e in events):
-        return "rows"
+    """``%`` (failing percentage), ``rows`` (failed count) or ``""`` (measured value),
+    the first that every run has; for a rule the last run judged over time, the number
+    it was judged by (so its band is drawn on it)."""
+    baseline = events[-1].get("baseline") if events else None
+    if isinstance(baseline, dict):
+        judged = "rows" if baseline.get("measure") == "failed_count" else ""
+        if all(trend_value(e, judged) is not None for e in events):
+            return judged
+    for unit in ("%", "rows"):
+        if all(trend_value(e, unit) is not None for e in events):
+            return unit
     return ""
 
 
@@ -455,7 +462,7 @@ def trend_value(event: Event, unit: str = "%") -> float | None:
     if unit == "%":
         if failed is not None and rows and rule_type not in NOT_ROWS:
             return 100.0 * failed / rows
-        unit = ""
+        return None
     if unit == "rows":
         return None if failed is None else float(failed)
     value = event.get("metric_value")

@@ -110,3 +110,16 @@ def readable(message: str, *values: Any) -> str:
                 found = re.compile(rf"(?<![\d.]){re.escape(long)}(?![\d])")
                 message = found.sub(short, message)
     return message
+
+
+def run_time(summary: Event) -> str | None:
+    """When a run's values count as measured: the ``run_time`` its metrics were stored
+    under (``--run-time``, for a backfill), else when it started.
+
+    >>> run_time({"started_at": "2026-12-04T17:00:00+00:00",
+    ...           "metrics": {"run_time": "2024-01-05T06:00:00.000+00:00"}})
+    '2024-01-05T06:00:00.000+00:00'
+    """
+    metrics = summary.get("metrics")
+    stored = metrics.get("run_time") if isinstance(metrics, dict) else None
+    return str(stored) if stored else summary.get("started_at")
