@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.monitoring import MetricsStore, Monitoring
+from assay.ir.rules import Rule
 from assay.ir.suite import Suite
 from assay.monitoring.records import parse_time
 from assay.options import RunOptions
@@ -31,6 +32,10 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
         if options.tags or options.run_time:
             said = "--tag" if options.tags else "--run-time"
             raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
+        unstored = [_without_store(rule) for table in suite.tables for rule in table.rules
+                    if rule.over_time is not None]  # fmt: skip
+        if unstored:
+            raise ConfigErrors(unstored)
         return None
     tags = {**dict(suite.monitoring.tags if suite.monitoring else ()), **options.tags}
     if options.run_time is not None:
@@ -41,6 +46,21 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
                 f"--run-time: '{options.run_time}' is not an ISO 8601 time"
                 " (e.g. 2024-01-31T06:00:00Z)")]) from None  # fmt: skip
     return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time)
+
+
+def _without_store(rule: Rule) -> ConfigError:
+    """A rule judged over time in a run that has no metrics store to read its history
+    from: it would pass, unjudged, run after run."""
+    over = rule.over_time
+    assert over is not None
+    key = "change" if over.change is not None else "anomaly"
+    return ConfigError(
+        f"{key}: judged over time, the rule needs a metrics store to read its history"
+        " from, and this run has none (it would pass unjudged run after run)",
+        rule.origin,
+        hint="add 'metrics: {path: metrics.jsonl}' (or {table: NAME}) to the config, or"
+        " give --metrics FILE / --metrics-table NAME (metrics= / metrics_table= in Python)",
+    )
 
 
 def history(

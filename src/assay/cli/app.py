@@ -169,15 +169,19 @@ def check(
     source: opt.Source = None,
     pipeline: opt.Pipeline = None,
     plugin: opt.Plugin = None,
+    metrics: opt.Metrics = None,
+    metrics_table: opt.MetricsTable = None,
     debug: opt.Debug = False,
 ) -> None:
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid);
     one ``check`` JSON line either way, the errors also on stderr."""
+    from assay.api.watching import monitoring_of
     from assay.cli.checked import invalid_event, valid_event
 
     def action() -> None:
         try:
             suite = _load(configs, ctx.params, True)
+            monitoring_of(suite, opt.run_options(ctx.params))  # the store run would use
         except Exception as error:
             _out(invalid_event(configs, error))  # then the error on stderr, and its exit code
             raise
