@@ -13,12 +13,15 @@ import sys
 import threading
 
 import pytest
+from pyspark.sql.connect import functions as F
 
 import assay
 from assay.executor.metrics import read_history
 from assay.ir.monitoring import MetricsStore, Monitoring
 from assay.monitoring.records import parse_time
 from assay.monitoring.series import wanted
+from tests.helpers import validate_event
+from tests.monitoring.filling import fill, small_filesystem
 from tests.monitoring.scenario import (
     COUNTS,
     RULES,
@@ -81,7 +84,10 @@ def test_the_table_store_keeps_every_row_of_runs_appending_at_once(spark):
 def test_the_tables_plans_are_what_they_were_and_a_file_store_adds_none(spark, server, tmp_path):
     frame = day_frame(spark, 1)
     before = server.sql_executions()
-    plain = assay.validate(frame, RULES)
+    # the same rules, none judged over time: a run without a store judges none
+    unwatched = [{k: v for k, v in r.items() if k not in ("change", "anomaly")} for r in RULES]
+    plain = assay.validate(frame, [r if r["type"] == "not_null" else {"must_be": ">= 0", **r}
+                                   for r in unwatched])  # fmt: skip
     alone = server.sql_executions() - before
     before = server.sql_executions()
     stored = assay.validate(frame, RULES, metrics=str(tmp_path / "m.jsonl"), run_time=run_time(1))
@@ -164,3 +170,125 @@ def test_the_command_line_runs_explains_and_lists_the_history(server, tmp_path):
     assert other.returncode == 0 and other.stdout == ""
     bad = _assay("run", str(config), "--var", "rows=1", "--run-time", "yesterday")
     assert bad.returncode == 2 and "--run-time: 'yesterday' is not an ISO 8601 time" in bad.stderr
+
+
+# --- the first run, a run without a store, and the store under faults -----------------------
+
+
+def test_a_simple_threshold_judges_the_first_run(spark, tmp_path):
+    frame = spark.range(3).selectExpr("CAST(id AS DOUBLE) - 1.0 AS x")  # min -1.0
+    rule = {"type": "min", "column": "x",
+            "anomaly": {"strategy": "simple_threshold", "lower_bound": -0.5, "upper_bound": 1.0}}  # fmt: skip
+    result = assay.validate(frame, [rule], metrics=str(tmp_path / "m.jsonl"))
+    (judged,) = result.results
+    assert (judged.metric_value, judged.severity, judged.baseline["runs"]) == (-1.0, "fail", 0)
+    assert "Value -1.0 is not in bounds [-0.5, 1.0]" in judged.message
+    assert result.summary.metrics["history_runs_read"] == 0
+
+
+def test_a_rule_judged_over_time_needs_a_store(spark, server, tmp_path):
+    config = tmp_path / "days.yaml"
+    config.write_text(CONFIG.replace("metrics: {path: metrics.jsonl, tags: {env: ci}}\n", ""))
+    before = server.sql_executions()
+    with pytest.raises(assay.ConfigErrors) as refused:
+        assay.run(config, spark=spark, vars={"rows": "3"})
+    assert str(refused.value).startswith(f"{config}:5 tables[0].rules[0]: change: judged over")
+    with pytest.raises(assay.ConfigErrors, match=r"<rules> rules\[0\]: anomaly: judged over"):
+        assay.validate(spark.range(3), [RULES[1]])
+    assert server.sql_executions() == before  # refused before any Spark work
+    ran = assay.run(config, spark=spark, vars={"rows": "3"}, metrics=str(tmp_path / "m.jsonl"))
+    assert ran.exit_code == 0 and ran.summary.metrics["rows"] > 0
+
+
+def test_a_full_disk_costs_the_append_and_leaves_the_store_as_it_was(spark, tmp_path):
+    rules = [RULES[0]]
+    with small_filesystem(tmp_path) as fs:
+        path = fs / "metrics.jsonl"
+        first = assay.validate(day_frame(spark, 1), rules, metrics=str(path), run_time=run_time(1))
+        assert first.summary.metrics["rows"] == 3
+        with open(path, "ab") as handle:  # blank lines: the file's last page all but full
+            handle.write(b"\n" * (4096 - path.stat().st_size % 4096 - 20))
+        before = path.read_bytes()
+        filler = fill(fs)
+        full = assay.validate(day_frame(spark, 2), rules, metrics=str(path), run_time=run_time(2))
+        assert path.read_bytes() == before
+        (judged,) = full.results  # the verdicts stand, judged against day 1
+        assert (judged.severity, judged.baseline["change"]["baseline"]) == ("pass", 1000.0)
+        said = full.summary.metrics
+        assert full.exit_code == full.summary.exit_code == 3 and said["rows"] == 0
+        assert said["error"] == (
+            f"metrics store file {path}: No space left on device: none of the run's 3 rows"
+            " appended (the file is as it was)"
+        )
+        assert said["error"] in full.summary.exit_reason
+        validate_event(full.summary.to_dict())
+        filler.unlink()
+        third = assay.validate(day_frame(spark, 3), rules, metrics=str(path), run_time=run_time(3))
+    assert third.summary.metrics["history_runs_read"] == 1  # day 1's: day 2 left nothing
+    assert third.results[0].baseline["points"][0]["value"] == 1000.0
+    assert "skipped" not in third.summary.metrics
+
+
+def _stored_line(**row: object) -> bytes:
+    line = {"run_time": "2024-01-01T06:00:00.000+00:00", "table": "orders", "rule": "rows_change",
+            "rule_type": "row_count", "columns": "", "measure": "metric_value", "value": 1000.0,
+            "severity": "pass", "server": None, "tags": {}, "run_id": "day1"}  # fmt: skip
+    return json.dumps({**line, **row}).encode()
+
+
+def test_lines_that_are_not_rows_are_skipped_counted_and_said(spark, tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b"\n".join([
+        _stored_line(),
+        _stored_line(value="abc", run_id="abc"),
+        _stored_line(run_time="not a time", run_id="bad time"),
+        b"\x00\xff\xfe junk \x01",
+        _stored_line(value=None, run_id="null"),
+        _stored_line(run_id="cut")[:50],  # cut short: no newline at the end
+    ]))  # fmt: skip
+    result = assay.validate(day_frame(spark, 2), [RULES[0]], name="orders", metrics=str(path),
+                            run_time=run_time(2))  # fmt: skip
+    (judged,) = result.results
+    assert judged.baseline["points"] == [{"run_time": "2024-01-01T06:00:00.000+00:00",
+                                          "value": 1000.0}]  # fmt: skip
+    skipped = {"count": 5, "lines": [2, 3, 4, 5, 6], "reasons": {
+        "a value that is not a finite number": 1, "a run_time that is not an ISO 8601 time": 1,
+        "not JSON (a line cut short, or not written by assay)": 2, "no value": 1}}  # fmt: skip
+    assert result.summary.metrics["skipped"] == skipped
+    assert result.exit_code == 0 and result.summary.metrics["rows"] == 3
+    validate_event(result.summary.to_dict())
+    # the run's rows start on a line of their own, after the line cut short
+    lines = path.read_bytes().split(b"\n")
+    assert lines[5] == _stored_line(run_id="cut")[:50] and len(lines) == 6 + 3 + 1
+    listed = _assay("history", "--metrics", str(path))
+    assert listed.returncode == 0, listed.stderr
+    assert len(listed.stdout.splitlines()) == 4  # day 1's row and the run's 3
+    assert f"assay: warning: metrics store file {path}: 5 lines skipped" in listed.stderr
+
+
+def test_a_killed_runs_unregistered_partition_is_never_read(spark):
+    """A run killed between writing its partition directory and adding it to the catalog
+    leaves a complete ``run_id=`` directory the catalog does not list: history, ``assay
+    history`` and the next appends ignore it (docs/monitoring.md#the-store)."""
+    from assay.executor.metrics import _location, history_read, stored
+    from assay.monitoring.series import Selection
+
+    table = "assay_test_metrics_killed"
+    spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+    rules = [RULES[0]]
+    assay.validate(day_frame(spark, 1), rules, metrics_table=table, run_time=run_time(1))
+    store = MetricsStore("table", table)
+    killed = spark.sql(f"SELECT * FROM {table}").drop("run_id").withColumn("value", F.lit(1.0))
+    killed.write.format("parquet").save(f"{_location(spark, store)}/run_id=killed")
+    second = assay.validate(day_frame(spark, 2), rules, metrics_table=table, run_time=run_time(2))
+    (judged,) = second.results
+    assert [p["value"] for p in judged.baseline["points"]] == [1000.0]  # not the killed 1.0
+    assert second.summary.metrics["rows"] == 3 and "error" not in second.summary.metrics
+    found, skipped = stored(spark, store, Selection())
+    assert second.summary.run_id in {r["run_id"] for r in found}
+    assert "killed" not in {r["run_id"] for r in found} and len({r["run_id"] for r in found}) == 2
+    assert 1.0 not in {r["value"] for r in found} and not skipped
+    assert assay.history(metrics_table=table, spark=spark).where("value = 1.0").count() == 0
+    want = wanted(assay.rules_suite(rules).tables, Monitoring(store), "x", parse_time(run_time(9)))
+    history, _ = history_read(spark, store, want)
+    assert [p.value for p in history[("dataframe", "rows_change")]] == [1010.0]

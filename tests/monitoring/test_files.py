@@ -40,7 +40,8 @@ def test_runs_appending_at_once_lose_no_row_and_cut_none(tmp_path):
     assert [w.exitcode for w in workers] == [0] * WRITERS
     with open(path, "rb") as handle:
         lines = handle.read().splitlines()
-    stored = list(files.rows(path))
+    stored, skipped = files.rows(path)
+    assert not skipped
     assert len(lines) == len(stored) == WRITERS * RUNS * ROWS  # every line whole
     runs = {}
     for row in stored:
@@ -60,7 +61,8 @@ def test_the_history_read_back(tmp_path):
         handle.write(b'{"run_time": "2024-01-0')  # a line cut by a crash is skipped
     key = ("t1", "rule 3 " + "x" * 200, "metric_value")
     before = dt.datetime(2024, 1, 1, tzinfo=UTC) + dt.timedelta(minutes=4 * WRITERS)
-    history = files.read(path, Wanted({key: 2}, before, "w1r9", (("w", "1"),)))
+    history, skipped = files.read(path, Wanted({key: 2}, before, "w1r9", (("w", "1"),)))
     assert [p.value for p in history[key[:2]]] == [2.0, 3.0]  # run 4 is not before
-    assert files.read(path, Wanted({key: 2}, before, "x", (("w", "2"),))) == {}
-    assert files.read(str(tmp_path / "none.jsonl"), Wanted({key: 2}, before, "x")) == {}
+    assert skipped.count == 1
+    assert files.read(path, Wanted({key: 2}, before, "x", (("w", "2"),)))[0] == {}
+    assert files.read(str(tmp_path / "none.jsonl"), Wanted({key: 2}, before, "x"))[0] == {}

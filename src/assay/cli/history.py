@@ -111,15 +111,21 @@ def _store(
 
 
 def _rows(store, selection, remote: str | None) -> list[dict[str, Any]]:
+    """The rows asked for; the lines skipped as not store rows are said on stderr, as
+    ``assay run`` says them."""
     from assay.executor.metrics import stored
 
     if store.kind == "file":
-        return stored(None, store, selection)
-    from assay.executor.session import open_session, quiet_pyspark_logging
+        found, skipped = stored(None, store, selection)
+    else:
+        from assay.executor.session import open_session, quiet_pyspark_logging
 
-    quiet_pyspark_logging()
-    with open_session(remote) as handle:
-        return stored(handle.spark, store, selection)
+        quiet_pyspark_logging()
+        with open_session(remote) as handle:
+            found, skipped = stored(handle.spark, store, selection)
+    if skipped:
+        sys.stderr.write(f"assay: warning: {skipped.sentence(store)}\n")
+    return found
 
 
 def _print(rows: list[dict[str, Any]], format: str) -> None:  # noqa: A002

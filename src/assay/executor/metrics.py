@@ -18,6 +18,7 @@ import dataclasses
 import datetime as dt
 import re
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from assay.ir.monitoring import MetricsStore, Monitoring
 from assay.ir.suite import Suite
 from assay.monitoring import files
 from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, utc_text
+from assay.monitoring.rows import Skipped, checked_row, tally
 from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
 from assay.report.events import RunSummary
 
@@ -52,23 +54,45 @@ class MetricsStoreFailure(SparkFailure):
 
 
 def read_history(spark: SparkSession | None, store: MetricsStore, want: Wanted) -> History:
+    """The earlier values ``want`` asks for (:func:`history_read`, its skipped rows aside)."""
+    return history_read(spark, store, want)[0]
+
+
+def history_read(
+    spark: SparkSession | None, store: MetricsStore, want: Wanted
+) -> tuple[History, Skipped]:
     """The earlier values ``want`` asks for: one pass over a file, or one Spark plan over
-    a table (none when no rule is judged over time, or the table does not exist yet)."""
+    a table (none when no rule is judged over time, or the table does not exist yet);
+    and the lines (rows) skipped as not store rows."""
     if not want.runs:
-        return {}
+        return {}, Skipped()
     if store.kind == "file":
         return files.read(store.location, want)
     assert spark is not None
     try:
         if not spark.catalog.tableExists(store.location):
-            return {}
+            return {}, Skipped()
         rows = _history_frame(spark, store, want).collect()
     except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
         raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
-    found = [row.asDict() for row in rows]
-    for row in found:
-        row["run_time"] = dt.datetime.fromtimestamp(row.pop("micros") / 1e6, dt.timezone.utc)
-    return newest(found, want)
+    found, skipped = _checked(row.asDict() for row in rows)
+    return newest(found, want), skipped
+
+
+def _checked(rows) -> tuple[list[dict[str, Any]], Skipped]:
+    """A table store's rows (``run_time`` read as ``micros``), each checked as a file's
+    line is: a row without a value (written by another program) is skipped."""
+    found, skips = [], []
+    for row in rows:
+        micros = row.pop("micros")
+        if micros is not None:
+            row["run_time"] = dt.datetime.fromtimestamp(micros / 1e6, dt.timezone.utc)
+        checked = checked_row(row)
+        if isinstance(checked, str):
+            skips.append((None, checked))
+        else:
+            found.append(checked)
+    return found, tally(skips)
 
 
 def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
@@ -109,8 +133,13 @@ def append(
     if store.kind == "file":
         try:
             files.append(store.location, rows)
+        except files.PartialAppend as e:
+            raise MetricsStoreFailure(f"metrics store {store}: {e.strerror}") from None
         except OSError as e:
-            raise MetricsStoreFailure(f"metrics store {store}: {e.strerror or e}") from None
+            raise MetricsStoreFailure(
+                f"metrics store {store}: {e.strerror or e}: none of the run's {len(rows)} rows"
+                " appended (the file is as it was)"
+            ) from None
         return len(rows)
     assert spark is not None
     try:
@@ -161,15 +190,19 @@ def _ensure_table(spark: SparkSession, store: MetricsStore) -> None:
     ).collect()
 
 
-def stored(spark: SparkSession | None, store: MetricsStore, selection: Selection) -> list[dict]:
+def stored(
+    spark: SparkSession | None, store: MetricsStore, selection: Selection
+) -> tuple[list[dict], Skipped]:
     """The stored rows ``selection`` asks for (:func:`assay.monitoring.series.selected`):
-    one pass over a file, or one Spark plan over a table (none when it does not exist)."""
+    one pass over a file, or one Spark plan over a table (none when it does not exist);
+    and the lines (rows) skipped as not store rows, as a run's history read skips them."""
     if store.kind == "file":
-        return selected(files.rows(store.location), selection)
+        found, skipped = files.rows(store.location)
+        return selected(found, selection), skipped
     assert spark is not None
     try:
         if not spark.catalog.tableExists(store.location):
-            return []
+            return [], Skipped()
         frame: DataFrame = spark.read.table(store.location)
         for column, values in (("table", selection.tables), ("rule", selection.rules),
                                ("measure", selection.measures)):  # fmt: skip
@@ -187,9 +220,8 @@ def stored(spark: SparkSession | None, store: MetricsStore, selection: Selection
         rows = [row.asDict() for row in frame.collect()]
     except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
         raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
-    for row in rows:
-        row["run_time"] = dt.datetime.fromtimestamp(row.pop("micros") / 1e6, dt.timezone.utc)
-    return selected(rows, selection)
+    found, skipped = _checked(rows)
+    return selected(found, selection), skipped
 
 
 def read_all(spark: SparkSession | None, store: MetricsStore):
@@ -199,14 +231,11 @@ def read_all(spark: SparkSession | None, store: MetricsStore):
         assert spark is not None
         return spark.read.table(store.location)
     assert spark is not None
-    rows = [
-        tuple(_typed(name, row.get(name)) for name in NAMES) for row in files.rows(store.location)
-    ]
+    found, skipped = files.rows(store.location)
+    if skipped:
+        warnings.warn(skipped.sentence(store), stacklevel=3)
+    rows = [tuple(row.get(name) for name in NAMES) for row in found]
     return spark.createDataFrame(rows, _schema())
-
-
-def _typed(name: str, value: Any) -> Any:
-    return parse_time(value) if name == "run_time" and isinstance(value, str) else value
 
 
 def _said(exc: BaseException) -> str:
@@ -224,6 +253,7 @@ class Watch:
     run_time: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
     history: History | str = field(default_factory=dict)
     runs_read: int = 0
+    skipped: Skipped = field(default_factory=Skipped)
 
     @classmethod
     def start(
@@ -245,11 +275,13 @@ class Watch:
             return watch
         started = time.monotonic()
         try:
-            watch.history = read_history(spark, monitoring.store, want)
+            watch.history, watch.skipped = history_read(spark, monitoring.store, want)
         except (MetricsStoreFailure, OSError) as e:
             watch.history = str(e)
             note(f"assay: {e}")
             return watch
+        if watch.skipped:
+            note(f"assay: warning: {watch.skipped.sentence(monitoring.store)}")
         watch.runs_read = sum(len(points) for points in watch.history.values())
         took = int((time.monotonic() - started) * 1000)
         note(f"assay: history of {len(want.runs)} rules read from {monitoring.store} "
@@ -266,6 +298,8 @@ class Watch:
         rows = records(events, self.run_time, server, self.monitoring.tags)
         said: dict[str, Any] = {"store": str(store), "run_time": utc_text(self.run_time),
                                 "rows": 0, "history_runs_read": self.runs_read}  # fmt: skip
+        if self.skipped:
+            said["skipped"] = self.skipped.to_dict()
         try:
             said["rows"] = append(self.spark, store, rows)
         except MetricsStoreFailure as e:

@@ -1,8 +1,10 @@
 """The file backend of the metrics store: JSON lines on the client's file system.
 
 A run appends its rows in one write under an exclusive ``flock`` (two runs appending at
-once both land, whole); history is read by one pass over the file, keeping the newest
-values of the rules asked for.
+once both land, whole), all of them or none: on any failure (a full disk) the file is cut
+back to its size before. History is read by one pass over the file, keeping the newest
+values of the rules asked for; a line that is not a store row is skipped and counted
+(:mod:`assay.monitoring.rows`).
 """
 
 from __future__ import annotations
@@ -15,56 +17,106 @@ from typing import Any
 
 import orjson
 
-from assay.monitoring.records import NAMES, parse_time, utc_text
+from assay.monitoring.records import NAMES, utc_text
+from assay.monitoring.rows import NOT_JSON, Skipped, checked_row, tally
 from assay.monitoring.series import History, Wanted, newest
 
 
+class PartialAppend(OSError):
+    """An append failed, and the part of it already written could not be cut off."""
+
+
 def append(path: str, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Append ``rows`` to the file (created with its directory when missing)."""
+    """Append ``rows`` to the file (created with its directory when missing), all or
+    none: when writing fails, the file is truncated back to its size before and the
+    error raised (:class:`PartialAppend` when that fails too). A file whose last line was
+    cut short (by a crash) gets a newline first, so the rows start on a line of their own.
+    """
     if not rows:
         return
     data = b"".join(orjson.dumps(_line(row)) + b"\n" for row in rows)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:  # a full disk, an interrupt: nothing of the run stays
+            _cut_back(fd, size)
+            raise
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Truncate the file back to ``size`` bytes, or raise :class:`PartialAppend`."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError as e:
+        end = os.fstat(fd).st_size
+        raise PartialAppend(
+            e.errno,
+            f"the append failed, and its {end - size} bytes already written could not be"
+            f" cut off ({e.strerror or e}): they end the file as a partial run",
+        ) from None
 
 
 def _line(row: Mapping[str, Any]) -> dict[str, Any]:
     return {name: utc_text(row[name]) if name == "run_time" else row.get(name) for name in NAMES}
 
 
-def rows(path: str) -> Iterator[dict[str, Any]]:
-    """Every row of the file, in the order written (none when the file does not exist);
-    a line that is not a store row (cut by a crash) is skipped."""
+def scan(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
+    """Each line of the file (none when it does not exist) with its number: the row it
+    holds (:func:`~assay.monitoring.rows.checked_row`) or why it is not one. Blank lines
+    hold nothing and are passed over."""
     with contextlib.suppress(FileNotFoundError), open(path, "rb") as handle:
-        for line in handle:
-            try:
-                row = orjson.loads(line)
-            except orjson.JSONDecodeError:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
                 continue
-            if isinstance(row, dict) and "run_time" in row and "value" in row:
-                yield row
+            try:
+                raw = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                yield number, NOT_JSON
+                continue
+            yield number, checked_row(raw)
 
 
-def read(path: str, wanted: Wanted) -> History:
-    """The history of the rules ``wanted`` asks for (:func:`assay.monitoring.series.newest`)."""
+def rows(path: str) -> tuple[list[dict[str, Any]], Skipped]:
+    """Every row of the file, in the order written, and the lines skipped."""
+    found: list[dict[str, Any]] = []
+    skips: list[tuple[int | None, str]] = []
+    for number, row in scan(path):
+        if isinstance(row, str):
+            skips.append((number, row))
+        else:
+            found.append(row)
+    return found, tally(skips)
+
+
+def read(path: str, wanted: Wanted) -> tuple[History, Skipped]:
+    """The history of the rules ``wanted`` asks for (:func:`assay.monitoring.series.newest`),
+    and the lines skipped."""
     found = []
+    skips: list[tuple[int | None, str]] = []
     keys = wanted.keys
-    for row in rows(path):
-        if (row.get("table"), row.get("rule"), row.get("measure")) not in keys:
-            continue
-        if not wanted.matches(
-            row.get("tags") or {}, row.get("run_id"), parse_time(row["run_time"])
+    for number, row in scan(path):
+        if isinstance(row, str):
+            skips.append((number, row))
+        elif (row["table"], row["rule"], row["measure"]) in keys and wanted.matches(
+            row["tags"], row.get("run_id"), row["run_time"]
         ):
-            continue
-        found.append(row)
-    return newest(found, wanted)
+            found.append(row)
+    return newest(found, wanted), tally(skips)
