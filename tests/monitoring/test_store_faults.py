@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import fcntl
 import os
+import threading
 import uuid
 from pathlib import Path
 
@@ -167,3 +169,23 @@ def test_a_time_beyond_what_utc_holds_is_not_a_time(tmp_path):
 def test_a_missing_file_is_an_empty_store(tmp_path):
     path = str(tmp_path / f"{uuid.uuid4().hex}.jsonl")
     assert files.rows(path) == ([], files.rows(path)[1]) and not files.rows(path)[1]
+
+
+def test_a_read_waits_for_an_append_under_way(tmp_path):
+    """An append holds the file's lock until it is whole or cut back: a history read
+    meanwhile waits for it, and never sees a run half-way."""
+    path = tmp_path / "metrics.jsonl"
+    files.append(str(path), run_rows(1, count=2))
+    read: list[int] = []
+    with open(path, "ab") as appending:
+        fcntl.flock(appending.fileno(), fcntl.LOCK_EX)
+        appending.write(b'{"half a row')  # what a failing append has written so far
+        appending.flush()
+        reader = threading.Thread(target=lambda: read.append(len(files.rows(str(path))[0])))
+        reader.start()
+        reader.join(0.5)
+        assert reader.is_alive() and read == []  # waiting for the lock
+        appending.truncate(path.stat().st_size - len(b'{"half a row'))  # cut back
+        fcntl.flock(appending.fileno(), fcntl.LOCK_UN)
+    reader.join(10)
+    assert read == [2]

@@ -81,8 +81,10 @@ def _line(row: Mapping[str, Any]) -> dict[str, Any]:
 def scan(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:
     """Each line of the file (none when it does not exist) with its number: the row it
     holds (:func:`~assay.monitoring.rows.checked_row`) or why it is not one. Blank lines
-    hold nothing and are passed over."""
+    hold nothing and are passed over. The file is read under a shared ``flock``: an
+    append under way (and cut back if it fails) is never read half-way."""
     with contextlib.suppress(FileNotFoundError), open(path, "rb") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
