@@ -1,9 +1,12 @@
-"""Ctrl-C during a running plan ends the run at once: the session's operations are
-interrupted (the plan stops on the server), the run exits 130 saying so; run from
-scratch and through the warm client alike."""
+"""Ctrl-C (SIGINT) and a scheduler's SIGTERM during a running plan end the run at once:
+the session's operations are interrupted (the plan stops on the server), the session is
+released, stdout ends with the summary of what finished, and the run exits 130 or 143;
+run from scratch and through the warm client alike, and when ``assay server stop``
+stops the warm client under a running command."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -13,34 +16,46 @@ import time
 import pytest
 
 from tests.conftest import ROOT
+from tests.spark_ui import open_sessions, running_jobs, within
 
 pytestmark = pytest.mark.spark
 
-SLOW = (
-    "tables:\n  - name: slow\n    source: {sql: 'SELECT id FROM range(0, 200000000000)'}\n"
-    "    rules:\n      - {type: unique, column: id}\n"
+SLEEPS = (
+    "tables:\n  - name: sleeps\n"
+    "    source: {sql: \"SELECT id, reflect('java.lang.Thread', 'sleep', CAST(600000 AS BIGINT))"
+    ' AS s FROM range(1)"}\n'
+    "    rules:\n      - {type: not_null, column: s}\n"
 )
+"""One table whose aggregate plan sleeps ten minutes on the server."""
+
+RELEASED_WITHIN = 20.0
+"""Seconds the server is given to have no running job and no session of the run left."""
 
 
-@pytest.fixture(scope="module")
-def warm_client(tmp_path_factory):
-    state = tmp_path_factory.mktemp("interrupt-state")
+def _start_client(state) -> dict[str, str]:
     env = {**os.environ, "ASSAY_STATE_DIR": str(state), "PYTHONPATH": str(ROOT / "src")}
     env.pop("ASSAY_NO_WARM_CLIENT", None)
     start = "from assay.cli.warm_client import start_client; start_client()"
     subprocess.run([sys.executable, "-c", start], env=env, cwd=ROOT, timeout=180, check=True)
-    yield env
+    return env
+
+
+def _stop_client(env: dict[str, str]) -> None:
     stop = "from assay.cli.warm_client import stop_client; stop_client()"
     subprocess.run([sys.executable, "-c", stop], env=env, cwd=ROOT, timeout=60, check=True)
 
 
-@pytest.mark.parametrize("through", ["scratch", "warm_client"])
-def test_ctrl_c_interrupts_the_running_plan_and_exits_130(server, tmp_path, through, request):
-    config = tmp_path / "slow.yaml"
-    config.write_text(SLOW)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    if through == "warm_client":
-        env = request.getfixturevalue("warm_client")
+@pytest.fixture(scope="module")
+def warm_client(tmp_path_factory):
+    env = _start_client(tmp_path_factory.mktemp("interrupt-state"))
+    yield env
+    _stop_client(env)
+
+
+def _running(server, tmp_path, env) -> subprocess.Popen[str]:
+    """``assay run`` of :data:`SLEEPS`, once its aggregate plan runs on the server."""
+    config = tmp_path / "sleeps.yaml"
+    config.write_text(SLEEPS)
     proc = subprocess.Popen(
         [sys.executable, "-m", "assay", "run", str(config), "--remote", server.url],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True,
@@ -49,14 +64,56 @@ def test_ctrl_c_interrupts_the_running_plan_and_exits_130(server, tmp_path, thro
     for line in proc.stderr:  # the plan is submitted
         if "aggregate plan" in line:
             break
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
+    assert within(30, lambda: bool(server.running_jobs())) is not None, "the plan never ran"
+    return proc
+
+
+def _assert_stopped(server, proc, sessions_before, code: int, name: str, said: str) -> None:
     sent = time.monotonic()
-    _, rest = proc.communicate(timeout=60)
-    assert proc.returncode == 130, rest
+    out, rest = proc.communicate(timeout=60)
+    assert proc.returncode == code, rest
     assert time.monotonic() - sent < 30
-    assert "interrupted" in rest and "Traceback" not in rest
-    deadline = time.monotonic() + 20  # and nothing of it runs on on the server
-    while server.running_jobs() and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert server.running_jobs() == []
+    assert said in rest and "Traceback" not in rest
+    summary = json.loads(out.splitlines()[-1])
+    assert summary["event"] == "summary", out
+    assert (summary["exit_code"], summary["stopped"], summary["status"]) == (code, name, "ERROR")
+    # the table the signal cut short is reported as an error: the plan was interrupted
+    (table,) = [json.loads(line) for line in out.splitlines() if '"event":"table"' in line]
+    assert table["error"] == "table sleeps's aggregate plan was interrupted: the run was stopped"
+    assert (summary["tables"], summary["errors"]) == (1, 1)
+    assert summary["exit_reason"] == f"exit {code}: {said} with 1 table or comparison reported"
+    # and nothing of it runs on on the server, nor holds a session there
+    assert within(RELEASED_WITHIN, lambda: running_jobs(server.ui_url) == []) is not None
+    left = lambda: open_sessions(server.ui_url) == sessions_before  # noqa: E731
+    assert within(RELEASED_WITHIN, left) is not None, open_sessions(server.ui_url)
+
+
+SIGNALS = {
+    "SIGINT": (signal.SIGINT, 130, "interrupted (SIGINT)"),
+    "SIGTERM": (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+}
+
+
+@pytest.mark.parametrize("through", ["scratch", "warm_client"])
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_interrupts_the_plan_releases_the_session_and_summarises(
+    server, tmp_path, through, name, request
+):
+    sig, code, said = SIGNALS[name]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    if through == "warm_client":
+        env = request.getfixturevalue("warm_client")
+    before = open_sessions(server.ui_url)
+    proc = _running(server, tmp_path, env)
+    proc.send_signal(sig)
+    _assert_stopped(server, proc, before, code, name, said)
+
+
+def test_server_stop_terminates_a_running_command_which_summarises(server, tmp_path_factory):
+    """``assay server stop`` stops the warm client: a command still running after its grace
+    gets SIGTERM, and ends as a terminated run does."""
+    env = _start_client(tmp_path_factory.mktemp("stopped-state"))
+    before = open_sessions(server.ui_url)
+    proc = _running(server, tmp_path_factory.mktemp("stopped"), env)
+    _stop_client(env)
+    _assert_stopped(server, proc, before, 143, "SIGTERM", "terminated (SIGTERM)")

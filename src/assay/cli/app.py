@@ -18,7 +18,7 @@ import typer
 
 from assay.cli import options as opt
 from assay.cli.compare import compare as compare_command
-from assay.cli.console import err, guarded, stdout_closed, streamed
+from assay.cli.console import RunStream, err, guarded, on_sigterm, stdout_closed, summarised
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
 from assay.cli.history import history_command
@@ -121,19 +121,19 @@ def run(
 def _ran(configs: list[Path], params: Mapping[str, Any], debug: bool) -> tuple[int, bool]:
     """The exit code of ``assay run`` and whether a check failed."""
     try:
-        result = guarded(debug, lambda: _run(configs, params, debug))
+        result = summarised(debug, lambda stream: _run(configs, params, stream))
     except typer.Exit as exit_:
         return exit_.exit_code, False
     return result.exit_code, result.summary.failed > 0
 
 
-def _run(configs: list[Path], params: Mapping[str, Any], debug: bool) -> Result:
+def _run(configs: list[Path], params: Mapping[str, Any], stream: RunStream) -> Result:
     """The run of the command line, its events streamed (JSON lines on stdout, errors on
     stderr), and every reason of a non-zero exit on stderr, terminal or not (CI logs)."""
     from assay.api.running import run_with
     from assay.executor.session import quiet_pyspark_logging
 
-    options = opt.run_options(params, on_event=streamed(debug))
+    options = opt.run_options(params, on_event=stream)
     quiet_pyspark_logging()
     result = run_with(configs, options)
     if result.summary.exit_code != 0:
@@ -300,6 +300,7 @@ def main() -> None:
     # a progress bar assay never shows: 0.25 s of a run's start-up (benchmarks/README.md).
     if "IPython" not in sys.modules:
         sys.modules["IPython"] = None  # type: ignore[assignment]  # its import then fails
+    on_sigterm()  # a scheduler's SIGTERM ends a command as Ctrl-C does
     try:
         command()(standalone_mode=True)  # what app() does, with the command built once
     except BrokenPipeError:

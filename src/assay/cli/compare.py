@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from assay.cli import options as opt
-from assay.cli.console import err, guarded, said_error
+from assay.cli.console import RunStream, err, summarised
 from assay.cli.options import parse_assignments
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import CompareCheck, ComparisonSetting, DatasetComparison, NumericTolerance
@@ -301,7 +301,7 @@ def compare(
 ) -> None:
     """Compare TARGET with SOURCE by key: one JSON line with every count, then a summary."""
 
-    def action() -> int:
+    def action(stream: RunStream) -> int:
         comparison = comparison_of(
             side(source, source_format, "source", source_option),
             side(target, target_format, "target", target_option),
@@ -317,27 +317,20 @@ def compare(
                 source_format, target_format, columns, (source_filter, target_filter)
             ),
         )
-        return _run(Suite(tables=(), comparisons=(comparison,)), remote, conf or [], debug)
+        return _run(Suite(tables=(), comparisons=(comparison,)), remote, conf or [], stream)
 
-    raise typer.Exit(guarded(debug, action))
+    raise typer.Exit(summarised(debug, action))
 
 
-def _run(suite: Suite, remote: str | None, conf: list[str], debug: bool) -> int:
+def _run(suite: Suite, remote: str | None, conf: list[str], stream: RunStream) -> int:
     from assay.executor.run import run_suite
     from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.report.jsonl import JsonLinesSink
 
     quiet_pyspark_logging()
-    sink = JsonLinesSink()
-
-    def tee(event) -> None:
-        sink(event)
-        said_error(event, debug)
-
     server_conf = parse_assignments(conf, "--conf")
     with open_session(remote, server_conf=server_conf, inputs=suite.sources()) as handle:
         summary = run_suite(
-            suite, handle.spark, tee, server=f"the Spark Connect server at {handle.url}"
+            suite, handle.spark, stream, server=f"the Spark Connect server at {handle.url}"
         )
     if summary.exit_code != 0:
         err(f"assay: {summary.exit_reason}")

@@ -111,6 +111,8 @@ def failure_sentence(exc: BaseException, *, server: str, table: str, step: str) 
     for a fault of assay's own, that it is one."""
     if isinstance(exc, PlanTimeout):
         return f"table {table}'s {step} {exc}"
+    if isinstance(exc, Interrupted):
+        return f"table {table}'s {step} was interrupted: the run was stopped"
     if internal(exc):
         return (
             f"assay failed during table {table}'s {step}, an internal error (please report"

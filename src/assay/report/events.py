@@ -271,13 +271,17 @@ class RunSummary:
     metrics: dict[str, Any] | None = None
     """The metrics store the run appended to: ``store``, ``run_time``, ``rows`` and, when
     the append failed, ``error`` (docs/monitoring.md)."""
+    stopped: str | None = None
+    """Why the run ended before its last table: ``SIGINT``, ``SIGTERM`` or ``error`` (the
+    totals are then those of what finished); None for a run that ran to its end."""
 
     @property
     def status(self) -> str:
         """What the verdicts say, whatever the policy: ``ERROR`` (a rule or table could
-        not be evaluated), ``FAIL`` (a rule failed with severity fail), else ``PASS``
-        (warnings allowed). The exit code is the policy's reading of the same results."""
-        if self.errors:
+        not be evaluated, or the run stopped early), ``FAIL`` (a rule failed with severity
+        fail), else ``PASS`` (warnings allowed). The exit code is the policy's reading of
+        the same results."""
+        if self.errors or self.stopped:
             return "ERROR"
         return "FAIL" if self.failed else "PASS"
 
@@ -319,6 +323,7 @@ class RunSummary:
                 else {}
             ),
             **({"metrics": self.metrics} if self.metrics is not None else {}),
+            **({"stopped": self.stopped} if self.stopped is not None else {}),
         }
 
 
