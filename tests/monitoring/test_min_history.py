@@ -135,3 +135,17 @@ def test_holt_winters_is_judged_from_two_full_seasons() -> None:
     assert "note" not in judged.baseline and judged.baseline["anomaly"]["strategy"] == (
         "holt_winters"
     )
+
+
+def test_a_window_shorter_than_the_minimum_history_is_refused() -> None:
+    """A window of 5 earlier runs could never hold the 10 the online normal needs: the rule
+    would pass unjudged forever."""
+    import assay
+
+    rule = {"type": "row_count", "anomaly": {"strategy": "online_normal", "window": 5}}
+    with pytest.raises(assay.ConfigErrors) as refused:
+        assay.rules_suite([rule])
+    assert "rules[0].anomaly.window: a window of 5 runs is shorter than the 10 earlier runs" in (
+        str(refused.value)
+    )
+    assay.rules_suite([{**rule, "anomaly": {"strategy": "online_normal", "window": 10}}])

@@ -110,6 +110,14 @@ def _anomaly(node: Node) -> AnomalyDetection:
     window = DEFAULT_WINDOW
     if node.get("window") is not None:
         window = node.require("window").as_int("a number of runs", minimum=1)
+        needed = strategy_from_config(name, params).min_history or 0
+        if window < needed:
+            raise node.require("window").error(
+                f"a window of {window} runs is shorter than the {needed} earlier runs {name}"
+                " needs to judge a value: it would never judge one",
+                hint=f"give a window of at least {needed}, or leave it out (default "
+                f"{DEFAULT_WINDOW})",
+            )
     return AnomalyDetection(name, tuple(sorted(params.items())), window)
 
 
