@@ -130,10 +130,17 @@ def _table_suite(table: model.Table, finished: Event | None, stamp: str | None) 
 
 
 def case_name(rule: model.Rule) -> str:
-    """A rule's test name: its ``name``, else ``type(columns)`` (``type`` without any)."""
+    """A rule's test name: its ``name``, else its identity (``rule.id``: ``not_null(email)``,
+    ``expression {"expression":"amount > 0"}``), else, on lines saved before results
+    carried one, ``type(columns)`` (``type`` and its expectation without columns)."""
     if rule.name:
         return rule.name
-    return f"{rule.type}({', '.join(rule.columns)})" if rule.columns else rule.type
+    identity = (rule.event.get("rule") or {}).get("id")
+    if identity:
+        return str(identity)
+    if rule.columns:
+        return f"{rule.type}({', '.join(rule.columns)})"
+    return f"{rule.type} ({rule.threshold})" if rule.threshold else rule.type
 
 
 def _unique(cases: list[Case], rules: Sequence[model.Rule]) -> list[Case]:
@@ -171,11 +178,15 @@ def _rule_case(table: str, rule: model.Rule) -> Case:
 
 
 def _numbers(rule: model.Rule) -> str:
-    """``failed_count: 3``, ``row_count: 1000``, ``metric_value: 2.5``: those present."""
+    """``failed_count: 3``, ``row_count: 1000``, ``metric_value: 2.5``: those present; a
+    ``group_by`` rule's count of failing groups in words (``failed_groups: 0 of 4
+    groups fail``) instead of its bare failed count and value."""
+    groups = model.failing_groups(rule.event)
     values = (
-        ("failed_count", rule.failed_count),
+        ("failed_count", None if groups else rule.failed_count),
+        ("failed_groups", groups),
         ("row_count", rule.row_count),
-        ("metric_value", rule.event.get("metric_value")),
+        ("metric_value", None if groups else rule.event.get("metric_value")),
     )
     return _lines(*(f"{k}: {model.cell(v)}" for k, v in values if v is not None))
 

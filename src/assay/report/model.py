@@ -13,10 +13,21 @@ from typing import Any
 import orjson
 
 from assay.report import charts, compared
-from assay.report.text import cell, json_value, number, percent, readable, verdict_of, where
+from assay.report.text import (
+    cell,
+    details_text,
+    expected,
+    failing_groups,
+    json_value,
+    number,
+    percent,
+    readable,
+    verdict_of,
+    where,
+)
 from assay.report.text import run_time as measured_at
 
-__all__ = ["cell", "json_value", "number", "percent", "where"]
+__all__ = ["cell", "failing_groups", "json_value", "number", "percent", "where"]
 
 Event = dict[str, Any]
 SEVERITIES = ("pass", "warn", "fail", "error")
@@ -76,6 +87,11 @@ class Rule:
     @property
     def ok(self) -> bool:
         return self.severity == "pass"
+
+    @property
+    def groups(self) -> bool:
+        """Whether ``failed_count`` counts groups (a ``group_by`` rule), not rows."""
+        return counts_groups(self.event)
 
     @property
     def label(self) -> str:
@@ -305,9 +321,7 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
     rule = event.get("rule") or {}
     failed = event.get("failed_count")
     rows = event.get("row_count")
-    percent = None
-    if failed is not None and rows and rule.get("type") not in NOT_ROWS:
-        percent = 100.0 * failed / rows
+    percent = trend_value(event, "%")
     state, verdict = verdict_of(event)
     details = event.get("details")
     histogram = None
@@ -325,7 +339,7 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
         name=rule.get("name"),
         columns=tuple(rule.get("columns") or ()),
         threshold=expected(event),
-        measured=number(event.get("metric_value")),
+        measured=failing_groups(event) or number(event.get("metric_value")),
         failed_count=failed,
         row_count=rows,
         percent=percent,
@@ -460,7 +474,7 @@ def trend_value(event: Event, unit: str = "%") -> float | None:
     failed, rows = event.get("failed_count"), event.get("row_count")
     rule_type = (event.get("rule") or {}).get("type")
     if unit == "%":
-        if failed is not None and rows and rule_type not in NOT_ROWS:
+        if failed is not None and rows and rule_type not in NOT_ROWS and not counts_groups(event):
             return 100.0 * failed / rows
         return None
     if unit == "rows":
@@ -471,27 +485,6 @@ def trend_value(event: Event, unit: str = "%") -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def details_text(details: Any) -> str:
-    """A rule's ``details`` (colstats' numbers, ``column_max_check``'s expected and
-    actual) as one line for people, numbers rounded; the histogram is its chart.
-
-    >>> details_text({"count": 7, "stdDev": 17.17556403731767, "histogram": None})
-    'count 7 · stdDev 17.1756'
-    """
-    if not isinstance(details, dict):
-        return json_value(details)
-    shown = [
-        f"{k} {json_value(v) if isinstance(v, (dict, list)) else number(v) or 'none'}"
-        for k, v in details.items()
-        if k != "histogram"
-    ]
-    return " · ".join(shown)
-
-
-def expected(event: Event) -> str | None:
-    """What the rule expects, as the report shows it: the result's ``expect.text``
-    (``quantity between 1 and 20``), or its ``threshold`` on lines saved before results
-    carried one."""
-    expect = event.get("expect")
-    text = expect.get("text") if isinstance(expect, dict) else None
-    return str(text) if text else event.get("threshold")
+def counts_groups(event: Event) -> bool:
+    """Whether a result's ``failed_count`` counts a ``group_by`` rule's groups, not rows."""
+    return failing_groups(event) is not None

@@ -246,7 +246,11 @@ def assertion(result: Event) -> Event:
 
 
 def _actual(result: Event) -> str | None:
-    """What the rule measured: its metric's value, else the rows that failed it."""
+    """What the rule measured: a ``group_by`` rule's failing groups in words (``0 of 4
+    groups fail``), else its metric's value, else the rows that failed it."""
+    groups = model.failing_groups(result)
+    if groups:
+        return groups
     for key in ("metric_value", "failed_count"):
         value = result.get(key)
         if value is not None:

@@ -123,3 +123,48 @@ def run_time(summary: Event) -> str | None:
     metrics = summary.get("metrics")
     stored = metrics.get("run_time") if isinstance(metrics, dict) else None
     return str(stored) if stored else summary.get("started_at")
+
+
+def failing_groups(event: Event) -> str | None:
+    """What a ``group_by`` rule's number counts, in words (its ``failed_count`` and
+    ``metric_value`` are the groups that fail, never rows): ``0 of 4 groups fail``;
+    ``None`` for any other rule.
+
+    >>> failing_groups({"details": {"group_by": ["status"], "groups": 4, "failed_groups": 1}})
+    '1 of 4 groups fail'
+    >>> failing_groups({"details": {"groups": 1, "failed_groups": 0}}), failing_groups({})
+    ('0 of 1 groups fail', None)
+    """
+    details = event.get("details")
+    if not isinstance(details, dict) or "failed_groups" not in details:
+        return None
+    groups = details.get("groups")
+    if not isinstance(groups, int):
+        return None
+    return f"{details['failed_groups']} of {groups} groups fail"
+
+
+def details_text(details: Any) -> str:
+    """A rule's ``details`` (colstats' numbers, ``column_max_check``'s expected and
+    actual) as one line for people, numbers rounded; the histogram is its chart.
+
+    >>> details_text({"count": 7, "stdDev": 17.17556403731767, "histogram": None})
+    'count 7 · stdDev 17.1756'
+    """
+    if not isinstance(details, dict):
+        return json_value(details)
+    shown = [
+        f"{k} {json_value(v) if isinstance(v, (dict, list)) else number(v) or 'none'}"
+        for k, v in details.items()
+        if k != "histogram"
+    ]
+    return " · ".join(shown)
+
+
+def expected(event: Event) -> str | None:
+    """What the rule expects, as the report shows it: the result's ``expect.text``
+    (``quantity between 1 and 20``), or its ``threshold`` on lines saved before results
+    carried one."""
+    expect = event.get("expect")
+    text = expect.get("text") if isinstance(expect, dict) else None
+    return str(text) if text else event.get("threshold")
