@@ -14,8 +14,8 @@ from assay.report.openlineage import assertion
 from assay.report.render import render_html, render_markdown
 from tests.conftest import ROOT
 from tests.report.pages import dom, find, text
-from tests.report.test_junit import read
 from tests.report.test_cli import assay
+from tests.report.test_junit import read
 
 pytestmark = pytest.mark.spark
 
