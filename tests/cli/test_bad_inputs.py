@@ -74,6 +74,7 @@ PLAN = re.compile(
     r"|\b[A-Za-z_]\w*#\d+L?\b",  # attribute ids of an analysed plan (id#1025L)
     re.M,
 )
+JAVA_FRAME = re.compile(r"\n\s*at [\w$.]+\(|JVM stacktrace")
 EVENT_KINDS = {"result", "table", "comparison", "summary", "check", "plan", "passes"}
 STATUS_PREFIX = "DATA_VALIDATOR_STATUS="
 
@@ -173,6 +174,9 @@ def _events(stdout: str) -> list[dict]:
         assert isinstance(event, dict), f"stdout line {number} is not a JSON object: {line!r}"
         if event.get("event") in EVENT_KINDS:
             validate_event(event)
+        for key in ("error", "message"):  # Spark's words without its Java stack traces
+            frame = JAVA_FRAME.search(str(event.get(key) or ""))
+            assert frame is None, f"line {number}'s {key} shows a Java frame: {frame[0]!r}"
         events.append(event)
     return events
 

@@ -45,3 +45,22 @@ def test_errors_raised_elsewhere_keep_their_own_words():
     assert failure_sentence(timeout, server="s", table="t", step="aggregate plan").startswith(
         "table t's aggregate plan did not finish"
     )
+
+
+@pytest.mark.spark
+def test_a_task_failure_is_one_sentence_without_java_frames(spark, tmp_path):
+    """A write whose tasks fail (here: a file where a task makes its attempt's directory)
+    carries its executor's Java stack trace inside Spark's message: the message says the
+    exception that failed the task, in one line."""
+    target = tmp_path / "out"
+    (target / "_temporary" / "0").mkdir(parents=True)
+    (target / "_temporary" / "0" / "_temporary").write_text("a file, not a directory\n")
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - whatever pyspark raises
+        spark.range(3).write.mode("append").parquet(str(target))
+    assert "\tat org.apache.hadoop" in str(raised.value)  # what Spark says
+    said = failure_sentence(raised.value, server="s", table="t", step="writes")
+    assert said == (
+        "Spark failed during table t's writes: a Spark task failed:"
+        " (org.apache.hadoop.fs.ParentNotDirectoryException) Parent path is not a directory:"
+        f" file:{target}/_temporary/0/_temporary"
+    )

@@ -32,29 +32,73 @@ def condition_of(exc: BaseException) -> str | None:
 # not the user's words (a parse error's ``== SQL ==`` block quotes the query, kept).
 _PLAN_LINE = re.compile(r"^\s*(?:'[A-Z]\w*|:?\+- |:- |\w+ \[.*#\d+)")
 
+# What follows the message in Spark's text: the JVM's stack traces, gRPC's debug string.
+_TRACE_MARKERS = (
+    "\n\nJVM stacktrace:", "\nJVM stacktrace:", "\n\tdebug_error_string", "\nDriver stacktrace:"
+)  # fmt: skip
+
+# A Java stack trace's lines inside a message (a task's failure carries its executor's):
+# frames, "... 12 more", and the causes and suppressed exceptions they belong to.
+_JAVA_TRACE_LINE = re.compile(
+    r"^\s*(?:at [\w$.<>/-]+\(.*\)|\.\.\. \d+ more|Caused by: |Suppressed: )"
+)
+
+# A task's failure as the driver words it, before the exception that failed the task.
+_TASK_FAILURE = re.compile(
+    r"^(?:\[[A-Z_.]+\] )?Job aborted due to stage failure: .*?most recent failure: "
+    r"Lost task [^:]*?\(TID \d+\)(?: \([^)]*\))?: "
+)
+
+# A Java exception named at the start of a line: ``java.io.IOException: Mkdirs failed``.
+_JAVA_EXCEPTION = re.compile(r"^((?:[a-z_$][\w$]*\.)+[A-Z][\w$]*): ")
+
 
 def spark_message(exc: BaseException, max_lines: int = 12) -> str:
-    """The useful part of a Spark error: no JVM stack trace, no gRPC debug string, no
-    analysed plan, tokens redacted, at most ``max_lines`` lines.
+    """The useful part of a Spark error, the one cleaner every message of Spark's goes
+    through: no JVM stack trace (nor a task's, inside the message), no gRPC debug string,
+    no analysed plan, tokens redacted, at most ``max_lines`` lines. A task's failure is
+    said as the exception that failed the task.
 
     >>> class E(Exception): pass
     >>> print(spark_message(E("[TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found."
     ...     " SQLSTATE: 42P01; line 1 pos 14;\\n'Project [*]\\n+- 'UnresolvedRelation [x]")))
     [TABLE_OR_VIEW_NOT_FOUND] The table `x` cannot be found. SQLSTATE: 42P01; line 1 pos 14
+    >>> print(spark_message(E("Job aborted due to stage failure: Task 1 in stage 0.0 failed 1"
+    ...     " times, most recent failure: Lost task 1.0 in stage 0.0 (TID 1) (localhost executor"
+    ...     " driver): java.io.IOException: Mkdirs failed to create file:/x\\n\\tat"
+    ...     " org.apache.hadoop.fs.ChecksumFileSystem.create(ChecksumFileSystem.java:772)\\n"
+    ...     "\\t... 20 more\\nCaused by: java.io.IOException: no\\n\\tat a.B.c(B.java:1)")))
+    a Spark task failed: (java.io.IOException) Mkdirs failed to create file:/x
     """
     text = str(exc)
-    for marker in ("\n\nJVM stacktrace:", "\nJVM stacktrace:", "\n\tdebug_error_string"):
+    for marker in _TRACE_MARKERS:
         text = text.split(marker)[0]
     lines = []
     for line in text.strip().splitlines():
         if _PLAN_LINE.match(line):
             break  # the plan or the quoted query: everything after it is too
+        if _JAVA_TRACE_LINE.match(line):
+            continue
         if line.strip():
             lines.append(line.rstrip())
     if lines:
+        lines[0] = _task_failure(lines[0])
         lines[-1] = lines[-1].rstrip(";")
     text = "\n".join(lines[:max_lines])
     return _TOKEN.sub(r"\1***", text)
+
+
+def _task_failure(line: str) -> str:
+    """A stage failure's line as the exception of the task that failed, named as pyspark
+    names a driver's (``(java.io.IOException) ...``); any other line as it is."""
+    found = _TASK_FAILURE.match(line)
+    if found is None:
+        return line
+    cause = line[found.end() :]
+    named = _JAVA_EXCEPTION.match(cause)
+    if named is not None:
+        cause = f"({named[1]}) {cause[named.end() :]}"
+    return f"a Spark task failed: {cause}"
 
 
 _GONE = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED")

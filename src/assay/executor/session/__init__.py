@@ -170,12 +170,14 @@ def set_session_conf(handle: SparkHandle, conf: Mapping[str, str]) -> None:
     so the server's other sessions never see them. A setting the running server cannot take
     (a static or core one: executor memory, the master...) is a ``ConfigError`` naming it.
     """
+    from assay.executor.spark_errors import spark_message
+
     refused: list[str] = []
     for key, value in conf.items():
         try:
             handle.spark.conf.set(key, value)
         except Exception as exc:  # noqa: BLE001 - reported below with Spark's reason
-            reason = str(exc).split("\n")[0].split(" SQLSTATE")[0]
+            reason = spark_message(exc).split("\n")[0].split(" SQLSTATE")[0]
             refused.append(f"{key} ({reason})")
     if refused:
         raise ConfigError(
