@@ -101,9 +101,10 @@ _UNORDERED = ("map<", "variant")
 def _pairing_order(plan: ComparePlan, p: str) -> list[Column]:
     """How a native side's rows of one key are numbered (``row_number``), so that the
     i-th source row pairs with the i-th target row: by the compared columns' values as
-    they are compared (trimmed / lower-cased strings), then as read, nulls first; map
-    and variant columns, which Spark cannot order, are left out. spark-data-test pairs every row
-    with every row of its key: its sides keep the key order."""
+    they are compared (:func:`as_compared`: cast to the type a string is compared in,
+    trimmed / lower-cased strings), then as read, nulls first; map and variant columns,
+    which Spark cannot order, are left out. spark-data-test pairs every row with every
+    row of its key: its sides keep the key order."""
     if plan.sdt:
         return []
     orderable = [
@@ -113,11 +114,29 @@ def _pairing_order(plan: ComparePlan, p: str) -> list[Column]:
     ]
     values = [F.col(f"{p}_{c.slot}") for c in orderable]
     compared = [
-        _normalized(v, plan) for c, v in zip(orderable, values, strict=True) if c.kind == "string"
+        as_compared(v, c, plan) for c, v in zip(orderable, values, strict=True) if _recast(c, plan)
     ]
-    if not (plan.comparison.ignore_case or plan.comparison.ignore_whitespace):
-        compared = []
     return [v.asc_nulls_first() for v in (*compared, *values)]
+
+
+def _recast(c: ColumnPlan, plan: ComparePlan) -> bool:
+    """Whether ``c``'s values are compared as something else than read."""
+    if c.compared_as is not None:
+        return True
+    changed = plan.comparison.ignore_case or plan.comparison.ignore_whitespace
+    return c.kind == "string" and changed
+
+
+def as_compared(value: Column, c: ColumnPlan, plan: ComparePlan) -> Column:
+    """One side's value of ``c`` as the comparison compares it: cast to the type a
+    string is compared in with a value of another type (Spark's own coercion, made
+    explicit so that pairing orders by it too), strings trimmed / lower-cased when
+    asked, else as read."""
+    if c.compared_as is not None:
+        return value.cast(c.compared_as)
+    if c.kind == "string":
+        return _normalized(value, plan)
+    return value
 
 
 def joined(source: DataFrame, target: DataFrame, plan: ComparePlan) -> DataFrame:
@@ -176,13 +195,11 @@ def _normalized(value: Column, plan: ComparePlan) -> Column:
 
 
 def native_equal(c: ColumnPlan, plan: ComparePlan) -> Column:
-    """Whether a pair's values of ``c`` match (never null): null-safe equality (Spark's
-    NaN equals NaN, ``-0.0`` equals ``0.0``); numbers within ``absolute + relative *
-    |target|`` (:func:`within`); strings after trimming / lower-casing when asked."""
+    """Whether a pair's values of ``c`` match (never null): null-safe equality of the
+    values as compared (:func:`as_compared`; Spark's NaN equals NaN, ``-0.0`` equals
+    ``0.0``); numbers within ``absolute + relative * |target|`` (:func:`within`)."""
     s, t = pair_values(c)
-    if c.kind == "string":
-        return _normalized(s, plan).eqNullSafe(_normalized(t, plan))
-    equal = s.eqNullSafe(t)
+    equal = as_compared(s, c, plan).eqNullSafe(as_compared(t, c, plan))
     if c.bound is None:
         return equal
     return equal | F.coalesce(within(s, t, c.bound), F.lit(False))

@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import compare as emit
@@ -33,7 +32,7 @@ from assay.planner.compare import UnboundComparison, plan_comparison
 from assay.planner.compare_judge import column_counts, counts, differs, judge
 from assay.planner.compare_render import describe_source
 from assay.report.comparison import ComparisonResult
-from assay.report.events import RunSummary
+from assay.report.events import RunSummary, spark_json
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -244,7 +243,7 @@ def _samples(p: PreparedComparison) -> dict[str, Any] | None:
         if r["kind"] == emit.DIFFERING_KEYS:
             differing.add(tuple(r["key"]))
             continue
-        row = orjson.loads(r["row"])
+        row = spark_json(r["row"])
         if r["kind"] == "mismatched":
             keys = {k: row[k] for k in p.plan.keys}
             found["mismatched"].append(

@@ -124,6 +124,9 @@ class ColumnPlan:
     bound: ToleranceBound | None = None
     """How a native numeric tolerance is evaluated for the two sides' types (``None``:
     exact, or not a numeric column): :func:`tolerance_bound`."""
+    compared_as: str | None = None
+    """The type both sides are cast to before they are compared and paired, when one is
+    a string and the other is not (:func:`compared_type`); ``None``: each as read."""
 
     @property
     def slot(self) -> str:
@@ -161,6 +164,41 @@ class ComparePlan:
             if c.kind == "numeric":
                 names.append(f"{c.slot}_max_diff")
         return tuple(names)
+
+
+_FROM_STRING = {
+    "tinyint": "bigint",
+    "smallint": "bigint",
+    "int": "bigint",
+    "bigint": "bigint",
+    "float": "double",
+    "double": "double",
+    "date": "date",
+    "timestamp": "timestamp",
+    "timestamp_ntz": "timestamp_ntz",
+    "boolean": "boolean",
+    "binary": "binary",
+}
+"""Where Spark's comparison of a string with a value of another type casts both: the
+string to the other side's type, integers as ``bigint``, decimals and floats as
+``double`` (its implicit coercion of ``s <=> t``, read from its analysed plans)."""
+
+
+def compared_type(source_type: str, target_type: str) -> str | None:
+    """The type Spark compares a string and a value of another type in (``None`` when
+    the sides are not one string and one other simple type: each is compared and
+    ordered as read, the orders agreeing).
+
+    >>> compared_type("int", "string"), compared_type("string", "decimal(38,18)")
+    ('bigint', 'double')
+    >>> compared_type("date", "string"), compared_type("int", "double")
+    ('date', None)
+    """
+    strings = [kind_of(t) == "string" for t in (source_type, target_type)]
+    if strings[0] == strings[1]:
+        return None
+    other = target_type if strings[0] else source_type
+    return "double" if other.startswith("decimal(") else _FROM_STRING.get(other)
 
 
 def kind_of(spark_type: str) -> Kind:
@@ -351,4 +389,5 @@ def _column(
         tolerance,
         sdt_numeric=t_type in _SDT_NUMERIC,
         bound=tolerance_bound(s_type, t_type, tolerance) if native else None,
+        compared_as=compared_type(s_type, t_type) if comparison.semantics == "native" else None,
     )
