@@ -314,8 +314,10 @@ def _numeric(rng: random.Random, column: str, table: Table, variants: int) -> li
         out.append({"type": kind, "column": column})
     quantile = rng.choice([0, 0.1, 0.25, 0.5, 0.95, 1])
     out.append({"type": "percentile", "column": column, "quantile": quantile})
-    # approximate, with an accuracy above the row count (so its answer is a known rank)
-    accuracy = rng.choice([10_000, 1_000_000])
+    # approximate: a rank error from several rows (1, 3) to none (10,000 and more), and
+    # 60 and 90 between the row count and twice it (48 rows by default), where the
+    # error is still one rank
+    accuracy = rng.choice([1, 3, 60, 90, 10_000, 1_000_000])
     quantile = rng.choice([0, 0.1, 0.33, 0.5, 0.9, 1])
     out.append({"type": "percentile", "column": column, "quantile": quantile, "accuracy": accuracy})
     out.append({"type": "median", "column": column, "accuracy": accuracy})
@@ -755,13 +757,15 @@ def _max_value(column: str, value: Any, table: Table) -> Any:
 
 def capped(rules: list[dict[str, Any]], cap: int, rng: random.Random) -> list[dict[str, Any]]:
     """At most ``cap`` of ``rules`` (in their order), every rule type kept: one of each
-    type first, then a random sample of the rest."""
+    type first, every approximate percentile (few, and each column's own rank error),
+    then a random sample of the rest."""
     if len(rules) <= cap:
         return rules
     by_type: dict[str, list[int]] = {}
     for i, rule in enumerate(rules):
         by_type.setdefault(rule["type"], []).append(i)
     keep = {rng.choice(indices) for indices in by_type.values()}
+    keep |= {i for i, rule in enumerate(rules) if "accuracy" in rule}
     rest = [i for i in range(len(rules)) if i not in keep]
     keep |= set(rng.sample(rest, max(0, cap - len(keep))))
     return [rules[i] for i in sorted(keep)]

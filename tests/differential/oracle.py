@@ -46,6 +46,10 @@ Decisions where the docs leave room (each marked DECISION below):
    TIMESTAMP))`` in seconds (a date is its midnight, a timestamp_ntz its wall-clock time,
    both in the session time zone); compared with a tolerance of the time between the
    oracle's query and assay's run.
+11. An approximate percentile (``accuracy: N``) is not one number: docs/rules.md
+   promises a value of the column (its numbers as doubles, NaN left out) whose rank is
+   within floor(n / N + 1/2) of ceil(quantile * n) (at least 1), n the numbers. Any
+   value at such a rank is right, and the verdict must be that value's.
 """
 
 from __future__ import annotations
@@ -176,14 +180,33 @@ def _percentile(c: str, fraction: str) -> str:
     )
 
 
+def _numbers(c: str) -> str:
+    """The column's numbers as doubles, sorted, NaN ignored like null."""
+    return f"array_sort(filter(collect_list(CAST({c} AS DOUBLE)), v -> v IS NOT NULL AND NOT isnan(v)))"
+
+
+def _rank(c: str, fraction: str) -> str:
+    """The target rank ceil(fraction * n), at least 1, of :func:`_numbers`."""
+    return f"greatest(1, CAST(ceil(CAST({fraction} AS DOUBLE) * size({_numbers(c)})) AS INT))"
+
+
 def _nearest_rank(c: str, fraction: str) -> str:
-    """The approximate percentile's answer where its accuracy is at least the row count
-    (docs/rules.md: then a rank error below one row, so exact): the value at rank
-    ceil(fraction * n) (at least 1) of the sorted numbers as doubles, NaN ignored like
-    null."""
-    values = f"array_sort(filter(collect_list(CAST({c} AS DOUBLE)), v -> v IS NOT NULL AND NOT isnan(v)))"
-    rank = f"greatest(1, CAST(ceil(CAST({fraction} AS DOUBLE) * size({values})) AS INT))"
-    return f"CASE WHEN size({values}) = 0 THEN NULL ELSE element_at({values}, {rank}) END"
+    """The value at the approximate percentile's target rank (DECISION 11): where the
+    thresholds of a generated rule are put, not its only right answer."""
+    values = _numbers(c)
+    return f"CASE WHEN size({values}) = 0 THEN NULL ELSE element_at({values}, {_rank(c, fraction)}) END"
+
+
+def _rank_window(c: str, fraction: str, accuracy: int) -> str:
+    """Every value the approximate percentile may answer (DECISION 11): the values at
+    ranks within floor(n / accuracy + 1/2) of the target rank, an empty array for no
+    number (floor((2n + N) / 2N) in integers: no double rounds the bound)."""
+    values, rank = _numbers(c), _rank(c, fraction)
+    n = f"size({values})"
+    error = f"CAST(({n} * 2 + {accuracy}) DIV ({accuracy} * 2) AS INT)"
+    low = f"greatest(1, {rank} - {error})"
+    high = f"least({n}, {rank} + {error})"
+    return f"CASE WHEN {n} = 0 THEN array() ELSE slice({values}, {low}, {high} - {low} + 1) END"
 
 
 def _exact_range(spark_type: str) -> tuple[Decimal, Decimal, int]:
@@ -423,6 +446,10 @@ class Expected:
     fragile: bool = False
     """The verdict sits exactly on a boundary of a double computed by a sum: a
     different (legal) summation order may flip it."""
+    alternatives: dict[Any, tuple[bool, str]] | None = None
+    """An approximate answer: every value assay may report (its ``metric_value``), with
+    the ``passed`` and ``severity`` each must come with; ``metric_value`` above is then
+    the exact answer, where the generated thresholds sit."""
 
 
 @dataclass
@@ -531,10 +558,11 @@ class Oracle:
             return m
         if kind in ("percentile", "median"):
             c, fraction = self._col(rule)[1], _fraction(rule)
-            value = (
-                _percentile(c, fraction) if "accuracy" not in rule else _nearest_rank(c, fraction)
-            )
-            m.aliases["value"] = self._out(value)
+            if "accuracy" not in rule:
+                m.aliases["value"] = self._out(_percentile(c, fraction))
+                return m
+            m.aliases["value"] = self._out(_nearest_rank(c, fraction))
+            m.aliases["window"] = self._out(_rank_window(c, fraction, int(rule["accuracy"])))
             return m
         if kind in ("missing_count", "missing_percent"):
             m.aliases["count"] = self._out(f"count_if({self._missing(rule)})")
@@ -748,6 +776,15 @@ class Oracle:
             high = rule.get("max")
             passed = low <= n and (high is None or n <= high)
             return Expected(passed, _severity(passed), None, n, n)
+        if kind in ("percentile", "median") and "accuracy" in rule and got["window"]:
+            # DECISION 11: any value within the documented rank error, judged as it is
+            expected = self._judged(rule, value, None, n, _json(value))
+            expected.alternatives = {
+                v: (e.passed, e.severity)
+                for v in got["window"]
+                for e in (self._judged(rule, v, None, n, _json(v)),)
+            }
+            return expected
         if kind in ("min", "max", "avg", "sum", "stddev", "percentile", "median"):
             return self._judged(rule, value, None, n, _json(value))
         if kind == "row_count_match":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import random
 import sys
 import time
@@ -381,6 +382,8 @@ def compare(want: Expected, got: dict[str, Any], slack: float) -> list[str]:
             problems.append(
                 f"metric_value: assay {actual!r}, oracle {float(seconds) if seconds is not None else None!r} (±{slack:.0f}s)"
             )
+    elif want.alternatives is not None:  # an approximate answer: one of these
+        return problems + _approximate(want, got)
     elif not same_number(got.get("metric_value"), want.metric_value):
         metric_ok = False
         problems.append(
@@ -415,6 +418,34 @@ def compare(want: Expected, got: dict[str, Any], slack: float) -> list[str]:
             if not ok:
                 problems.append(f"details.{key}: assay {actual!r}, oracle {_show(value)}")
     return problems
+
+
+def _approximate(want: Expected, got: dict[str, Any]) -> list[str]:
+    """An approximate percentile's result: a value of the documented rank window, the
+    verdict of that value, and the rows."""
+    assert want.alternatives is not None
+    value = got.get("metric_value")
+    verdict = next(
+        (v for k, v in want.alternatives.items() if same_number(value, _json_number(k))), None
+    )
+    problems = []
+    if verdict is None:
+        allowed = sorted({_json_number(k) for k in want.alternatives}, key=repr)
+        problems.append(f"metric_value: assay {value!r}, oracle one of {allowed}")
+    elif (got.get("passed"), got.get("severity")) != verdict:
+        problems.append(
+            f"verdict: assay {got.get('passed')!r}/{got.get('severity')!r} for {value!r}, "
+            f"oracle {verdict[0]!r}/{verdict[1]!r}"
+        )
+    for key in ("failed_count", "row_count"):
+        if got.get(key) != getattr(want, key):
+            problems.append(f"{key}: assay {got.get(key)!r}, oracle {getattr(want, key)!r}")
+    return problems
+
+
+def _json_number(value: Any) -> Any:
+    """A double as a result's JSON holds it (none for NaN or an infinity)."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _show(value: Any) -> str:
@@ -550,7 +581,10 @@ def test_singles(lab: Lab, name: str) -> None:
         fields = ("passed", "severity", "failed_count", "row_count", "metric_value")
         alone = {k: got[i].get(k) for k in fields}
         together = {k: fused.get(i, {}).get(k) for k in fields}
-        if alone != together and got[i].get("rule", {}).get("type") != "freshness":
+        # freshness is measured against the clock; an approximate percentile may merge
+        # the partitions' sketches in another order (the oracle bounds both answers)
+        moving = got[i].get("rule", {}).get("type") == "freshness" or "accuracy" in p.rules[i]
+        if alone != together and not moving:
             lines.append(f"  rule #{i} {_rule_text(p.rules[i])}: alone {alone} != fused {together}")
     say(f"singles {name}: {len(picked)} assay calls, {time.monotonic() - start:.1f}s")
     slack = time.time() - p.oracle_at + 10

@@ -52,7 +52,7 @@ def build_percentile(quantile: Decimal | None, rule: Node) -> Built:
     or the rule's own (a quantile, as deequ's and numpy's: not a percentage). Exact
     (Spark's ``percentile``) unless the rule gives an ``accuracy``: then Spark's
     ``percentile_approx`` with that accuracy (a value of the column whose rank is within
-    ``rows / accuracy`` of the exact rank)."""
+    ``floor(n / accuracy + 1/2)`` of ``ceil(quantile * n)``, n its numbers: docs/rules.md)."""
     name = p.column(rule)
     if quantile is None:
         node = rule.require("quantile")
@@ -79,7 +79,7 @@ ACCURACY = {
     "type": "integer",
     "minimum": 1,
     "maximum": 2**31 - 1,
-    "description": "Approximate (Spark's percentile_approx) with this accuracy: the value's rank is within rows/accuracy of the exact rank.",
+    "description": "Approximate (Spark's percentile_approx) with this accuracy N: a value of the column whose rank is within floor(n/N + 1/2) of ceil(quantile * n), n the column's numbers (exact only when N > 2n).",
 }
 _INVALID = METRIC_KEYS | ONE_COLUMN | VALIDITY_KEYS | {"missing_values"}
 _ROW_COUNT_FORMS = {
@@ -332,7 +332,7 @@ METRIC_RULES: dict[str, RuleSpec] = {
         ),
         doc=RuleDoc(
             params="`column`, `quantile` (0–1: 0.5 the median, 0.95 the 95th percentile); `accuracy` (approximate); `must_be`/`warn`",
-            fails="the percentile at `quantile` is outside the threshold: exact (Spark's `percentile`: linear interpolation between the two nearest values), or with `accuracy` Spark's `percentile_approx` (a value of the column whose rank is within rows/accuracy of the exact rank)",
+            fails="the percentile at `quantile` is outside the threshold: exact (Spark's `percentile`: linear interpolation between the two nearest values), or with `accuracy` Spark's `percentile_approx` (a value of the column whose rank is within ⌊n/accuracy + ½⌋ of ⌈quantile·n⌉, n its numbers)",
             nulls="ignored",
             columns="numeric",
             plan="agg",
