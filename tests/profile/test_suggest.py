@@ -55,9 +55,9 @@ def write(spark, rows: list[tuple], path: Path) -> Path:
     return path
 
 
-def assay_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def assay_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True,
-                          text=True, timeout=600, cwd=ROOT)  # fmt: skip
+                          text=True, timeout=600, cwd=cwd)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +115,54 @@ def test_fewer_rows_and_another_type_break_the_rest(spark, suggested):
     assert {"row_count", "schema"} <= failed
 
 
+@pytest.mark.spark
+def test_an_empty_table_bounds_no_rows_and_says_why(spark, server, tmp_path):
+    write(spark, [], tmp_path / "empty.parquet")
+    proc = assay_cli("suggest", "empty.parquet", "--remote", server.url, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "empty.parquet has no rows" in proc.stderr and "Traceback" not in proc.stderr
+    config = yaml.safe_load(proc.stdout)
+    [table] = config["tables"]
+    assert table["source"]["path"] == "empty.parquet"  # as given, not made absolute
+    assert [r["type"] for r in table["rules"]] == ["schema"]  # no row_count {min: 0, max: 0}
+    assert "# The table had no rows" in proc.stdout
+    (tmp_path / "checks.yaml").write_text(proc.stdout)
+    assert [r.message for r in assay.run(str(tmp_path / "checks.yaml"), spark=spark)
+            if not r.passed] == []  # fmt: skip
+
+
+@pytest.mark.spark
+def test_a_relative_path_a_confirmed_key_and_one_range_per_number(spark, suggested, server):
+    _, here, _ = suggested
+    proc = assay_cli("suggest", "good.parquet", "--remote", server.url, cwd=here)
+    assert proc.returncode == 0, proc.stderr
+    [table] = yaml.safe_load(proc.stdout)["tables"]
+    assert table["source"] == {"path": "good.parquet", "format": "parquet"}
+    assert table["name"] == "good" and table["keys"] == ["id"]
+    ranged = [r["column"] for r in table["rules"] if r["type"] == "range"]
+    assert sorted(ranged) == ["amount", "id", "qty"]  # one range each, never two
+    amount = next(r for r in table["rules"] if r["type"] == "range" and r["column"] == "amount")
+    assert amount["min"] == 0  # Deequ's NonNegativeNumbersRule, folded into the one range
+    saved = here / "relative.yaml"
+    saved.write_text(proc.stdout)  # saved beside the data: the relative path reads
+    assert [r.message for r in assay.run(str(saved), spark=spark) if not r.passed] == []
+
+
+@pytest.mark.spark
+def test_name_and_keys_options(suggested, server):
+    _, here, _ = suggested
+    proc = assay_cli("suggest", "good.parquet", "--name", "orders", "--keys", "kind, qty",
+                     "--remote", server.url, cwd=here)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [table] = yaml.safe_load(proc.stdout)["tables"]
+    assert (table["name"], table["keys"]) == ("orders", ["kind", "qty"])
+    assert "--keys kind, qty: the profile did not confirm" in proc.stderr
+    unknown = assay_cli("suggest", "good.parquet", "--keys", "id,nope", "--remote", server.url,
+                        cwd=here)  # fmt: skip
+    assert unknown.returncode == 2 and "--keys: no column nope" in unknown.stderr
+    assert unknown.stdout == ""
+
+
 def event(**given):
     base = {"column": "c", "type": "string", "family": "string", "row_count": 100, "count": 100,
             "nulls": 0, "nan": None, "distinct_approx": 3, "min": None, "max": None,
@@ -165,8 +213,10 @@ def test_deequs_unique_rule_needs_the_exact_check():
 def test_numbers_get_deequs_non_negative_rule_and_a_range_with_margin():
     found = column_suggestions(event(family="integral", min=3, max=13, count=100), 100)
     assert [s.rule for s in found if s.rule["type"] == "range"] == [
-        {"type": "range", "column": "c", "min": 0},
         {"type": "range", "column": "c", "min": 2, "max": 14},
     ]
+    (near,) = [s for s in column_suggestions(event(family="integral", min=0, max=9), 100)
+               if s.rule["type"] == "range"]  # fmt: skip
+    assert near.rule["min"] == 0 and "NonNegativeNumbersRule" in near.evidence
     with_nan = column_suggestions(event(family="fractional", min=-1.5, max=2.5, nan=1), 100)
     assert "range" not in kinds(with_nan)  # NaN is above every bound

@@ -68,6 +68,16 @@ Html = Annotated[
 Explain = Annotated[
     bool, typer.Option("--explain", help="Print the plans and why, without scanning.")
 ]
+Name = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--name", help="The table's name in the config (default: the file's stem, "
+                 "the table's name, or query).", show_default=False),
+]  # fmt: skip
+Keys = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--keys", help="The table's key columns, comma-separated: order_id (default: "
+                 "the first key the profile confirms).", show_default=False),
+]  # fmt: skip
 
 FLAGS = ("--format", "--option")
 
@@ -79,6 +89,8 @@ class Target:
     name: str
     source: Source
     origin: Origin
+    given: str | None = None
+    """SOURCE as typed (a relative path stays relative in a suggested config)."""
 
 
 def target(source: str | None, sql: str | None, fmt: str | None,
@@ -93,17 +105,18 @@ def target(source: str | None, sql: str | None, fmt: str | None,
     assert source is not None
     found = side(source, fmt, "SOURCE", options, FLAGS)
     name = found.table if isinstance(found, CatalogSource) else Path(found.paths[0]).stem
-    return Target(name, found, Origin(COMMAND_LINE, "SOURCE"))
+    return Target(name, found, Origin(COMMAND_LINE, "SOURCE"), source)
 
 
-def source_mapping(source: Source) -> dict[str, Any]:
-    """The source as a native config's ``source`` mapping."""
+def source_mapping(source: Source, given: str | None = None) -> dict[str, Any]:
+    """The source as a native config's ``source`` mapping; a path as ``given`` when it
+    was typed (relative stays relative), else as read."""
     if isinstance(source, CatalogSource):
         return {"table": source.table}
     if isinstance(source, SqlSource):
         return {"sql": source.query}
     assert isinstance(source, PathSource)
-    found: dict[str, Any] = {"path": source.paths[0], "format": source.format}
+    found: dict[str, Any] = {"path": given or source.paths[0], "format": source.format}
     if source.options:
         found["options"] = dict(source.options)
     return found
@@ -182,16 +195,40 @@ def suggest_command(
     option: ReaderOption = None,
     columns: Columns = None,
     sample: Sample = None,
+    name: Name = None,
+    keys: Keys = None,
     remote: opt.Remote = None,
     conf: opt.ServerConf = None,
     debug: opt.Debug = False,
 ) -> None:
     """Suggest a starter native config from a profile of the table (YAML on stdout)."""
-    from assay.report.suggest import suggest_yaml
+    from assay.report.suggest import suggest_yaml, suggestion_warnings
 
     def action() -> None:
         found = target(source, sql, format, option)
+        key_columns = key_list(keys)
+        if name is not None and not name.strip():
+            raise ConfigError("--name must not be empty")
         outcome = _profiled(found, profile_options(columns, sample, False), remote, conf or [])
-        sys.stdout.write(suggest_yaml(outcome.events, source_mapping(found.source)))
+        try:
+            warnings = suggestion_warnings(outcome.events, key_columns, keys or "")
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        text = suggest_yaml(
+            outcome.events, source_mapping(found.source, found.given), name=name, keys=key_columns
+        )
+        for warning in warnings:
+            err(f"assay: warning: {warning}")
+        sys.stdout.write(text)
 
     guarded(debug, action)
+
+
+def key_list(keys: str | None) -> tuple[str, ...] | None:
+    """``--keys a, b`` as columns; None when not given."""
+    if keys is None:
+        return None
+    found = tuple(k.strip() for k in keys.split(",") if k.strip())
+    if not found:
+        raise ConfigError("--keys needs at least one column")
+    return found

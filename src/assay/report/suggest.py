@@ -16,11 +16,14 @@ awslabs/deequ), their conditions ported as written:
 - ``FractionalCategoricalRangeRule`` (values seen once at most 40%, the most frequent
   covering 90% but not all): ``accepted_values`` of those with a ``tolerance`` of 1 - the
   Wald lower bound of their share (not when the full range is suggested);
-- ``NonNegativeNumbersRule`` (a number column whose min >= 0): ``range`` with ``min: 0``.
+- ``NonNegativeNumbersRule`` (a number column whose min >= 0): the lower bound 0 of the
+  column's one ``range`` (a second ``range`` would fail a bad value twice).
 
 Beyond Deequ: the observed types (``schema``), value ranges with a margin, string length
-bounds, a row count band, freshness of date and timestamp columns, recognised formats
-(emails, UUIDs, ISO dates) as regexes, and candidate keys of two columns (``unique``).
+bounds, a row count band (none for an empty table, which gets its schema only and a
+warning), freshness of date and timestamp columns, recognised formats (emails, UUIDs,
+ISO dates) as regexes, candidate keys of two columns (``unique``), and the table's
+``keys`` (``--keys``, else the first key the profile confirmed).
 """
 
 from __future__ import annotations
@@ -74,8 +77,8 @@ def _n(value: int) -> str:
 def column_suggestions(column: Event, rows: int) -> list[Suggestion]:
     """Every suggestion for one ``profile_column`` event."""
     found: list[Suggestion] = []
-    for rule in (_completeness, _retain_type, _categorical, _non_negative, _range,
-                 _lengths, _formats, _freshness):  # fmt: skip
+    for rule in (_completeness, _retain_type, _categorical, _range, _lengths, _formats,
+                 _freshness):  # fmt: skip
         found += rule(column, rows)
     return found
 
@@ -195,18 +198,11 @@ def _number(value: Any) -> Decimal | None:
     return found if found.is_finite() else None
 
 
-def _non_negative(c: Event, rows: int) -> list[Suggestion]:
-    low = _number(c["min"]) if c["family"] in NUMERIC else None
-    if low is None or low < 0 or c.get("nan"):
-        return []
-    evidence = f"min {c['min']} (Deequ NonNegativeNumbersRule)"
-    return [Suggestion({"type": "range", "column": c["column"], "min": 0}, evidence)]
-
-
 def _range(c: Event, rows: int) -> list[Suggestion]:
-    """The observed range widened by 10% of its width on each side (kept at 0 or above
-    for a column without negatives); integers rounded outwards. Not for a column with
-    NaN, which is above every bound."""
+    """The observed range widened by 10% of its width on each side, kept at 0 or above
+    for a column without negatives (Deequ's ``NonNegativeNumbersRule``, folded in: one
+    rule per column); integers rounded outwards. Not for a column with NaN, which is
+    above every bound."""
     if c["family"] not in NUMERIC or c.get("nan"):
         return []
     low, high = _number(c["min"]), _number(c["max"])
@@ -220,6 +216,8 @@ def _range(c: Event, rows: int) -> list[Suggestion]:
         lo, hi = Decimal(math.floor(lo)), Decimal(math.ceil(hi))
     rule = {"type": "range", "column": c["column"], "min": _plain(lo), "max": _plain(hi)}
     evidence = f"observed {c['min']} to {c['max']}, widened by 10% of the range each side"
+    if low >= 0:
+        evidence += ", not below 0 (Deequ NonNegativeNumbersRule)"
     return [Suggestion(rule, evidence)]
 
 
@@ -277,6 +275,8 @@ def table_suggestions(columns: Sequence[Event], table: Event) -> list[Suggestion
     rows, sample = table["row_count"], table.get("sample")
     types = {c["column"]: c["type"] for c in columns}
     found = [Suggestion({"type": "schema", "column_types": types}, "the observed types")]
+    if rows == 0:
+        return found  # a band of 0 to 0 rows would fail as soon as data arrives
     estimate = Decimal(rows) / Decimal(str(sample)) if sample else Decimal(rows)
     low, high = (math.floor(estimate * ROW_BAND[0]), math.ceil(estimate * ROW_BAND[1]))
     what = f"{_n(rows)} rows" + (f" in a {sample:g} sample" if sample else "")
@@ -287,9 +287,16 @@ def table_suggestions(columns: Sequence[Event], table: Event) -> list[Suggestion
     return found
 
 
-def suggest_yaml(events: Sequence[Event], source: Mapping[str, Any]) -> str:
-    """The starter config: one table, its ``source`` (a native source mapping), every
-    suggestion commented with its evidence."""
+def suggest_yaml(
+    events: Sequence[Event],
+    source: Mapping[str, Any],
+    *,
+    name: str | None = None,
+    keys: Sequence[str] | None = None,
+) -> str:
+    """The starter config: one table (``name``, else the profiled one's), its ``source``
+    (a native source mapping), its ``keys`` (given, else the first key the profile
+    confirmed), every suggestion commented with its evidence."""
     columns = [e for e in events if e["event"] == "profile_column"]
     table = next(e for e in events if e["event"] == "profile_table")
     rows = table["row_count"]
@@ -298,15 +305,63 @@ def suggest_yaml(events: Sequence[Event], source: Mapping[str, Any]) -> str:
         rules += column_suggestions(column, rows)
     lines = [f"# Suggested by `assay suggest` from a profile of {table['source']}",
              f"# ({_n(rows)} rows{_sampled(table)}). Each rule says the evidence it was suggested"
-             " on; review before relying on it.",
-             "version: 1", "tables:", f"  - name: {_scalar(table['table'])}",
+             " on; review before relying on it.", *_header_notes(table, source),
+             "version: 1", "tables:", f"  - name: {_scalar(name or table['table'])}",
              "    source:"]  # fmt: skip
     lines += [f"      {k}: {_scalar(v)}" for k, v in source.items()]
+    chosen = list(keys) if keys else table_keys(table)
+    if chosen:
+        lines.append(f"    keys: {_scalar(chosen)}")
     lines.append("    rules:")
     for s in rules:
         lines.append(f"      # {s.evidence}")
         lines += _rule_lines(s.rule)
     return "\n".join(lines) + "\n"
+
+
+def table_keys(table: Event) -> list[str]:
+    """The key a table gets when none is given: the first candidate key the profile
+    confirmed, one column before two."""
+    confirmed = sorted((list(k) for k in table.get("candidate_keys") or ()), key=len)
+    return confirmed[0] if confirmed else []
+
+
+def _header_notes(table: Event, source: Mapping[str, Any]) -> list[str]:
+    notes = []
+    if table["row_count"] == 0:
+        notes.append("# The table had no rows: only its schema is suggested; suggest again once"
+                     " it has data.")  # fmt: skip
+    path = source.get("path")
+    if isinstance(path, str) and "://" not in path and not path.startswith("/"):
+        notes.append(f"# {path} is relative to the directory `assay suggest` ran in, as a"
+                     " config's paths are to its own: save the config there.")  # fmt: skip
+    return notes
+
+
+def suggestion_warnings(events: Sequence[Event], keys: Sequence[str] | None = None,
+                        keys_given: str = "") -> list[str]:  # fmt: skip
+    """What the user should know of a suggestion beyond its comments: an empty table,
+    and ``--keys`` the profile did not confirm unique.
+
+    Raises:
+        ValueError: a key column is not among the profiled columns (the message names it).
+    """
+    table = next(e for e in events if e["event"] == "profile_table")
+    profiled = [e["column"] for e in events if e["event"] == "profile_column"]
+    unknown = [k for k in keys or () if k not in profiled]
+    if unknown:
+        raise ValueError(f"--keys: no column {', '.join(unknown)} in {table['source']} "
+                         f"(profiled: {', '.join(profiled)})")  # fmt: skip
+    found = []
+    if table["row_count"] == 0:
+        found.append(f"{table['source']} has no rows: only its schema is suggested (no row"
+                     " count, value or key bounds from an empty table)")  # fmt: skip
+    confirmed = [sorted(k) for k in table.get("candidate_keys") or ()]
+    if keys and sorted(keys) not in confirmed:
+        found.append(f"--keys {keys_given or ','.join(keys)}: the profile did not confirm them"
+                     " unique (it checks single columns and a pair); the config names them"
+                     " as keys with no unique rule")  # fmt: skip
+    return found
 
 
 def _sampled(table: Event) -> str:
