@@ -150,10 +150,10 @@ def _accept(loop: Loop) -> None:
 
 
 def _command(request: dict) -> str:
-    """The command as the log shows it: its tokens redacted."""
-    from assay.executor.session.redaction import redact_text
+    """The command as the log shows it: its tokens and secret-looking values redacted."""
+    from assay.executor.session.redaction import redact_command
 
-    return redact_text(" ".join(map(str, request.get("argv", []))))
+    return redact_command(request.get("argv", []))
 
 
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:

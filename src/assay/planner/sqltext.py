@@ -30,6 +30,7 @@ from assay.ir.expr import (
     line_ends,
     require_translations,
 )
+from assay.ir.secrets import shown
 from assay.ir.sources import CatalogSource, DataFrameSource, PathSource, Source, SqlSource
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -135,5 +136,5 @@ def render_source(source: Source) -> str:
     if isinstance(source, DataFrameSource):
         return "dataframe (given to assay.validate)"
     assert isinstance(source, PathSource)
-    options = "".join(f" {k}={v}" for k, v in source.options)
+    options = "".join(f" {k}={shown(k, v)}" for k, v in source.options)  # no password
     return f"{source.format} {', '.join(source.paths)}{options}"

@@ -35,6 +35,7 @@ from assay.executor.session.embedded import start_server
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.jvm import BUILD_WAIT, finish_archive
 from assay.executor.session.state import port_open, private_dir, pyspark_version, state_dir
+from assay.ir import secrets
 from assay.version import __version__
 
 Note = Callable[[str], None]
@@ -73,8 +74,10 @@ class WarmServer:
         return f"sc://localhost:{self.port}/;token={self.token}"
 
     def public(self) -> dict[str, object]:
-        """What ``assay server status`` shows: everything but the token."""
+        """What ``assay server status`` shows: everything but the token, and the settings
+        whose names look secret redacted."""
         shown = {k: v for k, v in asdict(self).items() if k != "token"}
+        shown["conf"] = {k: secrets.shown(k, v) for k, v in self.conf.items()}
         shown["url"] = f"sc://localhost:{self.port}/;token=***"
         shown["started_at"] = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started))
         shown["uptime_seconds"] = round(time.time() - self.started, 1)
