@@ -13,6 +13,7 @@ from assay.config.document import read_document
 from assay.config.node import Node
 from assay.dialects import registry
 from assay.dialects.base import Context, Dialect, LoadOptions
+from assay.dialects.patterns import pattern_problems
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.monitoring import Monitoring
 from assay.ir.suite import Suite, Table
@@ -56,6 +57,7 @@ def load_suite(
         )
         first_error = len(errors)
         found, name = _load_file(ctx, forced)
+        errors.extend(pattern_problems(found))
         tables.extend(found)
         contexts.append(ctx)
         names.append(name)
