@@ -69,7 +69,7 @@ def rules_of(paths: dict[str, str]) -> list[str]:
         f"{{type: foreign_key, column: customer_id, filter: \"region = 'us'\", references: {{{c}, columns: [id]}}}}",
         f"{{type: foreign_key, columns: [customer_id, tier], references: {{{c}, columns: [id, tier]}}}}",
         f"{{type: foreign_key, column: customer_id, references: {{{e}, columns: [id]}}}}",
-        f'{{type: foreign_key, column: customer_id, references: {{sql: "SELECT CAST(id AS string) AS k FROM parquet.`{paths["customers"]}`", columns: [k]}}}}',
+        f'{{type: foreign_key, column: customer_id, references: {{sql: "SELECT CAST(id AS decimal(20,2)) AS k FROM parquet.`{paths["customers"]}`", columns: [k]}}}}',
         f"{{type: row_count_match, references: {{{c}}}, must_be: 'between 130% and 140%'}}",
         f'{{type: row_count_match, filter: "region = \'eu\'", references: {{{c}}}, must_be: "> 66%"}}',
         f"{{type: row_count_match, references: {{{e}}}, must_be: '>= 0'}}",
@@ -83,7 +83,7 @@ EXPECTED = [
     ("fail", 1, None),  # us: 3 (null), 4 (99), 8 (10)
     ("fail", 2, None),  # (99, 2), (99, 3): no match; (98, null) passes; (10, 1)... match
     ("fail", 7, None),  # nothing matches an empty reference; the null key passes
-    ("fail", 3, None),  # a string key against the numbers: Spark's coercion
+    ("fail", 3, None),  # an int key against decimals: compared as numbers
     ("pass", None, 8 * 100 / 6),
     ("pass", None, 4 * 100 / 6),
     ("fail", None, None),  # an empty referenced side: no value
@@ -207,3 +207,80 @@ def test_explain_shows_the_reference_branches(paths, tmp_path):
     assert "anti join: (customer_id) not null LEFT ANTI JOIN DISTINCT (id)" in text
     assert "reference rows:" in text
     assert "AND key not in the reference" in text
+
+
+# The key types a foreign key compares: (the table's column, the referenced SQL
+# expression, comparable). Numbers with numbers, strings with strings, dates with
+# timestamps, booleans with booleans; a string against anything else is refused (Spark's
+# ANSI mode casts the string and fails the plan on the first that is not a number or a
+# date), as a date against a number or a boolean against a number.
+TYPE_PAIRS = [
+    ("n", "CAST(1 AS BIGINT)", True),
+    ("n", "CAST(1 AS DECIMAL(10,2))", True),
+    ("n", "CAST(1 AS DOUBLE)", True),
+    ("x", "CAST(1 AS INT)", True),
+    ("s", "CAST('a' AS VARCHAR(3))", True),
+    ("d", "TIMESTAMP_NTZ '2024-01-01 00:00:00'", True),
+    ("d", "TIMESTAMP '2024-01-01 00:00:00'", True),
+    ("b", "true", True),
+    ("n", "NULL", True),
+    ("n", "'ann'", False),
+    ("n", "'1'", False),
+    ("s", "1", False),
+    ("s", "DATE '2024-01-01'", False),
+    ("d", "'2024-01-01'", False),
+    ("d", "1", False),
+    ("b", "1", False),
+]
+TYPED = (
+    "SELECT * FROM VALUES (1, CAST(1.0 AS DECIMAL(5,1)), 'a', DATE '2024-01-01', true)"
+    " AS t(n, x, s, d, b)"
+)
+
+
+def _typed_config(column: str, key: str) -> str:
+    return (
+        f'tables:\n  - name: t\n    source: {{sql: "{TYPED}"}}\n    rules:\n'
+        f"      - type: foreign_key\n        column: {column}\n"
+        f'        references:\n          sql: "SELECT {key} AS k"\n          columns: [k]\n'
+    )
+
+
+@pytest.mark.parametrize("column, key, comparable", TYPE_PAIRS)
+def test_key_types_are_compared_or_refused_before_any_scan(server, tmp_path, column, key,
+                                                           comparable):  # fmt: skip
+    from assay.errors import ConfigErrors
+
+    cfg = write_config(tmp_path, _typed_config(column, key))
+    before = server.sql_executions()
+    if comparable:
+        out = run_config(server.spark, cfg)
+        assert [(r["severity"], r["failed_count"]) for r in out.results] == [
+            ("pass", 0) if key != "NULL" else ("fail", 1)
+        ], out.results[0]["message"]
+        return
+    with pytest.raises(ConfigErrors) as raised:
+        run_config(server.spark, cfg)
+    assert server.sql_executions() == before  # refused before any scan
+    (error,) = raised.value.errors
+    assert str(error.origin) == f"{cfg}:9 tables[0].rules[0].references.columns", str(error)
+    assert f"foreign_key: {column} (" in str(error) and "cannot be compared" in str(error)
+
+
+def test_a_key_of_numbers_against_names_is_exit_2_at_the_columns_line(server, paths, tmp_path):
+    text = config(
+        paths,
+        [
+            "{type: not_null, column: id}",
+            "{type: foreign_key, column: customer_id,\n         references: {sql: \"SELECT 'ann' AS name\",\n                      columns: [name]}}",
+        ],
+    )
+    cfg = write_config(tmp_path, text)
+    proc = _cli(server, "run", str(cfg), "--remote", server.url)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "CAST_INVALID_INPUT" not in proc.stderr
+    assert (
+        f"{cfg}:10 tables[0].rules[1].references.columns: foreign_key: customer_id (int)"
+        " cannot be compared with the referenced column name (string)"
+    ) in proc.stderr, proc.stderr
+    assert proc.stdout == ""

@@ -63,7 +63,8 @@ def build_rule(node: Node) -> Rule:
         code=optional_text(node, "code"),
         params=tuple((k, v.plain()) for k, v in node.as_mapping().items() if k not in COMMON_KEYS),
         filter=None if where is None else Sql(where),
-        places=tuple((k, node.require(k).origin) for k in PLACED_KEYS if node.get(k) is not None),
+        places=tuple((k, node.require(k).origin) for k in PLACED_KEYS if node.get(k) is not None)
+        + node.places(REFERENCE_PLACES),
         over_time=judged_over_time,
     )
 
@@ -74,6 +75,9 @@ the key: :mod:`assay.executor.snippets`)."""
 PLACED_KEYS = (*SNIPPET_KEYS, "references")
 """Keys whose line a rule records (:attr:`Rule.places`): its snippets, and its
 ``references`` (checked against the referenced source's schema before any scan)."""
+REFERENCE_PLACES = {"references.columns": "references.columns",
+                    "references.column": "references.column"}  # fmt: skip
+"""The referenced key columns' lines (their types are checked against the table's)."""
 
 
 def grouped(built: Built, node: Node) -> Built:

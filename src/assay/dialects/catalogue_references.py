@@ -82,7 +82,7 @@ REFERENCE_RULES: dict[str, RuleSpec] = {
             params="`column` or `columns`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its key `columns`, matched in order; `tolerance`",
             fails="the row's key (all its columns not null) equals no row of the referenced source's keys (DQX `foreign_key`, DQDL `ReferentialIntegrity`, Soda reference checks)",
             nulls="pass (a row with a null in any key column, as an SQL foreign key); null referenced keys match nothing",
-            columns="any (compared with the referenced columns by Spark's `=`)",
+            columns="any, of one kind with its referenced column's: numbers, strings, dates and timestamps, booleans (compared by Spark's `=`; other pairs refused before any scan)",
             plan="agg (an anti join against the referenced distinct keys, a branch of the aggregate plan)",
         ),
         values={

@@ -66,7 +66,7 @@ def prepare(
     if isinstance(read, AssayError):
         return read
     df, schema = read
-    refs = read_references(spark, table)
+    refs = read_references(spark, table, schema)
     plan, keys = planned(spark, table, df, schema, options, refs.failed)
     problems = schema_problems(spark, whole, plan.table, schema, keys)
     if isinstance(problems, AssayError):
