@@ -183,3 +183,29 @@ def test_filter_applies_to_every_rule_and_sql(spark, people, tmp_path):
     )
     assert [r["severity"] for r in out.results] == ["pass", "pass", "pass"]
     assert out.results[0]["metric_value"] == 3
+
+
+def test_expression_samples_show_the_columns_it_reads(spark, people, tmp_path):
+    rules = [
+        "{type: expression, expression: 'age >= 18 AND Score > 0'}",
+        '{type: expression, expression: "`status` <> \'banned\' OR id > 4", filter: "name IS NOT NULL"}',
+    ]
+    out = run_config(spark, write_config(tmp_path, config(people, rules, "    sample_size: 5\n")))
+    adults = out.result("people", 0)["samples"]
+    assert adults == [
+        {"id": 3, "age": None, "score": None},
+        {"id": 4, "age": 17, "score": 10.0},
+        {"id": 5, "age": 30, "score": 0.0},  # equal keys: ordered by the sampled columns
+        {"id": 5, "age": 66, "score": -1.0},
+    ]
+    # the expression's columns, not the filter's
+    assert out.result("people", 1)["samples"] == [{"id": 4, "status": "banned"}]
+
+
+def test_expression_samples_without_keys_lead_with_its_columns(spark, people, tmp_path):
+    text = config(people, ["{type: expression, expression: 'score > 0'}"]).replace(
+        "    keys: [id]\n", "    sample_size: 2\n"
+    )
+    out = run_config(spark, write_config(tmp_path, text))
+    first = out.result("people", 0)["samples"][0]
+    assert list(first)[0] == "score", first

@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Iterable, Mapping
 
-from assay.ir.expr import Scalar, Sql
+from assay.ir.expr import Scalar, Sql, walk
 from assay.ir.rules import (
     ColStatsCheck,
     Rule,
     SchemaCheck,
     SqlCheck,
+    expressions_of,
 )
 from assay.ir.suite import Table
 from assay.planner.cost import (
@@ -52,7 +53,12 @@ from assay.planner.plan import (
     expects_unique,
 )
 from assay.planner.regex import cheaper, runs_by_bytes
-from assay.planner.sqlfold import RowCountQuery, aggregate_query, row_count_query
+from assay.planner.sqlfold import (
+    RowCountQuery,
+    aggregate_query,
+    row_count_query,
+    snippet_columns,
+)
 from assay.planner.values import plain_string, value_branches
 
 
@@ -185,7 +191,7 @@ def plan_detail(
     if plan.detail is None:
         return None
     entries = tuple(
-        e if e.grouped else dataclasses.replace(e, columns=_identified(keys, e.columns, row))
+        e if e.grouped else dataclasses.replace(e, columns=_identified(keys, _sampled(e, row), row))
         for e in plan.detail.entries
         if e.rule_index in failed
     )
@@ -336,7 +342,21 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
             index, rule.columns, group=rows.group, nulls=rows.nulls, where=rows.where
         )
     assert rows.predicate is not None
-    return DetailEntry(index, rule.columns, predicate=cheaper(rows.predicate), absent=rows.absent)
+    predicate = cheaper(rows.predicate)
+    return DetailEntry(index, rule.columns, predicate, absent=rows.absent, reads=_reads(rule))
+
+
+def _reads(rule: Rule) -> tuple[str, ...]:
+    """The names the SQL snippets of a rule's own condition read (not its filter's)."""
+    snippets = (n for e in expressions_of(rule.check) for n in walk(e) if isinstance(n, Sql))
+    return tuple(dict.fromkeys(name for s in snippets for name in snippet_columns(s.text)))
+
+
+def _sampled(entry: DetailEntry, row: tuple[str, ...]) -> tuple[str, ...]:
+    """A sample's own columns: the rule's, then the table's columns its snippets read
+    (named as the table names them)."""
+    named = {c.lower(): c for c in row}
+    return tuple(dict.fromkeys(entry.columns + tuple(named[n] for n in entry.reads if n in named)))
 
 
 MAX_SAMPLE_COLUMNS = 20

@@ -246,6 +246,10 @@ class DetailEntry:
     grouped: PerGroup | None = None
     """A metric judged per group: its samples are the failing groups (``columns``: the
     group-by columns), each with the group's value."""
+    reads: tuple[str, ...] = ()
+    """Names the SQL snippets of the rule's own condition read (an ``expression``'s,
+    lower-cased, as sqlglot finds them): sampled beside ``columns`` where they are
+    columns of the table (:func:`assay.planner.lower.plan_detail`)."""
 
 
 @dataclass(frozen=True, slots=True)
