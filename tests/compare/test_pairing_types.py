@@ -86,3 +86,20 @@ def test_missing_samples_keep_a_decimal_s_digits(spark):
     result, _ = _counts(spark, source, [], schema, schema)
     (row,) = result.to_dict()["samples"]["missing_in_target"]
     assert row["source"]["v"] == "1.000000000000000001"
+
+
+def test_keys_of_two_types_are_numbered_and_joined_as_compared(spark):
+    """An ``int`` key against a ``string`` one: ``'1'`` and ``'01'`` are both the key 1
+    (as Spark's ``1 <=> '01'``), so each source row is in one pair, not one per
+    spelling of its key."""
+    source = [(1, "a"), (1, "b"), (2, "c")]
+    target = [("1", "a"), ("01", "b"), ("2", "c")]
+    result = assay.compare(
+        spark.createDataFrame(source, "id int, v string"),
+        spark.createDataFrame(target, "id string, v string"),
+        keys=["id"],
+    )
+    counts = result.counts
+    assert (counts["source_rows"], counts["target_rows"]) == (3, 3)
+    assert (counts["compared"], counts["matched"], counts["unmatched"]) == (3, 3, 0)
+    assert counts["duplicate_keys"] == {"source": 1, "target": 1}

@@ -76,7 +76,11 @@ def _key_parts(plan: ComparePlan, p: str) -> list[tuple[str, Column | None]]:
 
 
 def _side(df: DataFrame, plan: ComparePlan, p: str) -> DataFrame:
-    cols = [col(k).alias(f"{p}_k{i}") for i, k in enumerate(plan.keys)]
+    casts = plan.key_casts or (None,) * len(plan.keys)
+    cols = [
+        (col(k).cast(cast) if cast else col(k)).alias(f"{p}_k{i}")
+        for i, (k, cast) in enumerate(zip(plan.keys, casts, strict=True))
+    ]
     cols += [col(c.name).alias(f"{p}_{c.slot}") for c in plan.columns]
     cols.append(F.lit(True).alias(f"{p}_present"))
     parts = _key_parts(plan, p)

@@ -149,6 +149,10 @@ class ComparePlan:
     lets the null-safe join split into plain equalities the side windows partition by."""
     schema: SchemaDiff = SchemaDiff()
     """The columns of one side only and the type differences (the event's ``schema``)."""
+    key_casts: tuple[str | None, ...] = ()
+    """Per key, the type both sides' values are cast to before they are numbered and
+    joined, when one side is a string and the other is not (:func:`compared_type`: the
+    keys are matched as Spark compares them); ``None``: as read."""
 
     @property
     def sdt(self) -> bool:
@@ -323,10 +327,10 @@ def plan_comparison(
         _column(i, src[c.lower()], tgt[c.lower()], comparison) for i, c in enumerate(wanted)
     )
     checksum = tuple(c.name for c in columns) if comparison.semantics == "spark-data-test" else ()
-    shared = [src[k.lower()][1] for k in keys]
-    key_types = tuple(
-        t if t == tgt[k.lower()][1] else None for k, t in zip(keys, shared, strict=True)
-    )
+    pairs = [(src[k.lower()][1], tgt[k.lower()][1]) for k in keys]
+    native = comparison.semantics == "native"
+    key_casts = tuple(compared_type(s, t) if native and s != t else None for s, t in pairs)
+    key_types = tuple(s if s == t else cast for (s, t), cast in zip(pairs, key_casts, strict=True))
     return ComparePlan(
         comparison,
         keys,
@@ -336,6 +340,7 @@ def plan_comparison(
         checksum,
         key_types,
         schema_diff(comparison, source_schema, target_schema, keys),
+        key_casts,
     )
 
 
