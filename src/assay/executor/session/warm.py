@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from assay.executor.session import connect_driver
 from assay.executor.session.embedded import start_server
 from assay.executor.session.handle import SparkHandle, local_handle
 from assay.executor.session.jvm import BUILD_WAIT, finish_archive
@@ -242,10 +243,13 @@ def start_warm(server_conf: Mapping[str, str], note: Note = stderr_note) -> tupl
 
 def open_warm(server: WarmServer, connect_timeout: float) -> SparkHandle:
     """A new session (its own id: temp views and settings of its own) on ``server``;
-    closing the handle releases the session and leaves the server running."""
+    closing the handle releases the session and leaves the server running. The session
+    names this process (:func:`.connect_driver.client_user_id`): should the process die
+    without releasing it, the server closes it within a few seconds."""
     from assay.executor.session.client import connect
 
-    spark = connect(server.url, [server.token], connect_timeout)
+    user = connect_driver.client_user_id(os.getpid())
+    spark = connect(f"{server.url};user_id={user}", [server.token], connect_timeout)
     return local_handle(
         spark, server.url, server.ui_port, embedded=False, log_path=server.log, warm_pid=server.pid
     )

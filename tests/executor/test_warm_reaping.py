@@ -1,0 +1,112 @@
+"""A client of the warm server killed outright (SIGKILL: it can release nothing) leaves
+no session nor running plan behind: the server closes the session of a client process
+that is gone within seconds (executor/session/connect_driver.reap); a command killed
+while its warm-client child runs has that child terminated, which releases its session
+itself and still ends its stdout with a summary. Against a real warm server (one more
+JVM), with a plan that sleeps on the server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.cli.test_interrupt import SLEEPS
+from tests.conftest import ROOT
+from tests.spark_ui import open_sessions, running_jobs, within
+
+pytestmark = pytest.mark.spark
+
+REAPED_WITHIN = 15.0
+"""Seconds the server is given (it looks every 2 s)."""
+
+
+def _env(state, warm_client: bool) -> dict[str, str]:
+    drop = ("ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "SPARK_REMOTE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["ASSAY_STATE_DIR"] = str(state)
+    env["PYTHONPATH"] = str(ROOT / "src")
+    if not warm_client:
+        env["ASSAY_NO_WARM_CLIENT"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory):
+    """The module's warm server (and warm client): its state directory and its UI."""
+    state = tmp_path_factory.mktemp("reaping-state")
+    env = _env(state, warm_client=True)
+    start = [sys.executable, "-m", "assay", "server", "start", "--memory", "1g",
+             "--conf", "spark.hadoop.fs.s3a.secret.key=s3cr3tk3y"]  # fmt: skip
+    started = subprocess.run(start, capture_output=True, text=True, env=env, timeout=300)
+    assert started.returncode == 0, started.stderr
+    ui = f"http://127.0.0.1:{json.loads(started.stdout)['ui_port']}"
+    yield state, ui, started.stdout
+    stop = [sys.executable, "-m", "assay", "server", "stop"]
+    subprocess.run(stop, capture_output=True, env=env, timeout=120)
+
+
+def _killed_while_running(state, ui: str, tmp_path, warm_client: bool):
+    """``assay run`` of a sleeping plan on the warm server, SIGKILLed once it runs."""
+    config = tmp_path / "sleeps.yaml"
+    config.write_text(SLEEPS)
+    before = open_sessions(ui)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "run", str(config)], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=_env(state, warm_client), cwd=tmp_path, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "aggregate plan" in line:
+            break
+    assert within(30, lambda: bool(running_jobs(ui))) is not None, "the plan never ran"
+    assert len(open_sessions(ui)) == len(before) + 1
+    proc.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    proc.wait(timeout=10)
+    return proc, before, killed
+
+
+def _assert_released(ui: str, before: set[str], killed: float) -> float:
+    assert within(REAPED_WITHIN, lambda: running_jobs(ui) == []) is not None
+    assert within(REAPED_WITHIN, lambda: open_sessions(ui) == before) is not None
+    return time.monotonic() - killed
+
+
+def test_the_settings_shown_hide_secret_values(warm):
+    state, _, started = warm
+    status = subprocess.run(
+        [sys.executable, "-m", "assay", "server", "status"],
+        capture_output=True, text=True, env=_env(state, True), timeout=60,
+    )  # fmt: skip
+    for line in (started, status.stdout):
+        assert "s3cr3tk3y" not in line
+        assert json.loads(line)["conf"]["spark.hadoop.fs.s3a.secret.key"] == "***"
+
+
+def test_the_session_of_a_killed_client_is_closed_and_its_plan_stopped(warm, tmp_path):
+    state, ui, _ = warm
+    proc, before, killed = _killed_while_running(state, ui, tmp_path, warm_client=False)
+    took = _assert_released(ui, before, killed)
+    print(f"released {took:.1f} s after SIGKILL")  # shown with -s
+    log = (state / "server.log").read_text()
+    assert f"of process {proc.pid}, which is gone" in log
+
+
+def test_a_killed_command_has_its_warm_client_child_release_the_session(warm, tmp_path):
+    state, ui, _ = warm
+    proc, before, killed = _killed_while_running(state, ui, tmp_path, warm_client=True)
+    _assert_released(ui, before, killed)
+    assert proc.stdout is not None
+    lines = proc.stdout.read().splitlines()  # the child wrote on, through its own copy
+    summary = json.loads(lines[-1])
+    assert (summary["event"], summary["exit_code"], summary["stopped"]) == (
+        "summary",
+        143,
+        "SIGTERM",
+    )
