@@ -86,7 +86,10 @@ TargetOption = Annotated[
 ]
 
 COMMAND_LINE = "<command line>"
-"""The file name of the places on the command line (``<command line> --keys``)."""
+"""The file name of the places on the command line (``<command line> --keys``), and the
+config file a run of ``assay compare`` records in its summary (``files``)."""
+COMMAND = "assay compare"
+"""What the summary of ``assay compare`` records as its config's dialect."""
 
 
 def side(
@@ -317,7 +320,9 @@ def compare(
                 source_format, target_format, columns, (source_filter, target_filter)
             ),
         )
-        return _run(Suite(tables=(), comparisons=(comparison,)), remote, conf or [], stream)
+        suite = Suite(tables=(), comparisons=(comparison,), files=(COMMAND_LINE,),
+                      dialects=(COMMAND,))  # fmt: skip
+        return _run(suite, remote, conf or [], stream)
 
     raise typer.Exit(summarised(debug, action))
 
@@ -330,7 +335,11 @@ def _run(suite: Suite, remote: str | None, conf: list[str], stream: RunStream) -
     server_conf = parse_assignments(conf, "--conf")
     with open_session(remote, server_conf=server_conf, inputs=suite.sources()) as handle:
         summary = run_suite(
-            suite, handle.spark, stream, server=f"the Spark Connect server at {handle.url}"
+            suite,
+            handle.spark,
+            stream,
+            server=f"the Spark Connect server at {handle.url}",
+            server_url=handle.url,
         )
     if summary.exit_code != 0:
         err(f"assay: {summary.exit_reason}")

@@ -484,7 +484,12 @@ def with_comparisons(summary: RunSummary, results: Sequence[ComparisonResult]) -
 
 
 def _names(results: Sequence[ComparisonResult]) -> str:
-    shown = ", ".join(f"{r.comparison} {r.origin.path}" for r in results[:5])
+    """``orders_copy compare[0]``; a comparison whose place is its name (``assay compare``'s
+    on the command line) once: ``compare``."""
+    shown = ", ".join(
+        r.comparison if r.origin.path == r.comparison else f"{r.comparison} {r.origin.path}"
+        for r in results[:5]
+    )
     return shown + (f" and {len(results) - 5} more" if len(results) > 5 else "")
 
 

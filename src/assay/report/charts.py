@@ -122,7 +122,8 @@ def stacked_bars(
                 f"{name}: {said or empty}",
             )
         )
-    width = name_w + bar_w + 150 if kind == "overview" else name_w + bar_w + 330
+    said_w = max(7 * len(b.labels[1].text) + 8 for b in bars) if bars else 0
+    width = name_w + bar_w + max(150 if kind == "overview" else 330, said_w)
     return Chart(kind, width, max(len(rows), 1) * row, title, tuple(bars))
 
 
@@ -139,12 +140,18 @@ def failing_percent(rules: Sequence[tuple[str, float | None, str]]) -> Chart:
 
 
 def percent_bars(
-    rows: Sequence[tuple[str, float | None, str, str]], kind: str, title: str, said: str = ""
+    rows: Sequence[tuple[str, float | None, str, str]],
+    kind: str,
+    title: str,
+    said: str = "",
+    widths: tuple[int, int] = (220, 300),
 ) -> Chart:
     """One horizontal bar per row (``label``, percentage, state, what its value label
-    says), on a scale up to the largest percentage (rounded up to a nice ceiling)."""
-    row, name_w, bar_w = 20, 220, 300
+    says), on a scale up to the largest percentage (rounded up to a nice ceiling);
+    ``widths``: of the labels and of the bars (a label is cut to fit its width)."""
+    row, (name_w, bar_w) = 20, widths
     note_w = max([80, *(7 * len(note) for *_, note in rows)])
+    chars = max((name_w - 16) // 6, 4)
     top = nice_ceiling(max((p or 0.0) for _, p, _, _ in rows))
     bars = []
     for i, (label, pct, state, note) in enumerate(rows):
@@ -160,7 +167,7 @@ def percent_bars(
                     Rect(name_w, y, w, row - 6, f"r-{state}", f"{label}: {note}{said}"),
                 ),
                 (
-                    Label(name_w - 8, y + (row - 6) / 2, _short(label, 34), "end"),
+                    Label(name_w - 8, y + (row - 6) / 2, _short(label, chars), "end"),
                     Label(
                         name_w + bar_w + 8,
                         y + (row - 6) / 2,

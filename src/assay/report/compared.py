@@ -223,7 +223,10 @@ def comparison(
         mismatches=_mismatch_chart(differing) if differing else None,
         checks=checks,
         samples=side_by_side(
-            event.get("samples"), event.get("keys") or (), [c.name for c in columns]
+            event.get("samples"),
+            event.get("keys") or (),
+            [c.name for c in columns],
+            _duplicated(counts),
         ),
         schema={k: (event.get("schema") or {}).get(k) or [] for k in SCHEMA_PARTS},
         outputs=tuple(event.get("outputs") or ()),
@@ -286,6 +289,14 @@ def _pairs(counts: dict[str, Any]) -> tuple[Count, ...]:
         ("type_differences", "columns of two types"),
     )
     return tuple(_count(counts, name, label) for name, label in names if name in counts)
+
+
+def _duplicated(counts: dict[str, Any] | None) -> tuple[bool, bool]:
+    """Whether the source, the target has rows beyond the first of their key."""
+    extra = (counts or {}).get("duplicate_rows")
+    if not isinstance(extra, dict):
+        return (False, False)
+    return (bool(extra.get("source")), bool(extra.get("target")))
 
 
 def _rows_chart(counts: dict[str, Any]) -> charts.Chart | None:

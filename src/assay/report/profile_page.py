@@ -12,6 +12,9 @@ from assay.report.text import number, percent
 
 TOP_SHOWN = 12
 """The most frequent values a card's chart shows."""
+TOP_WIDTHS = (110, 150)
+"""Its labels' and bars' widths: with the counts beside them, about a card's width at
+1,200 px (three cards a row), so its text is drawn at its own 11 px."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,5 +91,7 @@ def _card(c: Mapping[str, Any]) -> Card:
         more = len(values) - len(shown)
         rows = [(str(v["value"]), 100 * v["count"] / c["count"], "pass", f"{v['count']:,}")
                 for v in shown]  # fmt: skip
-        top = charts.percent_bars(rows, "top", "Most frequent values, percent of values")
+        top = charts.percent_bars(
+            rows, "top", "Most frequent values, percent of values", widths=TOP_WIDTHS
+        )
     return Card(c["column"], c["type"], tuple(_facts(c)), histogram, top, more)

@@ -5,6 +5,7 @@ sides, and a row per row of one side only, ``missing`` on the other.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,10 @@ class Cell:
 @dataclass(frozen=True, slots=True)
 class SampleRow:
     kind: str
-    """``differs``, ``missing in target`` or ``missing in source``."""
+    """``differs``, ``missing in target`` or ``missing in source`` (a row whose key the
+    other side lacks), or ``no pair in target`` / ``no pair in source``: a row of a side
+    with duplicated keys, which may be an extra row of a key the other side has fewer
+    rows of (``extra row of its key`` when the samples show the key paired)."""
     key: tuple[str, ...]
     cells: tuple[tuple[Cell, Cell], ...]
     """Per column, the source's and the target's value."""
@@ -43,11 +47,17 @@ class SideBySide:
 
 
 def side_by_side(
-    samples: dict[str, Any] | None, keys: Sequence[str], names: Sequence[str] = ()
+    samples: dict[str, Any] | None,
+    keys: Sequence[str],
+    names: Sequence[str] = (),
+    duplicated: tuple[bool, bool] = (False, False),
 ) -> SideBySide | None:
     """The sample rows as one table: a row per differing pair (its differing columns'
     values on both sides, marked) and per row of one side only (its values, the other
-    side missing); the compared columns in order, those the samples hold."""
+    side missing); the compared columns in order, those the samples hold.
+    ``duplicated``: whether the source, the target has rows beyond the first of their
+    key (``counts.duplicate_rows``): a row of such a side in no pair is not said to be
+    missing on the other, whose rows of its key may all be paired already."""
     if not samples:
         return None
     seen: list[str] = []
@@ -59,8 +69,11 @@ def side_by_side(
             seen.extend(values)
     shown_columns = tuple(dict.fromkeys([n for n in names if n in seen] + seen))
     rows = [*_differing(samples.get("mismatched") or (), keys, shown_columns)]
-    rows += _one_side(samples.get("missing_in_target") or (), keys, shown_columns, "source")
-    rows += _one_side(samples.get("missing_in_source") or (), keys, shown_columns, "target")
+    paired = {r.key for r in rows}
+    for side, kind, extra in (("source", "missing_in_target", duplicated[0]),
+                              ("target", "missing_in_source", duplicated[1])):  # fmt: skip
+        found = _one_side(samples.get(kind) or (), keys, shown_columns, side)
+        rows += [_unpaired(r, side, paired) for r in found] if extra else found
     if not rows:
         return None
     return SideBySide(tuple(keys), shown_columns, tuple(rows))
@@ -105,6 +118,15 @@ def _one_side(
         other = "target" if side == "source" else "source"
         out.append(SampleRow(f"missing in {other}", key, cells))
     return out
+
+
+def _unpaired(row: SampleRow, side: str, paired: set[tuple[str, ...]]) -> SampleRow:
+    """A row in no pair on a side with duplicated keys: an extra row of its key when the
+    samples show the key in a pair, else in no pair (its key missing on the other side,
+    or there with fewer rows: the samples cannot tell)."""
+    other = "target" if side == "source" else "source"
+    kind = "extra row of its key" if row.key in paired else f"no pair in {other}"
+    return dataclasses.replace(row, kind=kind)
 
 
 def _cell(value: Any, diff: bool = False) -> Cell:
