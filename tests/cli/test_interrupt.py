@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -117,3 +118,32 @@ def test_server_stop_terminates_a_running_command_which_summarises(server, tmp_p
     proc = _running(server, tmp_path_factory.mktemp("stopped"), env)
     _stop_client(env)
     _assert_stopped(server, proc, before, 143, "SIGTERM", "terminated (SIGTERM)")
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_connecting_still_ends_stdout_with_the_summary(tmp_path, name):
+    """Stopped before any table (here: while the server is being reached, which takes
+    seconds for a port nobody listens on), the run still ends stdout with its summary."""
+    sig, code, said = SIGNALS[name]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = tmp_path / "sleeps.yaml"
+    config.write_text(SLEEPS)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "run", str(config), "--remote", f"sc://localhost:{port}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "connecting to Spark" in line:
+            break
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    out, rest = proc.communicate(timeout=30)
+    assert proc.returncode == code, rest
+    assert said in rest and "Traceback" not in rest
+    (summary,) = [json.loads(line) for line in out.splitlines()]
+    assert (summary["event"], summary["exit_code"], summary["stopped"]) == ("summary", code, name)
+    assert summary["exit_reason"] == f"exit {code}: {said} before any table was reported"
