@@ -92,6 +92,8 @@ class RunStream:
         """``action()``, remembering in words why it raised (then re-raised)."""
         try:
             return action()
+        except typer.Exit:
+            raise
         except KeyboardInterrupt as stop:
             self.why = stopped_by(stop)
             raise
