@@ -28,8 +28,8 @@ no negation, intersection, nesting or ``\\d``-style escapes), groups ``(...)`` a
 loosest: ``^A|B$`` is "starts with A, or ends with B"; the alternatives' tests are
 ORed). Anything else (``.``, ``*``, ``+``, ``{m,}``, lazy or possessive quantifiers,
 flags, ``\\Q``, back references, lookaround) or a language over the size limits keeps
-``rlike`` -- which also leaves every invalid pattern to Spark, so its error still names
-the rule.
+``rlike``. An invalid pattern never reaches the planner: the config is refused when it
+loads (``assay.grammar.java_regex``), and the server compiles every pattern before a scan.
 """
 
 from __future__ import annotations
