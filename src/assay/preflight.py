@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from assay.errors import PreflightError
-from assay.ir.rules import Rule, TypeFamily, TypeRequirement
+from assay.ir.rules import Rule, SchemaCheck, TypeFamily, TypeRequirement
 from assay.ir.suite import Table
 
 Schema = Sequence[tuple[str, str]]
@@ -91,7 +91,7 @@ def check_rule(rule: Rule, types: dict[str, tuple[str, str]]) -> list[PreflightE
     """Problems of one rule: missing columns, then columns of the wrong kind."""
     problems: list[PreflightError] = []
     wanted = dict.fromkeys([*rule.columns, *(c for c, _ in rule.requires)])
-    if rule.kind == "schema":
+    if isinstance(rule.check, SchemaCheck):
         return problems  # a schema rule reports missing columns as its own result
     for column in wanted:
         if column.lower() not in types:

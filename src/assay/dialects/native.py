@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping
 
 from assay.config.node import Node
+from assay.dialects import great_expectations, sources, validations
 from assay.dialects import params as p
-from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
 from assay.dialects.catalogue import build_rule
 from assay.dialects.compare import comparisons
@@ -42,6 +42,7 @@ TABLE_KEYS = frozenset(
         "on_failure",
         "rules",
         "validations",
+        "expectations",
         "history",
     }
 )
@@ -246,6 +247,10 @@ def _table(
     if block_node is not None:
         # sparquet's validations block (docs/dialects.md): its rules follow the table's.
         block = validations.block(block_node, ctx, name or "", len(rules))
+    suite_node = node.get("expectations")
+    if suite_node is not None:
+        # a Great Expectations suite file bound to this table (docs/dialects.md)
+        rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx, len(rules)) or ()
     all_rules = rules + (block.rules if block else ())
     outputs = block.outputs if block else ()
     history_node = node.get("history")
@@ -272,7 +277,9 @@ def _table(
 
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
-    if node.get("rules") is None and node.get("validations") is not None:
+    if node.get("rules") is None and (
+        node.get("validations") is not None or node.get("expectations") is not None
+    ):
         return ()
     rules_node = ctx.attempt(node.require, "rules")
     if rules_node is None:

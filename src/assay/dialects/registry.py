@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from assay.config.node import Node, describe, unknown_message
-from assay.dialects import data_validator, metorikku, native, spark_data_test, sparquet
+from assay.dialects import (
+    data_validator,
+    great_expectations,
+    metorikku,
+    native,
+    spark_data_test,
+    sparquet,
+)
 from assay.dialects.base import Dialect
 from assay.errors import ConfigError
 
@@ -13,6 +20,7 @@ DIALECTS: dict[str, Dialect] = {
     metorikku.DIALECT.name: metorikku.DIALECT,
     sparquet.DIALECT.name: sparquet.DIALECT,
     spark_data_test.DIALECT.name: spark_data_test.DIALECT,
+    great_expectations.DIALECT.name: great_expectations.DIALECT,
 }
 
 

@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.dialects.great_expectations_results import with_gx_numbers
 from assay.evaluate import Outcome
 from assay.ir.rules import Rule
 from assay.ir.suite import RunPolicy
@@ -43,6 +44,9 @@ def rule_result(
 ) -> RuleResult:
     """The result event of ``rule`` (the ``index``-th of ``table``) from its outcome, not
     yet judged by the run's policy (:func:`judged`)."""
+    rows = outcome.rows if outcome.rows is not None else row_count
+    shown = tuple(dict(s) for s in samples) if samples is not None else None
+    numbers = (outcome.failed_count, rows, outcome.metric_value, shown)
     return RuleResult(
         run_id=run_id,
         table=table,
@@ -54,14 +58,14 @@ def rule_result(
         passed=outcome.passed,
         severity=outcome.severity,
         failed_count=outcome.failed_count,
-        row_count=outcome.rows if outcome.rows is not None else row_count,
+        row_count=rows,
         metric_value=outcome.metric_value,
         threshold=rule.threshold,
         message=outcome.message,
-        samples=tuple(dict(s) for s in samples) if samples is not None else None,
+        samples=shown,
         origin=rule.origin,
         elapsed_ms=elapsed_ms,
-        details=dict(outcome.details) if outcome.details is not None else None,
+        details=with_gx_numbers(outcome.details, rule, *numbers),  # GX suites: docs/dialects.md
         expect=expectation(rule),
         params=expect_params(rule),
         identity=identity,

@@ -141,7 +141,8 @@ class Tolerance:
     ``absolute``: at most ``value`` rows; ``fraction``: at most ``value * row_count`` rows
     (``0.25`` and ``25%`` both parse to the fraction 0.25). ``dv_percent`` / ``dv_number``:
     data-validator's own arithmetic on the double ``value`` (``N%`` / a plain number),
-    truncated to whole rows (:func:`_dv_allowed`).
+    truncated to whole rows (:func:`_dv_allowed`). ``gx_mostly``: Great Expectations'
+    ``mostly``, ``(rows - failed) / rows >= value`` in doubles (:func:`_mostly_allowed`).
 
     >>> Tolerance("fraction", Decimal("0.25"), "25%").allowed(100)
     Decimal('25.00')
@@ -149,7 +150,7 @@ class Tolerance:
     True
     """
 
-    kind: Literal["absolute", "fraction", "dv_percent", "dv_number"]
+    kind: Literal["absolute", "fraction", "dv_percent", "dv_number", "gx_mostly"]
     value: Decimal
     text: str
 
@@ -159,6 +160,8 @@ class Tolerance:
             return self.value
         if self.kind in ("dv_percent", "dv_number"):
             return Decimal(_dv_allowed(self.kind == "dv_percent", float(self.value), row_count))
+        if self.kind == "gx_mostly":
+            return Decimal(_mostly_allowed(float(self.value), row_count))
         return self.value * row_count
 
     def passes(self, failed_count: int, row_count: int) -> bool:
@@ -170,6 +173,23 @@ ZERO_TOLERANCE = Tolerance("absolute", Decimal(0), "0")
 
 
 _LONG_MAX = 2**63 - 1
+
+
+def _mostly_allowed(mostly: float, rows: int) -> int:
+    """The most failing rows of ``rows`` Great Expectations' ``_mostly_success`` passes:
+    ``float(rows - failed) / float(rows) >= mostly``, in doubles (no row: none allowed,
+    and none fails).
+
+    >>> _mostly_allowed(0.9, 10), _mostly_allowed(0.8999, 10), _mostly_allowed(1.0, 5)
+    (1, 1, 0)
+    """
+    if rows <= 0:
+        return 0
+    guess = max(0, min(rows, int((1.0 - mostly) * rows)))
+    for failed in range(min(rows, guess + 2), max(-1, guess - 3), -1):
+        if float(rows - failed) / float(rows) >= mostly:
+            return failed
+    return 0
 
 
 def _dv_allowed(percent: bool, threshold: float, row_count: int) -> int:

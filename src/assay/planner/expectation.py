@@ -189,6 +189,8 @@ def metric_text(metric: object, rule: Rule) -> str:
 def _tolerance(tolerance: Tolerance) -> str:
     if not tolerance.value:
         return ""
+    if tolerance.kind == "gx_mostly":  # Great Expectations: the share of rows that pass
+        return f", mostly {tolerance.text}"
     if tolerance.kind in ("fraction", "dv_percent"):
         return f"{_TOLERANCE_MARK}{tolerance.text} of rows failing"
     return f"{_TOLERANCE_MARK}{tolerance.text} failing rows"

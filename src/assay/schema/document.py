@@ -38,6 +38,11 @@ _TABLE: dict[str, Schema] = {
     "on_failure": ref("on_failure"),
     "rules": {"type": "array", "minItems": 1, "items": ref("rule")},
     "validations": ref("validations"),
+    "expectations": {
+        **TEXT,
+        "description": "A Great Expectations suite (JSON) run on this table, relative to the"
+        " config file (docs/dialects.md).",
+    },
     "history": ref(
         "sink",
         description="Append every rule's verdict per run (the report's columns plus run_id, "
@@ -176,7 +181,7 @@ def structure() -> dict[str, Schema]:
         "table": _object(
             _TABLE,
             required=["source"],
-            anyOf=[required("rules"), required("validations")],
+            anyOf=[required("rules"), required("validations"), required("expectations")],
         ),
         "rule": dispatch(),
         "sink": _object(

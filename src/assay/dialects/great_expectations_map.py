@@ -1,0 +1,341 @@
+"""Great Expectations expectations -> IR checks, each with GX's own semantics (the
+``expectations/core`` classes of great_expectations 1.x and their Spark metrics):
+column-map expectations leave nulls out of the rows they consider (but for the null
+expectations), ``mostly`` is GX's share of the considered rows, regexes are searched
+(Spark ``rlike``) (docs/dialects.md, "Great Expectations suites")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from assay.config.node import Node
+from assay.dialects import great_expectations_kwargs as kw
+from assay.ir.expr import (
+    Col,
+    Compare,
+    Expr,
+    InSet,
+    IsNull,
+    Length,
+    Lit,
+    Matches,
+    Not,
+    all_of,
+    any_of,
+    is_true,
+)
+from assay.ir.rules import (
+    AggregateMetric,
+    Check,
+    ColumnFn,
+    ColumnMetric,
+    GroupMetric,
+    MetricCheck,
+    RowCheck,
+    RowCountMetric,
+    SchemaCheck,
+    TypeFamily,
+    UniqueCheck,
+)
+from assay.ir.values import ZERO_TOLERANCE, Comparison, Op
+
+
+@dataclass(frozen=True, slots=True)
+class Mapped:
+    """What one expectation compiles to: its check, the columns it reads and their kinds,
+    the rows it considers (``considered``: GX's rows after its null rule, beside the
+    ``row_condition``), and how its GX numbers are read (``family``)."""
+
+    check: Check
+    columns: tuple[str, ...]
+    requires: tuple[tuple[str, TypeFamily], ...] = ()
+    considered: Expr | None = None
+    threshold: str | None = None
+    family: str = "map"
+    """``map`` (unexpected rows over the considered rows), ``aggregate`` (an observed
+    value), ``table`` (the schema)."""
+
+
+Builder = Callable[[Node], Mapped]
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """An expectation assay runs: its builder and the kwargs it reads."""
+
+    build: Builder
+    keys: frozenset[str]
+
+
+def _map(
+    kwargs: Node,
+    name: str,
+    unexpected: Expr,
+    family: TypeFamily = "any",
+    *,
+    nulls_considered: bool = False,
+) -> Mapped:
+    """A column-map expectation: ``unexpected`` is true for a failing non-null value."""
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    considered = None if nulls_considered else Not(IsNull(Col(name)))
+    failing = unexpected if nulls_considered else is_true(unexpected)
+    return Mapped(
+        RowCheck(failing, tolerance=tolerance),
+        (name,),
+        ((name, family),),
+        considered,
+        threshold=f"mostly {tolerance.text}" if tolerance.value else None,
+    )
+
+
+def _not_be_null(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, IsNull(Col(name)), nulls_considered=True)
+
+
+def _be_null(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, Not(IsNull(Col(name))), nulls_considered=True)
+
+
+def _be_unique(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    check = UniqueCheck((name,), tolerance=tolerance)
+    return Mapped(check, (name,), ((name, "any"),), Not(IsNull(Col(name))))
+
+
+def _between(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    found = kw.bounds(kwargs)
+    family: TypeFamily = (
+        "string_or_temporal" if isinstance(found.low or found.high, str) else "orderable"
+    )
+    return _map(kwargs, name, found.outside(Col(name)), family)
+
+
+def _values(kwargs: Node) -> tuple:  # type: ignore[type-arg]
+    node = kwargs.require("value_set")
+    items = node.as_list("a list of values")
+    return tuple(kw.scalar(item, "a value (a number, a string or a boolean)") for item in items)
+
+
+def _in_set(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, Not(InSet(Col(name), _values(kwargs))))
+
+
+def _not_in_set(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, InSet(Col(name), _values(kwargs)))
+
+
+def _regex(kwargs: Node, key: str = "regex") -> str:
+    return kwargs.require(key).as_str("a regular expression (Java, as Spark's rlike reads it)")
+
+
+def _match_regex(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, Not(Matches(Col(name), _regex(kwargs))), "string")
+
+
+def _not_match_regex(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, Matches(Col(name), _regex(kwargs)), "string")
+
+
+def _regex_list(kwargs: Node) -> tuple[Expr, ...]:
+    items = kwargs.require("regex_list").as_list("a list of regular expressions", non_empty=True)
+    patterns = (item.as_str("a regular expression") for item in items)
+    name = kw.column(kwargs)
+    return tuple(Matches(Col(name), p) for p in patterns)
+
+
+def _match_regex_list(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    node = kwargs.get("match_on")
+    match_on = "any" if node is None or node.value is None else node.as_str()
+    if match_on not in ("any", "all"):
+        raise node.error(f"match_on must be 'any' or 'all', got {match_on!r}")  # type: ignore[union-attr]
+    found = _regex_list(kwargs)
+    matched = any_of(*found) if match_on == "any" else all_of(*found)
+    return _map(kwargs, name, Not(matched), "string")
+
+
+def _not_match_regex_list(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    return _map(kwargs, name, any_of(*_regex_list(kwargs)), "string")
+
+
+def _lengths_between(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    found = kw.bounds(kwargs, numbers=True)
+    return _map(kwargs, name, found.outside(Length(Col(name))), "string")
+
+
+def _length_equal(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    value = kwargs.require("value").as_int("a length", minimum=0)
+    return _map(kwargs, name, Compare(Op.NE, Length(Col(name)), Lit(value)), "string")
+
+
+def _row_count_between(kwargs: Node) -> Mapped:
+    found = kw.bounds(kwargs, numbers=True, strict=False)
+    threshold = found.threshold()
+    return Mapped(
+        MetricCheck(RowCountMetric(), threshold), (), (), None, threshold.text, "aggregate"
+    )
+
+
+def _row_count_equal(kwargs: Node) -> Mapped:
+    value = kwargs.require("value").as_int("a row count", minimum=0)
+    must = Comparison(Op.EQ, Decimal(value), f"== {value}")
+    return Mapped(MetricCheck(RowCountMetric(), must), (), (), None, must.text, "aggregate")
+
+
+def _column_exists(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    index = kwargs.get("column_index")
+    if index is not None and index.value is not None:
+        raise index.error(
+            "column_index is not supported",
+            hint="assay checks that the column exists; remove column_index",
+        )
+    check = SchemaCheck(required=(name,), case_sensitive=True)
+    return Mapped(check, (name,), (), None, None, "table")
+
+
+def _column_stat(fn: ColumnFn) -> Builder:
+    def build(kwargs: Node) -> Mapped:
+        name = kw.column(kwargs)
+        found = kw.bounds(kwargs, numbers=True)
+        threshold = found.threshold()
+        family: TypeFamily = "numeric" if fn in ("avg", "sum", "stddev") else "orderable"
+        check = MetricCheck(ColumnMetric(fn, name), threshold)
+        return Mapped(check, (name,), ((name, family),), None, threshold.text, "aggregate")
+
+    return build
+
+
+def _median(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    threshold = kw.bounds(kwargs, numbers=True).threshold()
+    metric = AggregateMetric("percentile", name, (0.5,))
+    check = MetricCheck(metric, threshold)
+    return Mapped(check, (name,), ((name, "numeric"),), None, threshold.text, "aggregate")
+
+
+def _unique_value_count(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    threshold = kw.bounds(kwargs, numbers=True, strict=False).threshold()
+    check = MetricCheck(GroupMetric((name,), "distinct_count"), threshold)
+    return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
+
+
+_PAIR_IGNORE = {"both_values_are_missing": "all", "either_value_is_missing": "any", "neither": ""}
+_MULTI_IGNORE = {"all_values_are_missing": "all", "any_value_is_missing": "any", "never": ""}
+
+
+def _ignored_rows(kwargs: Node, names: tuple[str, ...], choices: dict[str, str]) -> Expr | None:
+    """The rows GX considers by ``ignore_row_if`` (None: every row); the default is the
+    first choice."""
+    node = kwargs.get("ignore_row_if")
+    text = next(iter(choices)) if node is None or node.value is None else node.as_str()
+    if text not in choices:
+        where = node if node is not None else kwargs
+        raise where.error(f"ignore_row_if must be one of {', '.join(choices)}, got {text!r}")
+    nulls = tuple(IsNull(Col(n)) for n in names)
+    if choices[text] == "all":
+        return Not(all_of(*nulls))
+    return Not(any_of(*nulls)) if choices[text] == "any" else None
+
+
+def _compound_unique(kwargs: Node) -> Mapped:
+    names = kw.columns(kwargs, "column_list")
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    considered = _ignored_rows(kwargs, names, _MULTI_IGNORE)
+    check = UniqueCheck(names, tolerance=tolerance, nulls="none")
+    return Mapped(check, names, tuple((n, "any") for n in names), considered)
+
+
+def _pair(op: Op | None) -> Builder:
+    def build(kwargs: Node) -> Mapped:
+        a, b = kw.column(kwargs, "column_A"), kw.column(kwargs, "column_B")
+        compare = op
+        if compare is None:
+            compare = Op.GE if kw.flag(kwargs, "or_equal") else Op.GT
+        tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+        considered = _ignored_rows(kwargs, (a, b), _PAIR_IGNORE)
+        # a row with one null is considered but never unexpected: Spark's comparison is
+        # null there, and GX counts the rows where the negated condition holds
+        failing = is_true(Not(Compare(compare, Col(a), Col(b))))
+        family: TypeFamily = "any" if op is Op.EQ else "orderable"
+        check = RowCheck(failing, tolerance=tolerance)
+        return Mapped(check, (a, b), ((a, family), (b, family)), considered)
+
+    return build
+
+
+_MAP = kw.MOSTLY | kw.CONDITION | kw.IGNORED
+_COLUMN_MAP = frozenset({"column"}) | _MAP
+_AGG = (
+    frozenset({"column", "min_value", "max_value", "strict_min", "strict_max"})
+    | kw.CONDITION
+    | kw.IGNORED
+)
+_BETWEEN = frozenset({"min_value", "max_value", "strict_min", "strict_max"})
+
+EXPECTATIONS: dict[str, Expectation] = {
+    "expect_column_values_to_not_be_null": Expectation(_not_be_null, _COLUMN_MAP),
+    "expect_column_values_to_be_null": Expectation(_be_null, _COLUMN_MAP),
+    "expect_column_values_to_be_unique": Expectation(_be_unique, _COLUMN_MAP),
+    "expect_column_values_to_be_between": Expectation(_between, _COLUMN_MAP | _BETWEEN),
+    "expect_column_values_to_be_in_set": Expectation(_in_set, _COLUMN_MAP | {"value_set"}),
+    "expect_column_values_to_not_be_in_set": Expectation(_not_in_set, _COLUMN_MAP | {"value_set"}),
+    "expect_column_values_to_match_regex": Expectation(_match_regex, _COLUMN_MAP | {"regex"}),
+    "expect_column_values_to_not_match_regex": Expectation(
+        _not_match_regex, _COLUMN_MAP | {"regex"}
+    ),
+    "expect_column_values_to_match_regex_list": Expectation(
+        _match_regex_list, _COLUMN_MAP | {"regex_list", "match_on"}
+    ),
+    "expect_column_values_to_not_match_regex_list": Expectation(
+        _not_match_regex_list, _COLUMN_MAP | {"regex_list"}
+    ),
+    "expect_column_value_lengths_to_be_between": Expectation(
+        _lengths_between, _COLUMN_MAP | {"min_value", "max_value"}
+    ),
+    "expect_column_value_lengths_to_equal": Expectation(_length_equal, _COLUMN_MAP | {"value"}),
+    "expect_table_row_count_to_be_between": Expectation(
+        _row_count_between, frozenset({"min_value", "max_value"}) | kw.CONDITION | kw.IGNORED
+    ),
+    "expect_table_row_count_to_equal": Expectation(
+        _row_count_equal, frozenset({"value"}) | kw.CONDITION | kw.IGNORED
+    ),
+    "expect_column_to_exist": Expectation(
+        _column_exists, frozenset({"column", "column_index"}) | kw.IGNORED
+    ),
+    "expect_column_mean_to_be_between": Expectation(_column_stat("avg"), _AGG),
+    "expect_column_min_to_be_between": Expectation(_column_stat("min"), _AGG),
+    "expect_column_max_to_be_between": Expectation(_column_stat("max"), _AGG),
+    "expect_column_sum_to_be_between": Expectation(_column_stat("sum"), _AGG),
+    "expect_column_stdev_to_be_between": Expectation(_column_stat("stddev"), _AGG),
+    "expect_column_median_to_be_between": Expectation(_median, _AGG),
+    "expect_column_unique_value_count_to_be_between": Expectation(_unique_value_count, _AGG),
+    "expect_compound_columns_to_be_unique": Expectation(
+        _compound_unique, frozenset({"column_list", "ignore_row_if"}) | _MAP
+    ),
+    "expect_column_pair_values_a_to_be_greater_than_b": Expectation(
+        _pair(None), frozenset({"column_A", "column_B", "or_equal", "ignore_row_if"}) | _MAP
+    ),
+    "expect_column_pair_values_to_be_equal": Expectation(
+        _pair(Op.EQ), frozenset({"column_A", "column_B", "ignore_row_if"}) | _MAP
+    ),
+}
+"""Every expectation assay runs, by GX's name; any other is a config error."""
+NULL_EXPECTATIONS = frozenset(
+    {"expect_column_values_to_not_be_null", "expect_column_values_to_be_null"}
+)
+"""The column-map expectations that consider every row (GX's own ``_validate``)."""

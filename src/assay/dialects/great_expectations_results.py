@@ -1,0 +1,73 @@
+"""Great Expectations' numbers of an expectation's result, read from what assay measured
+(the result's ``details.great_expectations``, docs/dialects.md "Great Expectations
+suites"): ``unexpected_count``, ``unexpected_percent`` (over the rows GX considers: the
+non-null values, or every row for the null expectations), ``observed_value``, and
+``partial_unexpected_list`` from the samples."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assay.dialects.great_expectations_map import EXPECTATIONS, NULL_EXPECTATIONS
+from assay.ir.rules import MetricCheck, RowCheck, Rule, SchemaCheck, UniqueCheck
+
+KEY = "great_expectations"
+"""The key of GX's numbers in a result's ``details``."""
+PARTIAL = 20
+"""GX's ``partial_unexpected_count`` (SUMMARY result format)."""
+
+
+def gx_numbers(
+    rule: Rule,
+    failed_count: int | None,
+    rows: int | None,
+    metric_value: object,
+    samples: Sequence[Mapping[str, Any]] | None,
+) -> dict[str, Any] | None:
+    """GX's result numbers of ``rule`` (None for a rule not read from a GX suite or one
+    not measured). ``rows`` are the rows the rule considered (its filter's)."""
+    if rule.kind not in EXPECTATIONS or failed_count is None and metric_value is None:
+        return None
+    check = rule.check
+    if isinstance(check, SchemaCheck):
+        return None
+    if isinstance(check, MetricCheck):
+        return {"observed_value": metric_value}
+    if not isinstance(check, (RowCheck, UniqueCheck)) or failed_count is None:
+        return None
+    found: dict[str, Any] = {"unexpected_count": failed_count}
+    found["unexpected_percent"] = failed_count / rows * 100 if rows else None
+    if rule.kind in NULL_EXPECTATIONS or (rule.filter is None and rows is not None):
+        found["element_count"] = rows
+    if samples is not None:
+        found["partial_unexpected_list"] = _partial(rule.columns, samples)
+    return found
+
+
+def _partial(columns: Sequence[str], samples: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """The unexpected values of the samples: the column's value, or for several columns
+    a mapping of each."""
+    values: list[Any] = []
+    for sample in samples[:PARTIAL]:
+        if len(columns) == 1:
+            values.append(sample.get(columns[0]))
+        else:
+            values.append({c: sample.get(c) for c in columns})
+    return values
+
+
+def with_gx_numbers(
+    details: Mapping[str, Any] | None,
+    rule: Rule,
+    failed_count: int | None,
+    rows: int | None,
+    metric_value: object,
+    samples: Sequence[Mapping[str, Any]] | None,
+) -> dict[str, Any] | None:
+    """A result's ``details`` with GX's numbers under :data:`KEY` when the rule is an
+    expectation (unchanged otherwise)."""
+    numbers = gx_numbers(rule, failed_count, rows, metric_value, samples)
+    if numbers is None:
+        return dict(details) if details is not None else None
+    return {**(details or {}), KEY: numbers}

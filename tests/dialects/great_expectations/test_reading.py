@@ -1,0 +1,155 @@
+"""Reading Great Expectations suites without Spark: detection, the mapping onto the IR,
+GX's refusals and assay's, errors in the suite's own terms."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from assay.dialects.great_expectations_results import gx_numbers
+from assay.ir.expr import And, Col, Compare, InSet, IsNull, Lit, Matches, Not, Or, Sql, is_true
+from assay.ir.rules import ColumnMetric, MetricCheck, RowCheck, SchemaCheck, UniqueCheck
+from assay.ir.values import Op, Tolerance
+from tests.dialects.helpers import errors, load, write
+
+
+def suite(tmp_path, *expectations, old=False, name="s.json"):
+    if old:
+        items = [{"expectation_type": t, "kwargs": k, "meta": {}} for t, k in expectations]
+        doc = {"expectation_suite_name": "old_suite", "expectations": items}
+    else:
+        items = [{"type": t, "kwargs": k, "meta": {}} for t, k in expectations]
+        doc = {"name": "new suite", "expectations": items}
+    return write(tmp_path, json.dumps(doc, indent=2), name)
+
+
+def rules(tmp_path, *expectations, **kwargs):
+    found = load(suite(tmp_path, *expectations, **kwargs), source="data.parquet")
+    return found.tables[0].rules
+
+
+def test_both_suite_forms_are_detected_and_named(tmp_path):
+    new = load(suite(tmp_path, ("expect_column_values_to_not_be_null", {"column": "x"})),
+               source="db.t")  # fmt: skip
+    old = load(suite(tmp_path, ("expect_column_values_to_not_be_null", {"column": "x"}),
+                     old=True, name="o.json"), source="db.t")  # fmt: skip
+    assert new.dialects == ("great-expectations",) == old.dialects
+    assert new.tables[0].name == "new_suite" and old.tables[0].name == "old_suite"
+    assert new.tables[0].rules[0].check == old.tables[0].rules[0].check
+
+
+def test_column_map_expectations_leave_nulls_out_and_read_mostly(tmp_path):
+    between, not_null = rules(
+        tmp_path,
+        ("expect_column_values_to_be_between",
+         {"column": "x", "min_value": 1, "max_value": 9, "strict_max": True, "mostly": 0.9}),
+        ("expect_column_values_to_not_be_null", {"column": "x"}),
+    )  # fmt: skip
+    assert between.kind == "expect_column_values_to_be_between"
+    assert isinstance(between.check, RowCheck)
+    assert between.check.tolerance == Tolerance("gx_mostly", Decimal("0.9"), "0.9")
+    assert between.filter == Not(IsNull(Col("x")))
+    outside = Or((Compare(Op.LT, Col("x"), Lit(1)), Compare(Op.GE, Col("x"), Lit(9))))
+    assert between.check.failing == is_true(outside)
+    assert not_null.filter is None and not_null.check == RowCheck(IsNull(Col("x")))
+
+
+def test_mostly_is_judged_as_gx_does_in_doubles():
+    mostly = Tolerance("gx_mostly", Decimal("0.9"), "0.9")
+    assert mostly.passes(1, 10) and not mostly.passes(2, 10)
+    assert Tolerance("gx_mostly", Decimal("0.8999"), "0.8999").passes(1, 10)
+    assert Tolerance("gx_mostly", Decimal("1.0"), "1.0").passes(0, 0)
+
+
+def test_sets_regexes_and_row_conditions(tmp_path):
+    in_set, regex, cond, gx = rules(
+        tmp_path,
+        ("expect_column_values_to_be_in_set", {"column": "s", "value_set": ["a", 1]}),
+        ("expect_column_values_to_match_regex_list",
+         {"column": "s", "regex_list": ["^a", "b$"], "match_on": "all"}),
+        ("expect_column_values_to_not_be_null",
+         {"column": "s", "row_condition": "n > 5", "condition_parser": "spark"}),
+        ("expect_column_values_to_be_unique",
+         {"column": "s", "row_condition": 'col("n")>=5', "condition_parser": "great_expectations"}),
+    )  # fmt: skip
+    assert in_set.check == RowCheck(is_true(Not(InSet(Col("s"), ("a", 1)))))
+    both = And((Matches(Col("s"), "^a"), Matches(Col("s"), "b$")))
+    assert regex.check == RowCheck(is_true(Not(both)))
+    assert cond.filter == Sql("n > 5") and cond.place("filter").line is not None
+    assert gx.filter == And((Compare(Op.GE, Col("n"), Lit(5)), Not(IsNull(Col("s")))))
+    assert isinstance(gx.check, UniqueCheck)
+
+
+def test_aggregates_and_schema(tmp_path):
+    mean, exists = rules(
+        tmp_path,
+        ("expect_column_mean_to_be_between", {"column": "x", "min_value": 1, "strict_min": True}),
+        ("expect_column_to_exist", {"column": "X"}),
+    )
+    assert isinstance(mean.check, MetricCheck) and mean.check.metric == ColumnMetric("avg", "x")
+    assert not mean.check.must.holds(1) and mean.check.must.holds(2)
+    assert exists.check == SchemaCheck(required=("X",), case_sensitive=True)
+
+
+@pytest.mark.parametrize(
+    ("expectation", "kwargs", "wanted"),
+    [
+        ("expect_column_kl_divergence_to_be_less_than", {"column": "x"},
+         "expectations[0].type: Great Expectations: 'expect_column_kl_divergence_to_be_less_than'"
+         " is not supported"),
+        ("expect_column_values_to_be_between", {"column": "x", "min_value": 5, "max_value": 1},
+         "expectations[0].kwargs.min_value: min_value cannot be greater than max_value"),
+        ("expect_column_values_to_be_between", {"column": "x"},
+         "expectations[0].kwargs: min_value and max_value cannot both be None"),
+        ("expect_column_values_to_be_between", {"column": "x", "min_value": 1, "mostly": 2},
+         "expectations[0].kwargs.mostly: mostly must be between 0 and 1"),
+        ("expect_column_values_to_be_null", {"column": "x", "valu_set": [1]},
+         "expectations[0].kwargs.valu_set: unknown key"),
+        ("expect_column_values_to_be_null",
+         {"column": "x", "row_condition": "x > 1", "condition_parser": "pandas"},
+         "expectations[0].kwargs.condition_parser: condition_parser 'pandas' is not supported"),
+    ],
+)  # fmt: skip
+def test_refusals_name_the_suite_path(tmp_path, expectation, kwargs, wanted):
+    text = errors(suite(tmp_path, (expectation, kwargs)), source="db.t")
+    assert "s.json:" in text and wanted in text
+
+
+def test_a_suite_alone_needs_source_to_run(tmp_path):
+    path = suite(tmp_path, ("expect_column_values_to_not_be_null", {"column": "x"}))
+    assert "checks the table given with --source" in errors(path, for_run=True)
+    assert load(path).tables[0].rules  # explain: a placeholder table
+
+
+def test_a_native_table_binds_a_suite(tmp_path):
+    suite(tmp_path, ("expect_column_values_to_not_be_null", {"column": "x"}),
+          ("expect_column_values_to_be_unique", {"colum": "x"}))  # fmt: skip
+    config = write(tmp_path, """
+        tables:
+          - name: t
+            source: {table: db.t}
+            expectations: s.json
+        """)  # fmt: skip
+    assert "s.json:" in errors(config) and "expectations[1].kwargs" in errors(config)
+    suite(tmp_path, ("expect_column_values_to_not_be_null", {"column": "x"}))
+    table = load(config).tables[0]
+    assert [r.kind for r in table.rules] == ["expect_column_values_to_not_be_null"]
+
+
+def test_gx_numbers_of_a_result(tmp_path):
+    between, nulls, mean = rules(
+        tmp_path,
+        ("expect_column_values_to_be_between", {"column": "x", "min_value": 1}),
+        ("expect_column_values_to_be_null", {"column": "x"}),
+        ("expect_column_max_to_be_between", {"column": "x", "max_value": 1}),
+    )
+    assert gx_numbers(between, 2, 8, None, [{"x": 0}, {"x": -1}]) == {
+        "unexpected_count": 2, "unexpected_percent": 25.0, "partial_unexpected_list": [0, -1]
+    }  # fmt: skip
+    assert gx_numbers(nulls, 1, 10, None, None) == {
+        "unexpected_count": 1, "unexpected_percent": 10.0, "element_count": 10
+    }  # fmt: skip
+    assert gx_numbers(between, 0, 0, None, None)["unexpected_percent"] is None
+    assert gx_numbers(mean, None, 10, 7, None) == {"observed_value": 7}
