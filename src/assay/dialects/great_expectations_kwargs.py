@@ -85,8 +85,19 @@ def flag(kwargs: Node, key: str) -> bool:
     return node.as_bool() if node is not None else False
 
 
-def bounds(kwargs: Node, *, numbers: bool = False, strict: bool = True) -> Bounds:
-    """``min_value``/``max_value``, GX's refusals: both absent, min above max."""
+def bounds(
+    kwargs: Node,
+    *,
+    numbers: bool = False,
+    strict: bool = True,
+    unbounded: bool = False,
+    inverted: bool = False,
+) -> Bounds:
+    """``min_value``/``max_value`` with GX's refusals: both absent (unless ``unbounded``:
+    GX's aggregates are then vacuously true), min above max (unless ``inverted``: GX's
+    value lengths then fail every value). GX's own fixtures say which aggregates are
+    vacuously true without bounds (mean, median, stdev, unique value count, row count)
+    and which raise (min, max, sum)."""
     found: dict[str, Scalar | None] = {}
     for key in ("min_value", "max_value"):
         node = _optional(kwargs, key)
@@ -97,7 +108,7 @@ def bounds(kwargs: Node, *, numbers: bool = False, strict: bool = True) -> Bound
         else:
             found[key] = scalar(node, "a number or a string")
     low, high = found["min_value"], found["max_value"]
-    if low is None and high is None:
+    if low is None and high is None and not unbounded:
         raise kwargs.error(
             "min_value and max_value cannot both be None",
             hint="Great Expectations refuses an expectation without bounds; give one or both",
@@ -105,7 +116,7 @@ def bounds(kwargs: Node, *, numbers: bool = False, strict: bool = True) -> Bound
     if low is not None and high is not None:
         if isinstance(low, str) != isinstance(high, str):
             raise kwargs.error("min_value and max_value must be of the same type")
-        if low > high:  # type: ignore[operator]
+        if low > high and not inverted:  # type: ignore[operator]
             node = kwargs.require("min_value")
             raise node.error("min_value cannot be greater than max_value")
     strict_low = flag(kwargs, "strict_min") if strict else False

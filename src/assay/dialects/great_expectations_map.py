@@ -22,6 +22,7 @@ from assay.ir.expr import (
     Lit,
     Matches,
     Not,
+    Scalar,
     all_of,
     any_of,
     is_true,
@@ -110,30 +111,41 @@ def _be_unique(kwargs: Node) -> Mapped:
 def _between(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
     found = kw.bounds(kwargs)
-    family: TypeFamily = (
-        "string_or_temporal" if isinstance(found.low or found.high, str) else "orderable"
-    )
+    text = isinstance(found.low, str) or isinstance(found.high, str)
+    # GX refuses number bounds on a string column ("Column values, min_value, and
+    # max_value must either be None or of the same type")
+    family: TypeFamily = "string_or_temporal" if text else "numeric"
     return _map(kwargs, name, found.outside(Col(name)), family)
 
 
-def _values(kwargs: Node) -> tuple:  # type: ignore[type-arg]
+def _values(kwargs: Node, *, nullable: bool) -> tuple[Scalar, ...] | None:
+    """``value_set``; None when null and ``nullable`` (GX's Spark metric of
+    ``_to_be_in_set`` then expects every value). A null item is left out: Spark's ``isin``
+    never matches it."""
     node = kwargs.require("value_set")
+    if node.value is None and nullable:
+        return None
     items = node.as_list("a list of values")
-    return tuple(kw.scalar(item, "a value (a number, a string or a boolean)") for item in items)
+    what = "a value (a number, a string or a boolean)"
+    return tuple(kw.scalar(item, what) for item in items if item.value is not None)
 
 
 def _in_set(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
-    return _map(kwargs, name, Not(InSet(Col(name), _values(kwargs))))
+    values = _values(kwargs, nullable=True)
+    unexpected = Lit(False) if values is None else Not(InSet(Col(name), values))
+    return _map(kwargs, name, unexpected)
 
 
 def _not_in_set(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
-    return _map(kwargs, name, InSet(Col(name), _values(kwargs)))
+    values = _values(kwargs, nullable=False)
+    return _map(kwargs, name, InSet(Col(name), values or ()))
 
 
 def _regex(kwargs: Node, key: str = "regex") -> str:
-    return kwargs.require(key).as_str("a regular expression (Java, as Spark's rlike reads it)")
+    what = "a regular expression (Java, as Spark's rlike reads it)"
+    return kwargs.require(key).as_str(what, allow_empty=True)
 
 
 def _match_regex(kwargs: Node) -> Mapped:
@@ -171,7 +183,7 @@ def _not_match_regex_list(kwargs: Node) -> Mapped:
 
 def _lengths_between(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
-    found = kw.bounds(kwargs, numbers=True)
+    found = kw.bounds(kwargs, numbers=True, strict=False, inverted=True)
     return _map(kwargs, name, found.outside(Length(Col(name))), "string")
 
 
@@ -182,7 +194,7 @@ def _length_equal(kwargs: Node) -> Mapped:
 
 
 def _row_count_between(kwargs: Node) -> Mapped:
-    found = kw.bounds(kwargs, numbers=True, strict=False)
+    found = kw.bounds(kwargs, numbers=True, strict=False, unbounded=True)
     threshold = found.threshold()
     return Mapped(
         MetricCheck(RowCountMetric(), threshold), (), (), None, threshold.text, "aggregate"
@@ -210,7 +222,7 @@ def _column_exists(kwargs: Node) -> Mapped:
 def _column_stat(fn: ColumnFn) -> Builder:
     def build(kwargs: Node) -> Mapped:
         name = kw.column(kwargs)
-        found = kw.bounds(kwargs, numbers=True)
+        found = kw.bounds(kwargs, numbers=True, unbounded=fn in ("avg", "stddev"))
         threshold = found.threshold()
         family: TypeFamily = "numeric" if fn in ("avg", "sum", "stddev") else "orderable"
         check = MetricCheck(ColumnMetric(fn, name), threshold)
@@ -221,7 +233,7 @@ def _column_stat(fn: ColumnFn) -> Builder:
 
 def _median(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
-    threshold = kw.bounds(kwargs, numbers=True).threshold()
+    threshold = kw.bounds(kwargs, numbers=True, unbounded=True).threshold()
     metric = AggregateMetric("percentile", name, (0.5,))
     check = MetricCheck(metric, threshold)
     return Mapped(check, (name,), ((name, "numeric"),), None, threshold.text, "aggregate")
@@ -229,7 +241,7 @@ def _median(kwargs: Node) -> Mapped:
 
 def _unique_value_count(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
-    threshold = kw.bounds(kwargs, numbers=True, strict=False).threshold()
+    threshold = kw.bounds(kwargs, numbers=True, strict=False, unbounded=True).threshold()
     check = MetricCheck(GroupMetric((name,), "distinct_count"), threshold)
     return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
 
@@ -260,22 +272,27 @@ def _compound_unique(kwargs: Node) -> Mapped:
     return Mapped(check, names, tuple((n, "any") for n in names), considered)
 
 
-def _pair(op: Op | None) -> Builder:
+def _pair(equal: bool) -> Builder:
     def build(kwargs: Node) -> Mapped:
         a, b = kw.column(kwargs, "column_A"), kw.column(kwargs, "column_B")
-        compare = op
-        if compare is None:
-            compare = Op.GE if kw.flag(kwargs, "or_equal") else Op.GT
         tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
         considered = _ignored_rows(kwargs, (a, b), _PAIR_IGNORE)
-        # a row with one null is considered but never unexpected: Spark's comparison is
-        # null there, and GX counts the rows where the negated condition holds
-        failing = is_true(Not(Compare(compare, Col(a), Col(b))))
-        family: TypeFamily = "any" if op is Op.EQ else "orderable"
-        check = RowCheck(failing, tolerance=tolerance)
+        family: TypeFamily = "any" if equal else "orderable"
+        check = RowCheck(_pair_unexpected(kwargs, a, b, equal), tolerance=tolerance)
         return Mapped(check, (a, b), ((a, family), (b, family)), considered)
 
     return build
+
+
+def _pair_unexpected(kwargs: Node, a: str, b: str, equal: bool) -> Expr:
+    """GX's Spark conditions: ``A.eqNullSafe(B)`` (a null beside a value is unexpected);
+    ``A > B``, or ``(A >= B) | A.eqNullSafe(B)``, whose null (one side null) is never
+    unexpected, as GX counts the rows where the negated condition is true."""
+    both_null = all_of(IsNull(Col(a)), IsNull(Col(b)))
+    if equal:
+        return Not(any_of(both_null, is_true(Compare(Op.EQ, Col(a), Col(b)))))
+    op = Op.GE if kw.flag(kwargs, "or_equal") else Op.GT
+    return is_true(Not(Compare(op, Col(a), Col(b))))
 
 
 _MAP = kw.MOSTLY | kw.CONDITION | kw.IGNORED
@@ -328,10 +345,10 @@ EXPECTATIONS: dict[str, Expectation] = {
         _compound_unique, frozenset({"column_list", "ignore_row_if"}) | _MAP
     ),
     "expect_column_pair_values_a_to_be_greater_than_b": Expectation(
-        _pair(None), frozenset({"column_A", "column_B", "or_equal", "ignore_row_if"}) | _MAP
+        _pair(False), frozenset({"column_A", "column_B", "or_equal", "ignore_row_if"}) | _MAP
     ),
     "expect_column_pair_values_to_be_equal": Expectation(
-        _pair(Op.EQ), frozenset({"column_A", "column_B", "ignore_row_if"}) | _MAP
+        _pair(True), frozenset({"column_A", "column_B", "ignore_row_if"}) | _MAP
     ),
 }
 """Every expectation assay runs, by GX's name; any other is a config error."""

@@ -33,6 +33,8 @@ def gx_numbers(
     if isinstance(check, SchemaCheck):
         return None
     if isinstance(check, MetricCheck):
+        if rule.filter is None and rows is not None:
+            return {"observed_value": metric_value, "element_count": rows}
         return {"observed_value": metric_value}
     if not isinstance(check, (RowCheck, UniqueCheck)) or failed_count is None:
         return None

@@ -152,4 +152,4 @@ def test_gx_numbers_of_a_result(tmp_path):
         "unexpected_count": 1, "unexpected_percent": 10.0, "element_count": 10
     }  # fmt: skip
     assert gx_numbers(between, 0, 0, None, None)["unexpected_percent"] is None
-    assert gx_numbers(mean, None, 10, 7, None) == {"observed_value": 7}
+    assert gx_numbers(mean, None, 10, 7, None) == {"observed_value": 7, "element_count": 10}

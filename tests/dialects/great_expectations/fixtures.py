@@ -1,0 +1,217 @@
+"""Great Expectations' own test fixtures (``tests/test_definitions/*.json`` of
+great_expectations, copied under ``fixtures/``) as assay runs them: each dataset written
+as parquet with the fixture's Spark types, its cases run as one suite bound to a native
+table, each case's outcome compared with what the fixture asserts."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from dateutil import parser as dates
+
+from assay.errors import ConfigErrors
+from tests.dialects.helpers import load, run, write
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TYPES = {
+    "IntegerType": pa.int32(),
+    "LongType": pa.int64(),
+    "StringType": pa.string(),
+    "FloatType": pa.float32(),
+    "DoubleType": pa.float64(),
+    "BooleanType": pa.bool_(),
+    "TimestampType": pa.timestamp("us"),
+    "DecimalType": pa.decimal128(38, 10),
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test of a fixture: where it is, what it runs, what GX says it gives."""
+
+    expectation: str
+    dataset: int
+    ordinal: int
+    title: str
+    kwargs: dict[str, Any]
+    out: dict[str, Any]
+    error: bool
+
+    @property
+    def id(self) -> str:
+        return f"{self.expectation}[{self.dataset}.{self.ordinal}]:{self.title}"
+
+
+def _for_spark(test: dict[str, Any]) -> bool:
+    if "spark" in test.get("suppress_test_for", []):
+        return False
+    only = test.get("only_for")
+    return only is None or "spark" in only
+
+
+def cases(expectation: str) -> list[Case]:
+    """The fixture's cases GX runs on Spark."""
+    doc = json.loads((FIXTURES / f"{expectation}.json").read_text())
+    found = []
+    for i, dataset in enumerate(doc["datasets"]):
+        for n, test in enumerate(dataset["tests"]):
+            if not _for_spark(test):
+                continue
+            out = test.get("out") or {}
+            error = "error" in test or "traceback_substring" in out
+            found.append(Case(expectation, i, n, test["title"], test["in"], out, error))
+    return found
+
+
+def expectations() -> list[str]:
+    return sorted(p.stem for p in FIXTURES.glob("*.json"))
+
+
+def _value(text: Any, kind: str) -> Any:
+    if text is None:
+        return None
+    if kind == "TimestampType":
+        return dates.parse(text)
+    if kind == "DecimalType":
+        return Decimal(str(text))
+    if kind in ("IntegerType", "LongType") and isinstance(text, str):
+        return int(text)  # pandas -> Spark with the fixture's schema casts the text
+    if kind == "StringType" and not isinstance(text, str):
+        return json.dumps(text)  # pandas -> Spark: a string column's other values as text
+    return text
+
+
+def write_dataset(expectation: str, index: int, folder: Path) -> Path:
+    """The dataset as parquet with the fixture's Spark types (strings where it has none)."""
+    dataset = json.loads((FIXTURES / f"{expectation}.json").read_text())["datasets"][index]
+    kinds = (dataset.get("schemas") or {}).get("spark") or {}
+    columns = {}
+    for name, values in dataset["data"].items():
+        kind = kinds.get(name, "StringType" if _all_text(values) else "")
+        typ = TYPES.get(kind)
+        if kind == "NullType" or all(v is None for v in values):
+            typ = typ or pa.string()
+        columns[name] = pa.array([_value(v, kind) for v in values], type=typ)
+    path = folder / f"{expectation}_{index}.parquet"
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def _all_text(values: list[Any]) -> bool:
+    return all(v is None or isinstance(v, str) for v in values)
+
+
+def _suite(folder: Path, name: str, items: list[Case]) -> Path:
+    doc = {
+        "name": name,
+        "expectations": [{"type": c.expectation, "kwargs": c.kwargs} for c in items],
+    }
+    suite = folder / f"{name}.json"
+    suite.write_text(json.dumps(doc, indent=1))
+    return write(folder, f"""
+        tables:
+          - name: t
+            source: {{path: {folder / (name.rsplit("_", 1)[0] + ".parquet")}}}
+            sample_size: 1000
+            expectations: {suite.name}
+        """, f"{name}.yaml")  # fmt: skip
+
+
+def outcomes(spark, expectation: str, folder: Path) -> dict[str, str]:
+    """Each case's verdict: ``ok`` or why it differs from what GX asserts."""
+    by_dataset: dict[int, list[Case]] = {}
+    for case in cases(expectation):
+        by_dataset.setdefault(case.dataset, []).append(case)
+    found: dict[str, str] = {}
+    for index, items in by_dataset.items():
+        try:
+            write_dataset(expectation, index, folder)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+            found.update({c.id: f"data not representable: {e}" for c in items})
+            continue
+        found.update(_run_dataset(spark, folder, f"{expectation}_{index}", items))
+    return found
+
+
+def _run_dataset(spark, folder: Path, stem: str, items: list[Case]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    runnable: list[Case] = []
+    for n, case in enumerate(items):
+        try:
+            load(_suite(folder, f"{stem}_{n}", [case]))
+        except ConfigErrors as e:
+            found[case.id] = "ok" if case.error else f"config error: {e.errors[0].message}"
+            continue
+        runnable.append(case)
+    if not runnable:
+        return found
+    try:
+        events = run(spark, load(_suite(folder, f"{stem}_all", runnable)))
+        stopped = events.tables()["t"].get("error")
+    except ConfigErrors:  # a rule that does not fit the schema stops the run
+        stopped = "preflight"
+    if stopped:  # run each case alone
+        for n, case in enumerate(runnable):
+            found[case.id] = _alone(spark, case, _suite(folder, f"{stem}_{n}", [case]))
+        return found
+    for case, result in zip(runnable, events.results, strict=True):
+        found[case.id] = _judged(case, [result], None)
+    return found
+
+
+def _alone(spark, case: Case, config: Path) -> str:
+    try:
+        alone = run(spark, load(config))
+    except ConfigErrors as e:
+        return "ok" if case.error else f"preflight: {e.errors[0].message}"
+    return _judged(case, alone.results, alone.tables()["t"].get("error"))
+
+
+def _judged(case: Case, results: list[dict[str, Any]], table_error: str | None) -> str:
+    if case.error:
+        failed = table_error or (results and results[0]["severity"] == "error")
+        return "ok" if failed else "GX raises an error; assay ran it"
+    if table_error or not results or results[0]["severity"] == "error":
+        return f"error: {table_error or (results[0]['message'] if results else 'no result')}"
+    result = results[0]
+    out = {**case.out, **(case.out.get("result") or {})}
+    if "success" in case.out and result["passed"] != case.out["success"]:
+        return f"success {result['passed']}, GX {case.out['success']}"
+    numbers = (result.get("details") or {}).get("great_expectations") or {}
+    if "observed_value" in out and not _same(numbers.get("observed_value"), out["observed_value"]):
+        return f"observed_value {numbers.get('observed_value')}, GX {out['observed_value']}"
+    if "unexpected_list" in out and not result["passed"]:
+        ours = numbers.get("partial_unexpected_list") or []
+        if _bag(ours) != _bag(out["unexpected_list"]):
+            return f"unexpected_list {ours}, GX {out['unexpected_list']}"
+    for key in ("unexpected_count", "unexpected_percent", "element_count"):
+        if key in out and not _same(numbers.get(key), out[key]):
+            return f"{key} {numbers.get(key)}, GX {out[key]}"
+    return "ok"
+
+
+def _same(ours: Any, theirs: Any) -> bool:
+    if isinstance(ours, (int, float, Decimal)) and isinstance(theirs, (int, float)):
+        return math.isclose(float(ours), float(theirs), rel_tol=1e-9, abs_tol=1e-12)
+    return ours == theirs
+
+
+def _bag(values: list[Any]) -> Counter[str]:
+    def key(v: Any) -> str:
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, (list, tuple)):
+            return json.dumps([key(x) for x in v])
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return json.dumps(v, default=str)
+
+    return Counter(key(v) for v in values)
