@@ -42,14 +42,22 @@ def json_lines(stdout: str) -> list[dict]:
 
 
 def assert_clean_error(
-    proc: subprocess.CompletedProcess[str], code: int, *fragments: str, check: bool = False
+    proc: subprocess.CompletedProcess[str],
+    code: int,
+    *fragments: str,
+    check: bool = False,
+    stopped: bool = False,
 ) -> None:
     """A clean failure: its exit code, nothing on stdout (``check``: only its one
-    ``check`` line, invalid), the fragments on stderr, no traceback."""
+    ``check`` line, invalid; ``stopped``: a run past its config's validation, only its
+    summary, saying it stopped), the fragments on stderr, no traceback."""
     assert proc.returncode == code, proc.stderr
     if check:
         (line,) = json_lines(proc.stdout)
         assert line["event"] == "check" and line["valid"] is False and line["problems"]
+    elif stopped:
+        (line,) = json_lines(proc.stdout)
+        assert (line["event"], line["exit_code"], line["stopped"]) == ("summary", code, "error")
     else:
         assert proc.stdout == ""
     assert "Traceback" not in proc.stderr
@@ -155,8 +163,8 @@ def test_unreachable_server_exits_3_quickly(tmp_path, data):
         f"sc://localhost:{port}/;token=s3cr3t",
     )
     assert time.monotonic() - start < 30
-    assert_clean_error(proc, 3, f"localhost:{port}")
-    assert "s3cr3t" not in proc.stderr
+    assert_clean_error(proc, 3, f"localhost:{port}", stopped=True)
+    assert "s3cr3t" not in proc.stderr + proc.stdout
 
 
 def test_bad_var_syntax_is_a_usage_error(tmp_path, data):
@@ -218,7 +226,7 @@ def test_missing_java_exits_3_with_what_to_install(tmp_path, data):
     path = cfg(tmp_path, data, "{type: row_count, min: 1}")
     env = {"JAVA_HOME": str(empty), "PATH": os.path.dirname(sys.executable)}
     proc = assay("run", str(path), env=env)
-    assert_clean_error(proc, 3, "Java", "17")
+    assert_clean_error(proc, 3, "Java", "17", stopped=True)
 
 
 def test_progress_goes_to_stderr_only(server, data, tmp_path):
