@@ -444,8 +444,8 @@ class Expected:
     or ``("seconds", Fraction)`` for freshness (compared within the elapsed time)."""
     details: dict[str, Any] | None = None
     fragile: bool = False
-    """The verdict sits exactly on a boundary of a double computed by a sum: a
-    different (legal) summation order may flip it."""
+    """The verdict sits exactly on a boundary of a double computed by a sum or an
+    interpolation: a different (legal) summation order or formula may flip it."""
     alternatives: dict[Any, tuple[bool, str]] | None = None
     """An approximate answer: every value assay may report (its ``metric_value``), with
     the ``passed`` and ``severity`` each must come with; ``metric_value`` above is then
@@ -863,7 +863,8 @@ def _json(value: Any) -> Any:
 
 
 def _fragile(rule: dict[str, Any], value: Any) -> bool:
-    """A double from a sum (avg, sum, stddev) judged on a threshold equal to it."""
+    """A double from a sum (avg, sum, stddev) or an interpolation (an exact percentile)
+    judged on a threshold equal to it."""
     if not isinstance(value, float) or rule["type"] in ("min", "max"):
         return False
     if not math.isfinite(value):
