@@ -3,6 +3,7 @@ needed) and `assay run` says what to install, exit 3, no traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -33,7 +34,9 @@ def test_check_and_explain_need_no_spark_at_all(command):
 
 def test_run_says_which_flavour_to_install():
     done = assay_without_pyspark("run", "examples/orders.yaml")
-    assert done.returncode == 3 and done.stdout == ""
+    assert done.returncode == 3
+    (summary,) = [json.loads(line) for line in done.stdout.splitlines()]  # it stopped: says so
+    assert (summary["event"], summary["exit_code"], summary["stopped"]) == ("summary", 3, "error")
     assert "spark-assay[embedded]" in done.stderr and "spark-assay[remote]" in done.stderr
     assert "Traceback" not in done.stderr
 

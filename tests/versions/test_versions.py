@@ -83,7 +83,9 @@ def test_the_thin_client_answers_as_the_full_one(thin, server, command, tmp_path
 
 def test_the_thin_client_without_remote_says_what_to_do(thin):
     done = _assay(thin, "assay run examples/orders.yaml")
-    assert done.returncode == 3 and done.stdout == ""
+    assert done.returncode == 3
+    (summary,) = [json.loads(line) for line in done.stdout.splitlines()]  # it stopped: says so
+    assert (summary["event"], summary["exit_code"], summary["stopped"]) == ("summary", 3, "error")
     assert "--remote" in done.stderr and "Traceback" not in done.stderr
 
 
