@@ -18,6 +18,7 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
     name = (lambda c: c) if check.case_sensitive else str.lower
     types = {name(c): kind for c, kind in schema}
     problems = [f"missing column {c}" for c in check.required if name(c) not in types]
+    problems += _not_exactly(check, [name(c) for c, _ in schema], name)
     problems += [f"forbidden column {c} is present" for c in check.forbidden if name(c) in types]
     for column, expected in check.types:
         actual = types.get(name(column))
@@ -25,9 +26,22 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
             problems.append(f"missing column {column} (expected {expected})")
         elif not type_matches(expected, actual):
             problems.append(f"column {column} is {actual}, expected {expected}")
+    # a rule on the whole column list reports it (Great Expectations' observed_value)
+    columns = {"columns": [c for c, _ in schema]} if check.exactly else None
     if problems:
-        return Outcome(_fail(rule), len(problems), None, "schema: " + "; ".join(problems))
-    return Outcome("pass", 0, None, f"schema matches ({len(schema)} columns)")
+        said = "schema: " + "; ".join(problems)
+        return Outcome(_fail(rule), len(problems), None, said, columns)
+    return Outcome("pass", 0, None, f"schema matches ({len(schema)} columns)", columns)
+
+
+def _not_exactly(check: SchemaCheck, columns: list[str], name: Any) -> list[str]:
+    """What breaks a schema rule's ``exactly``: other columns, or another order."""
+    wanted = [name(c) for c in check.required]
+    if check.exactly == "set":
+        return [f"unexpected column {c}" for c in columns if c not in wanted]
+    if check.exactly == "order" and columns != wanted:
+        return [f"columns are {', '.join(columns)}, expected {', '.join(wanted)} in this order"]
+    return []
 
 
 def type_matches(expected: str, actual: str) -> bool:

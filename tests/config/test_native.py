@@ -650,6 +650,7 @@ def test_detect_recognises_native_by_shape():
         "metorikku",
         "sparquet",
         "spark-data-test",
+        "great-expectations",
     ]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from assay.config.node import Node
 from assay.dialects import great_expectations_kwargs as kw
@@ -219,6 +220,26 @@ def _column_exists(kwargs: Node) -> Mapped:
     return Mapped(check, (name,), (), None, None, "table")
 
 
+def _columns_match(kwargs: Node, key: str, exactly: Literal["set", "order"]) -> Mapped:
+    """GX's table columns against a list: in this order, or as a set (with
+    ``exact_match``: nothing else; without: these at least). Names compare exactly."""
+    node = kwargs.require(key)
+    items = node.as_list("a list of column names") if node.value is not None else []
+    names = tuple(item.as_str("a column name") for item in items)
+    if node.value is None and exactly == "order":  # GX: no list is vacuously true
+        check = SchemaCheck(case_sensitive=True, exactly="superset")
+        return Mapped(check, (), (), None, None, "table")
+    if exactly == "set":
+        names = tuple(dict.fromkeys(names))
+        exactly_set = kw.flag(kwargs, "exact_match")
+        check = SchemaCheck(
+            required=names, case_sensitive=True, exactly="set" if exactly_set else "superset"
+        )
+    else:
+        check = SchemaCheck(required=names, case_sensitive=True, exactly="order")
+    return Mapped(check, (), (), None, None, "table")
+
+
 def _column_stat(fn: ColumnFn) -> Builder:
     def build(kwargs: Node) -> Mapped:
         name = kw.column(kwargs)
@@ -333,6 +354,14 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "expect_column_to_exist": Expectation(
         _column_exists, frozenset({"column", "column_index"}) | kw.IGNORED
+    ),
+    "expect_table_columns_to_match_ordered_list": Expectation(
+        lambda kwargs: _columns_match(kwargs, "column_list", "order"),
+        frozenset({"column_list"}) | kw.IGNORED,
+    ),
+    "expect_table_columns_to_match_set": Expectation(
+        lambda kwargs: _columns_match(kwargs, "column_set", "set"),
+        frozenset({"column_set", "exact_match"}) | kw.IGNORED,
     ),
     "expect_column_mean_to_be_between": Expectation(_column_stat("avg"), _AGG),
     "expect_column_min_to_be_between": Expectation(_column_stat("min"), _AGG),

@@ -70,6 +70,11 @@ def with_gx_numbers(
     """A result's ``details`` with GX's numbers under :data:`KEY` when the rule is an
     expectation (unchanged otherwise)."""
     numbers = gx_numbers(rule, failed_count, rows, metric_value, samples)
+    columns = (details or {}).get("columns")
+    if isinstance(rule.check, SchemaCheck) and rule.kind in EXPECTATIONS and columns is not None:
+        # the table's columns: GX's observed_value (sorted by GX when a set fails)
+        failed = bool(failed_count) and rule.check.exactly != "order"
+        return {KEY: {"observed_value": sorted(columns) if failed else list(columns)}}
     if numbers is None:
         return dict(details) if details is not None else None
     return {**(details or {}), KEY: numbers}

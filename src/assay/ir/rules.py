@@ -227,6 +227,11 @@ class SchemaCheck:
     case_sensitive: bool = False
     """Column names compared exactly (sparquet-cola: ``c in df.columns``), not as Spark
     resolves them."""
+    exactly: Literal["", "superset", "set", "order"] = ""
+    """``superset``: the table has ``required`` and maybe others; ``set``: no column but
+    ``required``; ``order``: its columns are ``required``, in that order; with any of
+    them the result reports the table's columns (Great Expectations'
+    ``expect_table_columns_to_match_set`` and ``_to_match_ordered_list``)."""
 
 
 @dataclass(frozen=True, slots=True)

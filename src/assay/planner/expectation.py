@@ -132,6 +132,9 @@ def _(check: MetricCheck, rule: Rule) -> str:
 @_check_text.register
 def _(check: SchemaCheck, rule: Rule) -> str:
     parts = [f"has {', '.join(check.required)}"] if check.required else []
+    if check.exactly in ("set", "order"):  # Great Expectations' column sets and lists
+        parts = [f"columns are exactly {', '.join(check.required)}"]
+        parts[0] += " in this order" if check.exactly == "order" else ""
     parts += [f"has no {', '.join(check.forbidden)}"] if check.forbidden else []
     parts += [f"{column} is {kind}" for column, kind in check.types]
     return "schema: " + ("; ".join(parts) or "any")

@@ -10,8 +10,6 @@ import pytest
 from tests.dialects.great_expectations.fixtures import Case, cases, expectations, outcomes
 
 SUPPORTED = [e for e in expectations() if e not in {
-    "expect_table_columns_to_match_ordered_list",
-    "expect_table_columns_to_match_set",
     "expect_column_proportion_of_unique_values_to_be_between",
 }]  # fmt: skip
 DIFFERS: dict[str, str] = {
