@@ -233,6 +233,9 @@ def _group_value(metric: GroupMetric, stats: Mapping[str, Any], rows: int) -> Nu
         return _surplus(stats)
     if metric.stat == "surplus_percent":
         return _percent(_surplus(stats), rows)
+    if metric.stat == "distinct_ratio":  # Great Expectations: 0 without a value
+        seen = int(stats["rows"] or 0)
+        return int(stats["groups"] or 0) / seen if seen else 0.0
     # deequ's Uniqueness: unique rows / rows considered; undefined (no value) for none.
     considered = int(stats["rows"] or 0)
     unique = int(stats["unique_rows"] or 0)

@@ -267,6 +267,13 @@ def _unique_value_count(kwargs: Node) -> Mapped:
     return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
 
 
+def _proportion_unique(kwargs: Node) -> Mapped:
+    name = kw.column(kwargs)
+    threshold = kw.bounds(kwargs, numbers=True, unbounded=True).threshold()
+    check = MetricCheck(GroupMetric((name,), "distinct_ratio"), threshold)
+    return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
+
+
 _PAIR_IGNORE = {"both_values_are_missing": "all", "either_value_is_missing": "any", "neither": ""}
 _MULTI_IGNORE = {"all_values_are_missing": "all", "any_value_is_missing": "any", "never": ""}
 
@@ -370,6 +377,9 @@ EXPECTATIONS: dict[str, Expectation] = {
     "expect_column_stdev_to_be_between": Expectation(_column_stat("stddev"), _AGG),
     "expect_column_median_to_be_between": Expectation(_median, _AGG),
     "expect_column_unique_value_count_to_be_between": Expectation(_unique_value_count, _AGG),
+    "expect_column_proportion_of_unique_values_to_be_between": Expectation(
+        _proportion_unique, _AGG
+    ),
     "expect_compound_columns_to_be_unique": Expectation(
         _compound_unique, frozenset({"column_list", "ignore_row_if"}) | _MAP
     ),

@@ -51,6 +51,7 @@ GroupStat = Literal[
     "uniqueness",
     "surplus_count",
     "surplus_percent",
+    "distinct_ratio",
 ]
 GroupNulls = Literal["any", "all", "none"]
 """Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
@@ -97,7 +98,9 @@ class GroupMetric:
     the fraction (0-1) of the rows considered whose value occurs exactly once (deequ's
     Uniqueness; no value when no row is considered), ``surplus_count`` rows considered
     minus groups (the repeats beyond each value's first row: sparquet-cola's
-    duplicate_count) and ``surplus_percent`` those as a percentage of the table's rows.
+    duplicate_count) and ``surplus_percent`` those as a percentage of the table's rows;
+    ``distinct_ratio`` the groups per row considered (0 when none: Great Expectations'
+    proportion of unique values).
     """
 
     columns: tuple[str, ...]

@@ -9,9 +9,7 @@ import pytest
 
 from tests.dialects.great_expectations.fixtures import Case, cases, expectations, outcomes
 
-SUPPORTED = [e for e in expectations() if e not in {
-    "expect_column_proportion_of_unique_values_to_be_between",
-}]  # fmt: skip
+SUPPORTED = expectations()
 DIFFERS: dict[str, str] = {
     "expect_column_max_to_be_between[0.5]:datetime_except_sqlite":
         "date and timestamp bounds of an aggregate are not supported (a config error)",
