@@ -102,7 +102,7 @@ def bound_suite(node: Node, ctx: Context, first: int) -> tuple[Rule, ...]:
     try:
         doc = read_document(full)
     except ConfigError as e:
-        raise node.error(f"cannot read the suite: {e.message}", hint=e.hint) from None
+        raise node.error(f"cannot read the suite {path}: {e.message}", hint=e.hint) from None
     if not matches(doc):
         raise node.error(
             f"{path} is not a Great Expectations suite",
