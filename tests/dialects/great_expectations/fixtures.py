@@ -19,6 +19,7 @@ from dateutil import parser as dates
 
 from assay.errors import ConfigErrors
 from tests.dialects.helpers import load, run, write
+from tests.helpers import validate_event
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TYPES = {
@@ -155,6 +156,8 @@ def _run_dataset(spark, folder: Path, stem: str, items: list[Case]) -> dict[str,
         return found
     try:
         events = run(spark, load(_suite(folder, f"{stem}_all", runnable)))
+        for event in events.events:  # GX's numbers keep the events' schema valid
+            validate_event(event)
         stopped = events.tables()["t"].get("error")
     except ConfigErrors:  # a rule that does not fit the schema stops the run
         stopped = "preflight"

@@ -10,7 +10,14 @@ import pytest
 
 from assay.dialects.great_expectations_results import gx_numbers
 from assay.ir.expr import And, Col, Compare, InSet, IsNull, Lit, Matches, Not, Or, Sql, is_true
-from assay.ir.rules import ColumnMetric, MetricCheck, RowCheck, SchemaCheck, UniqueCheck
+from assay.ir.rules import (
+    ColumnMetric,
+    GroupMetric,
+    MetricCheck,
+    RowCheck,
+    SchemaCheck,
+    UniqueCheck,
+)
 from assay.ir.values import Op, Tolerance
 from tests.dialects.helpers import errors, load, write
 
@@ -153,3 +160,28 @@ def test_gx_numbers_of_a_result(tmp_path):
     }  # fmt: skip
     assert gx_numbers(between, 0, 0, None, None)["unexpected_percent"] is None
     assert gx_numbers(mean, None, 10, 7, None) == {"observed_value": 7, "element_count": 10}
+
+
+def test_pairs_columns_and_proportions(tmp_path):
+    equal, greater, exact, at_least, ordered, proportion = rules(
+        tmp_path,
+        ("expect_column_pair_values_to_be_equal", {"column_A": "a", "column_B": "b"}),
+        ("expect_column_pair_values_a_to_be_greater_than_b",
+         {"column_A": "a", "column_B": "b", "or_equal": True, "ignore_row_if": "neither"}),
+        ("expect_table_columns_to_match_set", {"column_set": ["a", "b"], "exact_match": True}),
+        ("expect_table_columns_to_match_set", {"column_set": ["a"]}),
+        ("expect_table_columns_to_match_ordered_list", {"column_list": ["b", "a"]}),
+        ("expect_column_proportion_of_unique_values_to_be_between",
+         {"column": "a", "min_value": 0.5}),
+    )  # fmt: skip
+    both_null = And((IsNull(Col("a")), IsNull(Col("b"))))
+    eq = is_true(Compare(Op.EQ, Col("a"), Col("b")))
+    assert equal.check == RowCheck(Not(Or((both_null, eq))))  # null-safe, as eqNullSafe
+    assert equal.filter == Not(both_null)
+    assert greater.check == RowCheck(is_true(Not(Compare(Op.GE, Col("a"), Col("b")))))
+    assert greater.filter is None
+    assert exact.check == SchemaCheck(("a", "b"), case_sensitive=True, exactly="set")
+    assert at_least.check == SchemaCheck(("a",), case_sensitive=True, exactly="superset")
+    assert ordered.check == SchemaCheck(("b", "a"), case_sensitive=True, exactly="order")
+    assert isinstance(proportion.check, MetricCheck)
+    assert proportion.check.metric == GroupMetric(("a",), "distinct_ratio")
