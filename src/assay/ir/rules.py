@@ -362,7 +362,10 @@ class Rule:
     def snippet(self, setting: str) -> str | None:
         """The SQL text the user wrote under ``setting`` (``filter``, ``expression``)."""
         if setting == "filter":
-            return self.filter.text if isinstance(self.filter, Sql) else None
+            # a filter the dialect narrowed further (Great Expectations' row_condition
+            # beside its null rule) holds the user's text as its first item
+            written = self.filter.items[0] if isinstance(self.filter, And) else self.filter
+            return written.text if isinstance(written, Sql) else None
         value = dict(self.params).get(setting)
         return value if setting == "expression" and isinstance(value, str) else None
 
