@@ -69,7 +69,7 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     """The one table a suite file checks (its data given with ``--source``)."""
     before = len(ctx.errors)
     name = ctx.attempt(suite_name, doc)
-    rules = suite_rules(doc, ctx, 0)
+    rules = suite_rules(doc, ctx)
     source = ctx.attempt(_source, doc, ctx)
     if len(ctx.errors) > before or source is None:
         return ()
@@ -83,9 +83,8 @@ def suite_name(doc: Node) -> str:
     return node.as_str("a suite name")
 
 
-def suite_rules(doc: Node, ctx: Context, first: int) -> tuple[Rule, ...]:
-    """The rules of every expectation of a suite document (errors to ``ctx.errors``);
-    ``first`` is the index the first one takes among its table's rules."""
+def suite_rules(doc: Node, ctx: Context) -> tuple[Rule, ...]:
+    """The rules of every expectation of a suite document (errors to ``ctx.errors``)."""
     if ctx.attempt(doc.as_mapping, "a Great Expectations suite (a mapping)") is None:
         return ()
     ctx.attempt(doc.check_keys, SUITE_KEYS)
@@ -94,7 +93,7 @@ def suite_rules(doc: Node, ctx: Context, first: int) -> tuple[Rule, ...]:
     return tuple(rule for rule in built if rule is not None)
 
 
-def bound_suite(node: Node, ctx: Context, first: int) -> tuple[Rule, ...]:
+def bound_suite(node: Node, ctx: Context) -> tuple[Rule, ...]:
     """The rules of the suite file a native table names under ``expectations`` (a path,
     relative to the config file)."""
     path = Path(node.as_str("the path of a Great Expectations suite (a JSON file)"))
@@ -109,7 +108,7 @@ def bound_suite(node: Node, ctx: Context, first: int) -> tuple[Rule, ...]:
             hint="expected a JSON mapping with 'expectations' and 'name' "
             "(or 'expectation_suite_name')",
         )
-    return suite_rules(doc, ctx, first)
+    return suite_rules(doc, ctx)
 
 
 def expectation_rule(item: Node) -> Rule:

@@ -48,16 +48,13 @@ from assay.ir.values import ZERO_TOLERANCE, Comparison, Op
 class Mapped:
     """What one expectation compiles to: its check, the columns it reads and their kinds,
     the rows it considers (``considered``: GX's rows after its null rule, beside the
-    ``row_condition``), and how its GX numbers are read (``family``)."""
+    ``row_condition``) and the threshold it shows."""
 
     check: Check
     columns: tuple[str, ...]
     requires: tuple[tuple[str, TypeFamily], ...] = ()
     considered: Expr | None = None
     threshold: str | None = None
-    family: str = "map"
-    """``map`` (unexpected rows over the considered rows), ``aggregate`` (an observed
-    value), ``table`` (the schema)."""
 
 
 Builder = Callable[[Node], Mapped]
@@ -197,15 +194,13 @@ def _length_equal(kwargs: Node) -> Mapped:
 def _row_count_between(kwargs: Node) -> Mapped:
     found = kw.bounds(kwargs, numbers=True, strict=False, unbounded=True)
     threshold = found.threshold()
-    return Mapped(
-        MetricCheck(RowCountMetric(), threshold), (), (), None, threshold.text, "aggregate"
-    )
+    return Mapped(MetricCheck(RowCountMetric(), threshold), (), (), None, threshold.text)
 
 
 def _row_count_equal(kwargs: Node) -> Mapped:
     value = kwargs.require("value").as_int("a row count", minimum=0)
     must = Comparison(Op.EQ, Decimal(value), f"== {value}")
-    return Mapped(MetricCheck(RowCountMetric(), must), (), (), None, must.text, "aggregate")
+    return Mapped(MetricCheck(RowCountMetric(), must), (), (), None, must.text)
 
 
 def _column_exists(kwargs: Node) -> Mapped:
@@ -217,7 +212,7 @@ def _column_exists(kwargs: Node) -> Mapped:
             hint="assay checks that the column exists; remove column_index",
         )
     check = SchemaCheck(required=(name,), case_sensitive=True)
-    return Mapped(check, (name,), (), None, None, "table")
+    return Mapped(check, (name,), (), None, None)
 
 
 def _columns_match(kwargs: Node, key: str, exactly: Literal["set", "order"]) -> Mapped:
@@ -228,7 +223,7 @@ def _columns_match(kwargs: Node, key: str, exactly: Literal["set", "order"]) -> 
     names = tuple(item.as_str("a column name") for item in items)
     if node.value is None and exactly == "order":  # GX: no list is vacuously true
         check = SchemaCheck(case_sensitive=True, exactly="superset")
-        return Mapped(check, (), (), None, None, "table")
+        return Mapped(check, (), (), None, None)
     if exactly == "set":
         names = tuple(dict.fromkeys(names))
         exactly_set = kw.flag(kwargs, "exact_match")
@@ -237,7 +232,7 @@ def _columns_match(kwargs: Node, key: str, exactly: Literal["set", "order"]) -> 
         )
     else:
         check = SchemaCheck(required=names, case_sensitive=True, exactly="order")
-    return Mapped(check, (), (), None, None, "table")
+    return Mapped(check, (), (), None, None)
 
 
 def _column_stat(fn: ColumnFn) -> Builder:
@@ -247,7 +242,7 @@ def _column_stat(fn: ColumnFn) -> Builder:
         threshold = found.threshold()
         family: TypeFamily = "numeric" if fn in ("avg", "sum", "stddev") else "orderable"
         check = MetricCheck(ColumnMetric(fn, name), threshold)
-        return Mapped(check, (name,), ((name, family),), None, threshold.text, "aggregate")
+        return Mapped(check, (name,), ((name, family),), None, threshold.text)
 
     return build
 
@@ -257,21 +252,21 @@ def _median(kwargs: Node) -> Mapped:
     threshold = kw.bounds(kwargs, numbers=True, unbounded=True).threshold()
     metric = AggregateMetric("percentile", name, (0.5,))
     check = MetricCheck(metric, threshold)
-    return Mapped(check, (name,), ((name, "numeric"),), None, threshold.text, "aggregate")
+    return Mapped(check, (name,), ((name, "numeric"),), None, threshold.text)
 
 
 def _unique_value_count(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
     threshold = kw.bounds(kwargs, numbers=True, strict=False, unbounded=True).threshold()
     check = MetricCheck(GroupMetric((name,), "distinct_count"), threshold)
-    return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
+    return Mapped(check, (name,), ((name, "any"),), None, threshold.text)
 
 
 def _proportion_unique(kwargs: Node) -> Mapped:
     name = kw.column(kwargs)
     threshold = kw.bounds(kwargs, numbers=True, unbounded=True).threshold()
     check = MetricCheck(GroupMetric((name,), "distinct_ratio"), threshold)
-    return Mapped(check, (name,), ((name, "any"),), None, threshold.text, "aggregate")
+    return Mapped(check, (name,), ((name, "any"),), None, threshold.text)
 
 
 _PAIR_IGNORE = {"both_values_are_missing": "all", "either_value_is_missing": "any", "neither": ""}

@@ -250,7 +250,7 @@ def _table(
     suite_node = node.get("expectations")
     if suite_node is not None:
         # a Great Expectations suite file bound to this table (docs/dialects.md)
-        rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx, len(rules)) or ()
+        rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx) or ()
     all_rules = rules + (block.rules if block else ())
     outputs = block.outputs if block else ()
     history_node = node.get("history")
