@@ -170,7 +170,8 @@ def _tolerance_outcome(
     expects = expectation(rule, tolerance=False, over_time=False)
     message = f"{failed} of {rows} {what}: {rule.kind} ({expects})"
     if tolerance.value:
-        message += f"; tolerance {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
+        said = "mostly" if tolerance.kind == "gx_mostly" else "tolerance"  # Great Expectations
+        message += f"; {said} {tolerance.text} allows {_fmt(tolerance.allowed(rows))}"
     return Outcome("pass" if ok else _fail(rule), failed, None, message)
 
 

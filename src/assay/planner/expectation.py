@@ -64,6 +64,8 @@ SHOWN_VALUES = 10
 """An ``IN`` list shows at most this many values, then how many more there are."""
 
 _TOLERANCE_MARK = ", up to "
+_MOSTLY_MARK = ", mostly "
+"""Great Expectations' ``mostly``: a tolerance stated as the share of rows that pass."""
 _SHOWN_ARGS = {"percentile": 1}
 """The arguments of an aggregate metric a reader wrote (a percentile's quantile; not its
 accuracy, nor a median's 0.5)."""
@@ -76,7 +78,7 @@ def expectation(rule: Rule, tolerance: bool = True, over_time: bool = True) -> s
     ``over_time`` is false (a message that states them apart)."""
     text = _check_text(rule.check, rule)
     if not tolerance:
-        text = text.split(_TOLERANCE_MARK, 1)[0]
+        text = text.split(_TOLERANCE_MARK, 1)[0].split(_MOSTLY_MARK, 1)[0]
     if rule.filter is not None:
         text += f" where {render(rule.filter)}"
     if over_time and rule.over_time is not None:
@@ -193,7 +195,7 @@ def _tolerance(tolerance: Tolerance) -> str:
     if not tolerance.value:
         return ""
     if tolerance.kind == "gx_mostly":  # Great Expectations: the share of rows that pass
-        return f", mostly {tolerance.text}"
+        return f"{_MOSTLY_MARK}{tolerance.text}"
     if tolerance.kind in ("fraction", "dv_percent"):
         return f"{_TOLERANCE_MARK}{tolerance.text} of rows failing"
     return f"{_TOLERANCE_MARK}{tolerance.text} failing rows"
