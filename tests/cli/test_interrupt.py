@@ -147,3 +147,30 @@ def test_a_signal_while_connecting_still_ends_stdout_with_the_summary(tmp_path, 
     (summary,) = [json.loads(line) for line in out.splitlines()]
     assert (summary["event"], summary["exit_code"], summary["stopped"]) == ("summary", code, name)
     assert summary["exit_reason"] == f"exit {code}: {said} before any table was reported"
+
+
+@pytest.mark.parametrize("through", ["scratch", "warm_client"])
+def test_sigterm_as_the_plan_is_submitted_still_ends_the_run(server, tmp_path, through, request):
+    """SIGTERM the moment the aggregate plan is submitted, its request still on its way to
+    the server (not yet among the session's operations, so that the first interruption
+    misses it): the run still stops, summarises and exits 143, instead of waiting for the
+    plan to finish on the server."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    if through == "warm_client":
+        env = request.getfixturevalue("warm_client")
+    config = tmp_path / "sleeps.yaml"
+    config.write_text(SLEEPS)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "run", str(config), "--remote", server.url],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "aggregate plan" in line:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, rest = proc.communicate(timeout=60)
+    assert proc.returncode == 143, rest
+    summary = json.loads(out.splitlines()[-1])
+    assert (summary["event"], summary["stopped"]) == ("summary", "SIGTERM")
+    assert within(RELEASED_WITHIN, lambda: running_jobs(server.ui_url) == []) is not None

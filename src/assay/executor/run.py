@@ -14,9 +14,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 Sink = Callable[[Event], None]
+T = TypeVar("T")
 
 
 def run_suite(
@@ -112,8 +114,8 @@ def run_suite(
             assert isinstance(p, AssayError)  # a source that cannot be read costs its table
             return _unreadable(run_id, table, p, suite.policy, sink, progress)
 
-        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched), interrupted(spark):
-            outcomes = list(pool.map(run, range(len(prepared))))
+        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
+            outcomes = each_interruptible(spark, pool, run, len(prepared))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = with_comparisons(_summary(run_id, outcomes, start), results)
     described = dataclasses.replace(summary, started_at=started_at, server=server_url,
@@ -126,15 +128,28 @@ def run_suite(
     return described
 
 
-@contextlib.contextmanager
-def interrupted(spark: SparkSession) -> Iterator[None]:
-    """On Ctrl-C (``KeyboardInterrupt`` in the waiting thread), interrupt the session's
-    running Spark operations before it propagates: the threads running the plans then end
-    at once instead of when their plans finish (the pool's exit waits for them)."""
+REINTERRUPT_EVERY = 0.25
+"""Seconds between the interruptions of a stopped run's session while plans still run."""
+
+
+def each_interruptible(
+    spark: SparkSession, pool: ThreadPoolExecutor, run: Callable[[int], T], count: int
+) -> list[T]:
+    """``run(n)`` for each ``n < count`` in ``pool``. On Ctrl-C or SIGTERM
+    (``KeyboardInterrupt`` in this, the waiting thread) the session's running Spark
+    operations are interrupted before it propagates, and again every
+    :data:`REINTERRUPT_EVERY` s until every ``run`` has ended: a plan whose request was
+    still on its way to the server when the stop came is not among the session's operations
+    yet, so the first interruption misses it (and the pool's exit would wait for it to
+    finish on the server)."""
+    running = [pool.submit(run, n) for n in range(count)]
     try:
-        yield
+        return [future.result() for future in running]
     except KeyboardInterrupt:
         deadline.stop(spark)
+        while futures.wait(running, timeout=REINTERRUPT_EVERY).not_done:
+            with contextlib.suppress(Exception):
+                spark.interruptAll()
         raise
 
 
