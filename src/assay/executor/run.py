@@ -141,9 +141,13 @@ def each_interruptible(
     :data:`REINTERRUPT_EVERY` s until every ``run`` has ended: a plan whose request was
     still on its way to the server when the stop came is not among the session's operations
     yet, so the first interruption misses it (and the pool's exit would wait for it to
-    finish on the server)."""
+    finish on the server). The waiting thread wakes every :data:`REINTERRUPT_EVERY` s: a
+    signal the kernel gave one of the client's other threads (gRPC's) only runs its Python
+    handler once the main thread runs again, and an endless wait never would."""
     running = [pool.submit(run, n) for n in range(count)]
     try:
+        while futures.wait(running, timeout=REINTERRUPT_EVERY).not_done:
+            pass  # woken now and then: a signal another thread took is handled here
         return [future.result() for future in running]
     except KeyboardInterrupt:
         deadline.stop(spark)
