@@ -720,17 +720,3 @@ def test_oracle_dates_by_hand(spark, fmt: str, valid: list[str], invalid: list[s
         **dict.fromkeys(valid, True),
         **dict.fromkeys(invalid, False),
     }
-
-
-def test_every_rule_type_of_the_catalogue_is_checked_against_the_oracle():
-    """A rule type the catalogue declares is generated here (and so judged against the
-    plain-SQL oracle) on the random tables, or is one of the edge rules."""
-    from assay.dialects.catalogue import ALIASES, RULES
-
-    table = make_round(SEEDS[0], 24)[0]
-    generated = {r["type"] for r in base_rules(table, random.Random(0), 1)}
-    generated |= {r["type"] for r in EDGE_RULES}
-    generated = {ALIASES.get(kind, kind) for kind in generated}
-    builtin = {kind for kind, spec in RULES.items() if not spec.custom}
-    # schema reads no data: it is judged from the schema alone (tests/test_evaluate.py)
-    assert builtin - generated == {"schema"}
