@@ -38,8 +38,10 @@ from assay.planner.measures import (
 )
 from assay.planner.plan import (
     AggregatePlan,
+    Branch,
     GroupAggregate,
     HistogramPlan,
+    ReferenceAggregate,
     ScanAggregate,
     SqlPlan,
     ValueAggregate,
@@ -320,11 +322,21 @@ def aggregate_frame(
 ) -> DataFrame:
     """ONE single-row DataFrame computing every slot: scans, group-bys and reference
     branches (over ``refs``, the referenced sources read) cross-joined."""
-    parts = [_scan_frame(df, s) for s in plan.scans] + [_group_frame(df, g) for g in plan.groups]
     sides = references_of(df, refs)
-    parts += [reference_frame(df, r, sides) for r in plan.references]
-    parts += [_value_frame(df, v) for v in plan.values]
+    parts = [_branch_frame(b, df, sides) for b in plan.branches]
     return balanced(parts, lambda a, b: a.crossJoin(b))
+
+
+@functools.singledispatch
+def _branch_frame(branch: Branch, df: DataFrame, sides: References) -> DataFrame:
+    """One branch of the aggregate plan as a single-row DataFrame over ``df``."""
+    raise NotImplementedError(f"no Spark frame for {type(branch).__name__}")
+
+
+_branch_frame.register(ScanAggregate, lambda b, df, _: _scan_frame(df, b))
+_branch_frame.register(GroupAggregate, lambda b, df, _: _group_frame(df, b))
+_branch_frame.register(ReferenceAggregate, lambda b, df, sides: reference_frame(df, b, sides))
+_branch_frame.register(ValueAggregate, lambda b, df, _: _value_frame(df, b))
 
 
 # --- the histogram pass (colstats) --------------------------------------------------------

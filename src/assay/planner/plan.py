@@ -10,11 +10,15 @@ max), at most one :class:`SqlPlan` (every SQL rule of the table as one query), a
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from assay.ir.expr import Expr, Scalar, Sql, columns_of, walk
+from assay.ir.metrics import GroupNulls
 from assay.ir.references import Lookup
-from assay.ir.rules import GroupNulls, SqlCheck, UniqueCheck
+from assay.ir.rules import SqlCheck, UniqueCheck
 from assay.ir.sources import Source
 from assay.ir.suite import Table
 from assay.planner.measures import (
@@ -27,6 +31,8 @@ from assay.planner.measures import (
     SqlAggregate,
 )
 from assay.planner.sqlfold import AggregateQuery, RowCountQuery
+
+B = TypeVar("B")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,11 @@ class GroupAggregate:
     slot: Slot
     by_key: bool = False
     partitions: int | None = None
+
+    @property
+    def slots(self) -> tuple[Slot, ...]:
+        """The branch's one slot."""
+        return (self.slot,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,30 +145,54 @@ class ReferenceAggregate:
     lookup: Lookup | None = None
 
 
-@dataclass(frozen=True, slots=True)
+Branch = ScanAggregate | GroupAggregate | ReferenceAggregate | ValueAggregate
+"""One part of the aggregate plan (each kind is dispatched on by class where code builds,
+renders or narrows it: ``functools.singledispatch``)."""
+
+BRANCH_KINDS: tuple[type, ...] = (ScanAggregate, GroupAggregate, ReferenceAggregate, ValueAggregate)
+"""The kinds of branch, in the order the aggregate plan holds them."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class AggregatePlan:
     """All aggregates of a table, cross-joined into ONE single-row Spark plan (with the
-    branches over referenced sources)."""
+    branches over referenced sources).
 
-    scans: tuple[ScanAggregate, ...]
-    groups: tuple[GroupAggregate, ...]
-    references: tuple[ReferenceAggregate, ...] = ()
-    values: tuple[ValueAggregate, ...] = ()
+    ``branches`` are held by kind (scans, group-bys, reference branches, value branches),
+    each kind in the order given: ``AggregatePlan(branches)``, or in runs
+    (``AggregatePlan(scans, groups)``), concatenated."""
+
+    branches: tuple[Branch, ...]
+
+    def __init__(self, branches: Iterable[Branch] = (), *more: Iterable[Branch]) -> None:
+        given = [*branches, *(b for run in more for b in run)]
+        given.sort(key=lambda b: BRANCH_KINDS.index(type(b)))  # stable: each kind keeps its order
+        object.__setattr__(self, "branches", tuple(given))
 
     @property
     def slots(self) -> tuple[Slot, ...]:
         """Every slot: scans first, then group-bys, reference branches, value branches."""
-        return (
-            tuple(s for scan in self.scans for s in scan.slots)
-            + tuple(g.slot for g in self.groups)
-            + tuple(s for r in self.references for s in r.slots)
-            + tuple(s for v in self.values for s in v.slots)
-        )
+        return tuple(s for b in self.branches for s in b.slots)
+
+    def of_kind(self, kind: type[B]) -> tuple[B, ...]:
+        """The branches of one kind, in order."""
+        return tuple(b for b in self.branches if isinstance(b, kind))
 
     @property
-    def branches(self) -> int:
-        """The parts cross-joined into the one plan."""
-        return len(self.scans) + len(self.groups) + len(self.references) + len(self.values)
+    def scans(self) -> tuple[ScanAggregate, ...]:
+        return self.of_kind(ScanAggregate)
+
+    @property
+    def groups(self) -> tuple[GroupAggregate, ...]:
+        return self.of_kind(GroupAggregate)
+
+    @property
+    def references(self) -> tuple[ReferenceAggregate, ...]:
+        return self.of_kind(ReferenceAggregate)
+
+    @property
+    def values(self) -> tuple[ValueAggregate, ...]:
+        return self.of_kind(ValueAggregate)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,27 +355,39 @@ def aggregate_subset(plan: AggregatePlan, names: frozenset[str]) -> AggregatePla
 
     >>> from assay.planner.measures import RowCount
     >>> s = lambda n: Slot(n, RowCount(), ())
-    >>> plan = AggregatePlan((ScanAggregate((s("a"), s("b"))),), ())
+    >>> plan = AggregatePlan((ScanAggregate((s("a"), s("b"))),))
     >>> [slot.name for slot in aggregate_subset(plan, frozenset("b")).slots]
     ['b']
     """
-    scans = tuple(
-        dataclasses.replace(scan, slots=kept)
-        for scan in plan.scans
-        if (kept := tuple(s for s in scan.slots if s.name in names))
-    )
-    references = tuple(
-        dataclasses.replace(r, slots=kept)
-        for r in plan.references
-        if (kept := tuple(s for s in r.slots if s.name in names))
-    )
-    values = tuple(
-        ValueAggregate(tuple(c for c in v.columns if c in {v.column_of(s) for s in kept}), kept)
-        for v in plan.values
-        if (kept := tuple(s for s in v.slots if s.name in names))
-    )
-    groups = tuple(g for g in plan.groups if g.slot.name in names)
-    return AggregatePlan(scans, groups, references, values)
+    narrowed = (_narrowed(b, tuple(s for s in b.slots if s.name in names)) for b in plan.branches)
+    return AggregatePlan(b for b in narrowed if b is not None)
+
+
+@functools.singledispatch
+def _narrowed(branch: Branch, kept: tuple[Slot, ...]) -> Branch | None:
+    """``branch`` computing only ``kept`` of its slots (None: none kept)."""
+    raise NotImplementedError(f"no narrowing of {type(branch).__name__}")
+
+
+@_narrowed.register
+def _(branch: ScanAggregate, kept: tuple[Slot, ...]) -> Branch | None:
+    return dataclasses.replace(branch, slots=kept) if kept else None
+
+
+@_narrowed.register
+def _(branch: ReferenceAggregate, kept: tuple[Slot, ...]) -> Branch | None:
+    return dataclasses.replace(branch, slots=kept) if kept else None
+
+
+@_narrowed.register
+def _(branch: GroupAggregate, kept: tuple[Slot, ...]) -> Branch | None:
+    return branch if kept else None
+
+
+@_narrowed.register
+def _(branch: ValueAggregate, kept: tuple[Slot, ...]) -> Branch | None:
+    read = {branch.column_of(s) for s in kept}
+    return ValueAggregate(tuple(c for c in branch.columns if c in read), kept) if kept else None
 
 
 def sql_subset(plan: SqlPlan, rule_indices: frozenset[int]) -> SqlPlan:

@@ -8,6 +8,7 @@ The shape is the ``plan`` definition of ``events.schema.json`` (docs/events.md, 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from assay.planner.compare_render import describe_source
 from assay.planner.measures import ColumnAgg, GroupStats, kind_of
 from assay.planner.plan import (
     AggregatePlan,
+    Branch,
     DetailEntry,
     DetailPlan,
     FoldedSql,
@@ -69,12 +71,20 @@ def slot_json(slot: Slot) -> Json:
     }
 
 
+@functools.singledispatch
+def branch_json(branch: Branch) -> Json:
+    """One branch of the aggregate plan as JSON values."""
+    raise NotImplementedError(f"no JSON form of {type(branch).__name__}")
+
+
+@branch_json.register
 def scan_json(scan: ScanAggregate) -> Json:
     """A scan branch: its measures, over the rows of ``where`` when it has one."""
     where = render_expr(scan.where) if scan.where is not None else None
     return {"where": where, "measures": [slot_json(s) for s in scan.slots]}
 
 
+@branch_json.register
 def group_json(group: GroupAggregate) -> Json:
     """A group-by branch: its columns, which rows it groups, how it shuffles, its measure."""
     measure = group.slot.measure
@@ -87,6 +97,7 @@ def group_json(group: GroupAggregate) -> Json:
     }
 
 
+@branch_json.register
 def reference_json(branch: ReferenceAggregate) -> Json:
     """A branch over a referenced source: the anti join of a lookup (``lookup``), or the
     referenced rows counted (``lookup`` null)."""
@@ -98,22 +109,25 @@ def reference_json(branch: ReferenceAggregate) -> Json:
     }
 
 
+@branch_json.register
 def value_json(branch: ValueAggregate) -> Json:
     """A branch answering its measures from the rows grouped by the values of its
     columns."""
     return {"columns": list(branch.columns), "measures": [slot_json(s) for s in branch.slots]}
 
 
+BRANCH_LISTS = {ScanAggregate: "scans", GroupAggregate: "groups",
+                ReferenceAggregate: "references", ValueAggregate: "values"}  # fmt: skip
+"""The list of ``aggregate_json`` holding each kind of branch."""
+
+
 def aggregate_json(aggregate: AggregatePlan) -> Json:
     """The one aggregate plan: its scan, group-by, reference and value branches
     (cross-joined)."""
-    return {
-        "branches": aggregate.branches,
-        "scans": [scan_json(s) for s in aggregate.scans],
-        "groups": [group_json(g) for g in aggregate.groups],
-        "references": [reference_json(r) for r in aggregate.references],
-        "values": [value_json(v) for v in aggregate.values],
-    }
+    found: Json = {"branches": len(aggregate.branches)} | {k: [] for k in BRANCH_LISTS.values()}
+    for branch in aggregate.branches:
+        found[BRANCH_LISTS[type(branch)]].append(branch_json(branch))
+    return found
 
 
 def histogram_column_json(column: HistogramColumn) -> Json:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from assay.planner.joins import render_reference_branch
 from assay.planner.measures import ColumnAgg, GroupStats, Measure, kind_of
 from assay.planner.references import render_lookup
@@ -11,11 +13,16 @@ __all__ = ["literal", "quote", "render_expr", "render_measure", "render_plan", "
 
 from assay.planner.plan import (
     AggregatePlan,
+    Branch,
     DetailPlan,
+    GroupAggregate,
     HistogramPlan,
+    ReferenceAggregate,
+    ScanAggregate,
     Slot,
     SqlPlan,
     TablePlan,
+    ValueAggregate,
 )
 
 
@@ -47,11 +54,9 @@ def render_plan(plan: TablePlan) -> str:
     return "\n".join(lines)
 
 
-def _slot_users(slot: Slot, plan: TablePlan) -> str:
-    if not slot.rules and slot.measure in (
-        ColumnAgg("min", plan.key_range or ""),
-        ColumnAgg("max", plan.key_range or ""),
-    ):
+def _slot_users(slot: Slot, plan: TablePlan | None) -> str:
+    key = (plan.key_range if plan is not None else None) or ""
+    if not slot.rules and slot.measure in (ColumnAgg("min", key), ColumnAgg("max", key)):
         return "(the first key's range: bounds the detail plan's heavy branches)"
     return _rule_refs(slot.rules)
 
@@ -61,68 +66,87 @@ def _rule_refs(indices: tuple[int, ...]) -> str:
 
 
 def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
-    parts = aggregate.branches
+    parts = len(aggregate.branches)
     how = "one plan" if parts == 1 else f"{parts} parts cross-joined into one plan"
     lines = [f"  aggregate ({how})"]
-    if len(aggregate.scans) > 1:
+    scans = len(aggregate.scans)
+    if scans > 1:
         lines.append(
-            f"    {len(aggregate.scans)} scans, each reading only its rules' columns with a small "
+            f"    {scans} scans, each reading only its rules' columns with a small "
             "generated aggregate (Spark's MergeSubplans optimizer rule is excluded during "
             "the run so they stay apart)"
         )
-    for scan in aggregate.scans:
-        where = (
-            f" where {render_expr(scan.where)} (row-group statistics can skip)"
-            if scan.where
-            else ""
-        )
-        lines.append(f"    scan ({len(scan.slots)} outputs){where}")
-        width = max(len(s.name) for s in scan.slots)
-        lines += [
-            f"      {s.name:<{width}}  {render_measure(s.form)}  <- {_slot_users(s, plan)}"
-            for s in scan.slots
-        ]
-    for group in aggregate.groups:
-        cols = ", ".join(quote(c) for c in group.columns)
-        measure = group.slot.measure
-        nulls = measure.nulls if isinstance(measure, GroupStats) else "none"
-        which = {
-            "all": " where some key is not null",
-            "none": " (every row: a null is a value)",
-        }.get(nulls, " where all keys are not null")
-        shuffle = ""
-        if group.by_key:
-            into = (
-                f"{group.partitions} partitions"
-                if group.partitions
-                else "partitions sized from the table's size estimate at run time"
-            )
-            shuffle = f", shuffled by key into {into} (no partial aggregation)"
-        lines.append(f"    group by ({cols}){which}{shuffle}")
-        lines.append(
-            f"      {group.slot.name}  {render_measure(group.slot.measure)}"
-            f"  <- {_rule_refs(group.slot.rules)}"
-        )
-    for branch in aggregate.references:
-        lines += render_reference_branch(branch)
-    for values in aggregate.values:
-        if len(values.columns) == 1:
-            lines.append(
-                f"    values of {quote(values.columns[0])} (rows grouped by value, a null"
-                " being one; each test below runs once per distinct value)"
-            )
-        else:
-            lines.append(
-                f"    values of ({', '.join(map(quote, values.columns))}) (rows grouped by"
-                " their values, a null being one; each test below runs once per distinct"
-                " combination)"
-            )
-        width = max(len(s.name) for s in values.slots)
-        lines += [
-            f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
-            for s in values.slots
-        ]
+    for branch in aggregate.branches:
+        lines += render_branch(branch, plan)
     return lines
+
+
+@functools.singledispatch
+def render_branch(branch: Branch, plan: TablePlan | None) -> list[str]:
+    """One branch of the aggregate plan as ``explain`` shows it (``plan``: the table's,
+    naming the slots that bound the detail plan)."""
+    raise NotImplementedError(f"no rendering of {type(branch).__name__}")
+
+
+@render_branch.register
+def _(scan: ScanAggregate, plan: TablePlan | None) -> list[str]:
+    where = (
+        f" where {render_expr(scan.where)} (row-group statistics can skip)" if scan.where else ""
+    )
+    width = max(len(s.name) for s in scan.slots)
+    return [f"    scan ({len(scan.slots)} outputs){where}"] + [
+        f"      {s.name:<{width}}  {render_measure(s.form)}  <- {_slot_users(s, plan)}"
+        for s in scan.slots
+    ]
+
+
+@render_branch.register
+def _(group: GroupAggregate, plan: TablePlan | None) -> list[str]:
+    cols = ", ".join(quote(c) for c in group.columns)
+    measure = group.slot.measure
+    nulls = measure.nulls if isinstance(measure, GroupStats) else "none"
+    which = {
+        "all": " where some key is not null",
+        "none": " (every row: a null is a value)",
+    }.get(nulls, " where all keys are not null")
+    shuffle = ""
+    if group.by_key:
+        into = (
+            f"{group.partitions} partitions"
+            if group.partitions
+            else "partitions sized from the table's size estimate at run time"
+        )
+        shuffle = f", shuffled by key into {into} (no partial aggregation)"
+    return [
+        f"    group by ({cols}){which}{shuffle}",
+        f"      {group.slot.name}  {render_measure(group.slot.measure)}"
+        f"  <- {_rule_refs(group.slot.rules)}",
+    ]
+
+
+@render_branch.register
+def _(branch: ReferenceAggregate, plan: TablePlan | None) -> list[str]:
+    return render_reference_branch(branch)
+
+
+@render_branch.register
+def _(values: ValueAggregate, plan: TablePlan | None) -> list[str]:
+    if len(values.columns) == 1:
+        head = (
+            f"    values of {quote(values.columns[0])} (rows grouped by value, a null"
+            " being one; each test below runs once per distinct value)"
+        )
+    else:
+        head = (
+            f"    values of ({', '.join(map(quote, values.columns))}) (rows grouped by"
+            " their values, a null being one; each test below runs once per distinct"
+            " combination)"
+        )
+    width = max(len(s.name) for s in values.slots)
+    return [head] + [
+        f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
+        for s in values.slots
+    ]
 
 
 def _render_histogram(histogram: HistogramPlan) -> list[str]:
