@@ -21,21 +21,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
-from assay.ir.rules import (
+from assay.ir.metrics import (
     AggregateMetric,
-    Check,
-    ColStatsCheck,
     ColumnMetric,
     CountMetric,
-    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
     GroupNulls,
     Metric,
+    RowCountMetric,
+)
+from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
+from assay.ir.rules import (
+    Check,
+    ColStatsCheck,
+    EqualsCheck,
     MetricCheck,
     RowCheck,
-    RowCountMetric,
     Rule,
     SchemaCheck,
     SqlCheck,

@@ -20,7 +20,8 @@ from assay.dialects.catalogue_rows import ROW_RULES
 from assay.dialects.over_time import over_time
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
-from assay.ir.rules import GroupMetric, Level, MetricCheck, Rule
+from assay.ir.metrics import GroupMetric
+from assay.ir.rules import Level, MetricCheck, Rule
 
 RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list

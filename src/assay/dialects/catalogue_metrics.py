@@ -44,7 +44,7 @@ from assay.dialects.rule_spec import (
 )
 from assay.dialects.validity import VALIDITY_KEYS
 from assay.ir.expr import Col, IsNaN, Not
-from assay.ir.rules import AggregateMetric
+from assay.ir.metrics import AggregateMetric
 
 
 def build_percentile(quantile: Decimal | None, rule: Node) -> Built:

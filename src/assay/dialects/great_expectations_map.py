@@ -28,19 +28,8 @@ from assay.ir.expr import (
     any_of,
     is_true,
 )
-from assay.ir.rules import (
-    AggregateMetric,
-    Check,
-    ColumnFn,
-    ColumnMetric,
-    GroupMetric,
-    MetricCheck,
-    RowCheck,
-    RowCountMetric,
-    SchemaCheck,
-    TypeFamily,
-    UniqueCheck,
-)
+from assay.ir.metrics import AggregateMetric, ColumnFn, ColumnMetric, GroupMetric, RowCountMetric
+from assay.ir.rules import Check, MetricCheck, RowCheck, SchemaCheck, TypeFamily, UniqueCheck
 from assay.ir.values import ZERO_TOLERANCE, Comparison, Op
 
 

@@ -13,18 +13,8 @@ from decimal import Decimal
 from assay.config.node import Node, unknown_message
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.expr import Col, InSet, IsNull, Not, Sql, any_of, is_true
-from assay.ir.rules import (
-    Check,
-    GroupMetric,
-    Level,
-    Metric,
-    MetricCheck,
-    RowCheck,
-    RowCountMetric,
-    Rule,
-    TypeFamily,
-    UniqueCheck,
-)
+from assay.ir.metrics import GroupMetric, Metric, RowCountMetric
+from assay.ir.rules import Check, Level, MetricCheck, RowCheck, Rule, TypeFamily, UniqueCheck
 from assay.ir.values import Comparison, Op, to_decimal
 
 OPERATORS: dict[str, tuple[str, tuple[str, ...]]] = {

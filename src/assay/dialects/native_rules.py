@@ -27,19 +27,21 @@ from assay.ir.expr import (
     any_of,
     is_true,
 )
-from assay.ir.rules import (
-    ColStatsCheck,
+from assay.ir.metrics import (
     ColumnFn,
     ColumnMetric,
     CountMetric,
-    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
     GroupStat,
     Metric,
+    RowCountMetric,
+)
+from assay.ir.rules import (
+    ColStatsCheck,
+    EqualsCheck,
     MetricCheck,
     RowCheck,
-    RowCountMetric,
     SchemaCheck,
     SqlCheck,
     TypeFamily,

@@ -49,7 +49,7 @@ from assay.ir.expr import (
     any_of,
     is_true,
 )
-from assay.ir.rules import (
+from assay.ir.metrics import (
     ColumnFn,
     ColumnMetric,
     CountMetric,
@@ -57,9 +57,11 @@ from assay.ir.rules import (
     GroupMetric,
     GroupStat,
     Metric,
+    RowCountMetric,
+)
+from assay.ir.rules import (
     MetricCheck,
     RowCheck,
-    RowCountMetric,
     Rule,
     SchemaCheck,
     SqlCheck,

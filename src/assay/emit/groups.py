@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import COMPARISONS, col, column
-from assay.ir.references import RowCountMatchMetric
-from assay.ir.rules import (
+from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
     CountMetric,
@@ -25,8 +24,9 @@ from assay.ir.rules import (
     GroupMetric,
     Metric,
     RowCountMetric,
-    complete,
 )
+from assay.ir.references import RowCountMatchMetric
+from assay.ir.rules import complete
 from assay.ir.values import Between, Comparison, Threshold
 from assay.planner.measures import (
     AgeMicros,

@@ -25,22 +25,24 @@ from assay.ir.expr import (
     columns_of,
     is_true,
 )
-from assay.ir.origin import Origin
-from assay.ir.rules import (
+from assay.ir.metrics import (
     AggregateMetric,
-    Check,
-    ColStatsCheck,
     ColumnMetric,
     CountMetric,
-    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
-    Level,
     Metric,
+    RowCountMetric,
+)
+from assay.ir.origin import Origin
+from assay.ir.rules import (
+    Check,
+    ColStatsCheck,
+    EqualsCheck,
+    Level,
     MetricCheck,
     OnFailure,
     RowCheck,
-    RowCountMetric,
     Rule,
     SchemaCheck,
     SqlCheck,

@@ -38,19 +38,21 @@ from assay.ir.expr import (
     Sql,
     require_translations,
 )
+from assay.ir.metrics import (
+    AggregateMetric,
+    ColumnMetric,
+    CountMetric,
+    FreshnessMetric,
+    GroupMetric,
+    RowCountMetric,
+)
 from assay.ir.monitoring import OverTime
 from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric
 from assay.ir.rules import (
-    AggregateMetric,
     ColStatsCheck,
-    ColumnMetric,
-    CountMetric,
     EqualsCheck,
-    FreshnessMetric,
-    GroupMetric,
     MetricCheck,
     RowCheck,
-    RowCountMetric,
     Rule,
     SchemaCheck,
     SqlCheck,

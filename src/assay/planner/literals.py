@@ -35,7 +35,8 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation, localcontext
 
 from assay.ir.expr import Col, Compare, Expr, InSet, Length, Lit, Scalar, rebuild
-from assay.ir.rules import Check, CountMetric, EqualsCheck, MetricCheck, RowCheck, Rule
+from assay.ir.metrics import CountMetric
+from assay.ir.rules import Check, EqualsCheck, MetricCheck, RowCheck, Rule
 from assay.ir.suite import Table
 from assay.ir.values import Op
 

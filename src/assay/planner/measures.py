@@ -12,22 +12,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.ir.expr import And, Col, Expr, IsNull, Not, Scalar, columns_of
-from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
-from assay.ir.rules import (
+from assay.ir.metrics import (
     AggregateMetric,
-    Check,
-    ColStatsCheck,
     ColumnFn,
     ColumnMetric,
     CountMetric,
-    EqualsCheck,
     FreshnessMetric,
     GroupMetric,
     GroupNulls,
     Metric,
+    RowCountMetric,
+)
+from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
+from assay.ir.rules import (
+    Check,
+    ColStatsCheck,
+    EqualsCheck,
     MetricCheck,
     RowCheck,
-    RowCountMetric,
     Rule,
     SchemaCheck,
     SqlCheck,

@@ -10,14 +10,8 @@ import pytest
 
 from assay.dialects.great_expectations_results import gx_numbers
 from assay.ir.expr import And, Col, Compare, InSet, IsNull, Lit, Matches, Not, Or, Sql, is_true
-from assay.ir.rules import (
-    ColumnMetric,
-    GroupMetric,
-    MetricCheck,
-    RowCheck,
-    SchemaCheck,
-    UniqueCheck,
-)
+from assay.ir.metrics import ColumnMetric, GroupMetric
+from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, UniqueCheck
 from assay.ir.values import Op, Tolerance
 from tests.dialects.helpers import errors, load, write
 

@@ -556,14 +556,8 @@ def test_what_sparquet_cola_cannot_run_is_refused_at_config_time(tmp_path):
 
 
 def test_the_rules_carry_sparquet_colas_counting(tmp_path):
-    from assay.ir.rules import (
-        GroupMetric,
-        MetricCheck,
-        RowCheck,
-        SchemaCheck,
-        SqlCheck,
-        UniqueCheck,
-    )
+    from assay.ir.metrics import GroupMetric
+    from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, SqlCheck, UniqueCheck
 
     rules = _rules(
         tmp_path,

@@ -1,0 +1,107 @@
+"""Metrics: a number measured over the whole table (or over the rows a filter keeps),
+judged by a threshold in a :class:`~assay.ir.rules.MetricCheck`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from assay.ir.expr import Expr, Scalar
+from assay.ir.references import RowCountMatchMetric
+
+ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
+GroupStat = Literal[
+    "distinct_count",
+    "duplicate_count",
+    "duplicate_percent",
+    "uniqueness",
+    "surplus_count",
+    "surplus_percent",
+    "distinct_ratio",
+]
+GroupNulls = Literal["any", "all", "none"]
+"""Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
+``UNIQUE``), only those where ``all`` key columns are null (deequ's frequencies), or
+``none`` (a null is a value like any other, as Spark's ``groupBy``,
+``count(DISTINCT struct(...))`` and ``df.distinct()`` read it: data-validator's
+``uniqueCheck``, sparquet-cola)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowCountMetric:
+    """Rows in the table (after its filter)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnMetric:
+    """An aggregate of one column: min, max, avg, sum, stddev (sample). Nulls are ignored."""
+
+    fn: ColumnFn
+    column: str
+
+
+@dataclass(frozen=True, slots=True)
+class CountMetric:
+    """Rows for which ``counted`` is true (``missing_count``, ``invalid_count``); with
+    ``percent``, as a percentage (0-100) of the row count.
+
+    These count rows, so a failure can show sample rows like a row-level rule.
+    """
+
+    counted: Expr
+    percent: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMetric:
+    """A statistic of the groups of equal values of ``columns`` (rows with a null in any of
+    them are ignored; with ``nulls="all"`` only rows where all of them are null):
+    ``distinct_count`` groups, ``duplicate_count`` rows that share their value with another
+    row, ``duplicate_percent`` those as a percentage of the table's rows, ``uniqueness``
+    the fraction (0-1) of the rows considered whose value occurs exactly once (deequ's
+    Uniqueness; no value when no row is considered), ``surplus_count`` rows considered
+    minus groups (the repeats beyond each value's first row: sparquet-cola's
+    duplicate_count) and ``surplus_percent`` those as a percentage of the table's rows;
+    ``distinct_ratio`` the groups per row considered (0 when none: Great Expectations'
+    proportion of unique values).
+    """
+
+    columns: tuple[str, ...]
+    stat: GroupStat
+    nulls: GroupNulls = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class FreshnessMetric:
+    """Seconds from the newest value of a date/timestamp column to now (server clock),
+    computed by Spark: a date is midnight and a ``timestamp_ntz`` a wall-clock time in the
+    session time zone."""
+
+    column: str
+    whole_seconds: bool = False
+    """Both ends truncated to whole seconds before subtracting (sparquet-cola:
+    ``unix_timestamp(now) - unix_timestamp(max(column))``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AggregateMetric:
+    """One Spark SQL aggregate function of one column and literal arguments,
+    ``function(column, *args)``, whose one value is the metric: ``percentile(x, 0.95)``
+    (exact, interpolating linearly between the two nearest values; NaN sorts above every
+    number), ``percentile_approx(x, 0.5, 10000)``; with ``where``, over the rows where it
+    holds (the function ignores nulls, and the others count as nulls); with ``cast``, of
+    the column cast to that type (``percentile_approx`` ranks doubles). A metric of this
+    shape needs nothing but its rule's declaration: the planner, the emitter and the judge
+    read it generically.
+    """
+
+    function: str
+    column: str
+    args: tuple[Scalar, ...] = ()
+    where: Expr | None = None
+    cast: str | None = None
+
+
+Metric = (
+    RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
+) | RowCountMatchMetric
