@@ -36,13 +36,13 @@ RELEASED_WITHIN = 20.0
 def _start_client(state) -> dict[str, str]:
     env = {**os.environ, "ASSAY_STATE_DIR": str(state), "PYTHONPATH": str(ROOT / "src")}
     env.pop("ASSAY_NO_WARM_CLIENT", None)
-    start = "from assay.cli.warm_client import start_client; start_client()"
+    start = "from assay.warm.client import start_client; start_client()"
     subprocess.run([sys.executable, "-c", start], env=env, cwd=ROOT, timeout=180, check=True)
     return env
 
 
 def _stop_client(env: dict[str, str]) -> None:
-    stop = "from assay.cli.warm_client import stop_client; stop_client()"
+    stop = "from assay.warm.client import stop_client; stop_client()"
     subprocess.run([sys.executable, "-c", stop], env=env, cwd=ROOT, timeout=60, check=True)
 
 

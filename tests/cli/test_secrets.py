@@ -27,7 +27,7 @@ def test_the_warm_client_log_shows_no_secret_value(tmp_path):
     state = tmp_path / "state"
     env = {**os.environ, "ASSAY_STATE_DIR": str(state), "PYTHONPATH": str(ROOT / "src")}
     env.pop("ASSAY_NO_WARM_CLIENT", None)
-    start = "from assay.cli.warm_client import start_client; start_client()"
+    start = "from assay.warm.client import start_client; start_client()"
     subprocess.run([sys.executable, "-c", start], env=env, cwd=ROOT, timeout=180, check=True)
     try:
         config = tmp_path / "c.yaml"
@@ -38,7 +38,7 @@ def test_the_warm_client_log_shows_no_secret_value(tmp_path):
             env, tmp_path,
         )  # fmt: skip
     finally:
-        stop = "from assay.cli.warm_client import stop_client; stop_client()"
+        stop = "from assay.warm.client import stop_client; stop_client()"
         subprocess.run([sys.executable, "-c", stop], env=env, cwd=ROOT, timeout=60, check=True)
     log = (state / "client.log").read_text()
     assert f"assay run {config}" in log, log  # the command ran in the warm client

@@ -1,4 +1,4 @@
-"""The warm client (``assay.cli.warm_client``), for real: started in a temporary state
+"""The warm client (``assay.warm.client``), for real: started in a temporary state
 directory, every ``assay`` command runs in a fork of it and answers exactly as the same
 command run from scratch: its output, exit code, working directory, environment and
 stdin; a signal reaches the command; a command killed outright takes its child with it;
@@ -61,13 +61,13 @@ def client(tmp_path_factory: pytest.TempPathFactory):
     """A warm client (no warm server: the runs name the session's server)."""
     state = tmp_path_factory.mktemp("client-state")
     started = subprocess.run(
-        [sys.executable, "-c", "from assay.cli.warm_client import start_client; print(start_client())"],
+        [sys.executable, "-c", "from assay.warm.client import start_client; print(start_client())"],
         capture_output=True, text=True, env=_env(state), cwd=ROOT, timeout=180,
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
     yield state, int(started.stdout)
     subprocess.run(
-        [sys.executable, "-c", "from assay.cli.warm_client import stop_client; stop_client()"],
+        [sys.executable, "-c", "from assay.warm.client import stop_client; stop_client()"],
         env=_env(state), cwd=ROOT, timeout=60, check=True,
     )  # fmt: skip
 
@@ -209,7 +209,7 @@ def test_the_socket_and_its_directory_are_private(client):
 
 PRELOADED = """
 import contextlib, os, sys
-from assay.cli.warm_client import preload
+from assay.warm.client import preload
 preload()
 before = set(sys.modules)
 from assay.cli.app import command

@@ -32,8 +32,8 @@ Memory = Annotated[
 
 
 def _line(status: str, server: object | None, client: int | None) -> dict[str, object]:
-    from assay.cli.warm_client import socket_path
     from assay.executor.session.warm import WarmServer, state_dir
+    from assay.warm.client import socket_path
 
     line: dict[str, object] = {"event": "server", "status": status, "state_dir": str(state_dir())}
     if isinstance(server, WarmServer):
@@ -49,9 +49,9 @@ def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug =
     warms it up before it is announced. The warm client starts with it: every later
     assay command runs in a fork of it, its imports already paid."""
     from assay.cli.options import parse_assignments
-    from assay.cli.warm_client import enabled, start_client
     from assay.executor.session import quiet_pyspark_logging
     from assay.executor.session.warm import start_warm, warm_up
+    from assay.warm.client import enabled, start_client
 
     def action() -> None:
         server_conf = parse_assignments(conf or [], "--conf")
@@ -74,8 +74,8 @@ def start(conf: opt.ServerConf = None, memory: Memory = None, debug: opt.Debug =
 def status(debug: opt.Debug = False) -> None:
     """Show the warm server (exit 0), or that none runs (exit 1); a stale record is
     removed, with a note."""
-    from assay.cli.warm_client import client_pid
     from assay.executor.session.warm import find_warm
+    from assay.warm.client import client_pid
 
     server = guarded(debug, lambda: find_warm(for_run=False))
     out(_line("running" if server is not None else "stopped", server, client_pid()))
@@ -86,8 +86,8 @@ def status(debug: opt.Debug = False) -> None:
 def stop(debug: opt.Debug = False) -> None:
     """Stop the warm client and the warm server (the commands running finish first, up
     to 25 s) and remove their state and warehouse (exit 0 also when none was running)."""
-    from assay.cli.warm_client import stop_client
     from assay.executor.session.warm import stop_warm
+    from assay.warm.client import stop_client
 
     client = guarded(debug, stop_client)
     server = guarded(debug, lambda: stop_warm())

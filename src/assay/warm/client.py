@@ -153,7 +153,7 @@ def _request(sock: socket.socket, argv: list[str]) -> int | None:
 def program_name() -> str:
     """The command's name as click gives it in this process (``assay``, or ``python -m
     assay``), for its usage lines: the child, forked from ``python -m
-    assay.cli.forking``, would otherwise name itself after that module."""
+    assay.cli.entry``, would otherwise name itself after that module."""
     main = sys.modules.get("__main__")
     package = getattr(main, "__package__", None)
     path = sys.argv[0] if sys.argv else "assay"
@@ -275,7 +275,7 @@ def client_pid() -> int | None:
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             return None
-        return pid if mine and b"assay.cli.forking" in cmdline and state != "Z" else None
+        return pid if mine and b"assay.cli.entry" in cmdline and state != "Z" else None
     try:
         os.kill(pid, 0)
     except (ProcessLookupError, PermissionError):
@@ -300,7 +300,7 @@ def start_client(timeout: float = 120.0) -> int:
         path.unlink()
     with open(directory / LOG_FILE, "ab") as log_file:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "assay.cli.forking", str(path)],
+            [sys.executable, "-m", "assay.cli.entry", str(path)],
             cwd=directory,
             stdin=subprocess.DEVNULL,
             stdout=log_file,

@@ -1,9 +1,12 @@
-"""The warm client's loop (:mod:`assay.cli.warm_client`): accept a command on the socket,
+"""The warm client's loop (:mod:`assay.warm.client`): accept a command on the socket,
 fork a child that becomes it, report how each child ended to its command, terminate the
 children whose command went away. One thread: the children's ends arrive as SIGCHLD
 through a wake-up descriptor, so the loop never polls.
 
-    python -m assay.cli.forking SOCKET   # what ``assay server start`` runs, detached
+    python -m assay.cli.entry SOCKET   # what ``assay server start`` runs, detached
+
+The command a child becomes is handed in by that launcher (:func:`assay.cli.entry.forked`):
+this package sits below the command line and never imports it.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from assay.cli.warm_client import GRACE, MAX_HEADER, fingerprint, log, preload
+from assay.warm.client import GRACE, MAX_HEADER, fingerprint, log, preload
 
 
 @dataclass
@@ -39,20 +43,22 @@ class Child:
 class Loop:
     listener: socket.socket
     wake: socket.socket
+    run: Callable[[], None]
+    """What a forked child runs: the command, as its own process would."""
     selector: selectors.BaseSelector = field(default_factory=selectors.DefaultSelector)
     children: dict[int, Child] = field(default_factory=dict)
     stopping: float | None = None
 
 
-def serve(path: str) -> None:
+def serve(path: str, command_line: Callable[[], Callable[[], None]]) -> None:
     """Preload, listen on ``path`` (mode 0600) and serve until SIGTERM; then wait for the
-    running children (SIGTERM after :data:`GRACE` s, SIGKILL after as long again)."""
+    running children (SIGTERM after :data:`GRACE` s, SIGKILL after as long again).
+    ``command_line`` builds the command line once for every command, after the preload,
+    and returns what a child runs."""
     loop_fingerprint()  # the code as it is now, before it is imported
     preload()
-    from assay.cli.app import command
-
-    command()  # the command line, built once for every command
-    loop = _listen(path)
+    run = command_line()
+    loop = _listen(path, run)
     log(f"serving on {path}, pid {os.getpid()}")
     while loop.children or loop.stopping is None:
         for key, _ in loop.selector.select(timeout=_timeout(loop)):
@@ -67,7 +73,7 @@ def serve(path: str) -> None:
     log("stopped")
 
 
-def _listen(path: str) -> Loop:
+def _listen(path: str, run: Callable[[], None]) -> Loop:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -82,7 +88,7 @@ def _listen(path: str) -> Loop:
     for s in (wake, wake_in):
         s.setblocking(False)
     signal.set_wakeup_fd(wake_in.fileno())
-    loop = Loop(listener, wake)
+    loop = Loop(listener, wake, run)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # its arrival writes to the wake-up fd
     signal.signal(signal.SIGTERM, lambda *_: _stop(loop))
     signal.signal(signal.SIGINT, lambda *_: _stop(loop))
@@ -265,11 +271,9 @@ def _become(loop: Loop, conn: socket.socket, request: dict, fds: list[int]) -> N
         os.environ.update(request["env"])
         sys.argv = [str(request.get("program") or "assay"), *request["argv"]]
         # click names the program after argv[0] only when __main__ is no package's module
-        # (here it is assay.cli.forking's): the name the command's own process gave it
+        # (here it is assay.cli.entry's): the name the command's own process gave it
         vars(sys.modules["__main__"])["__package__"] = None
-        from assay.cli.app import main
-
-        main()
+        loop.run()
         code = 0
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
@@ -298,7 +302,3 @@ def _take_streams(numbers: list[int], fds: list[int]) -> None:
     with contextlib.suppress(Exception):
         sys.stdout.reconfigure(line_buffering=os.isatty(1))  # type: ignore[union-attr]
         sys.stderr.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-
-
-if __name__ == "__main__":
-    serve(sys.argv[1])
