@@ -172,19 +172,21 @@ def test_every_registry_of_check_kinds_is_complete_and_a_missing_entry_fails_at_
     import typing
 
     import assay.evaluate as evaluate
+    import assay.ir.metrics as metrics
     import assay.ir.rules as ir
     import assay.planner.measures as planner
+    from assay.ir.shapes import complete
 
-    checks, metrics = set(typing.get_args(ir.Check)), set(typing.get_args(ir.Metric))
+    checks, kinds = set(typing.get_args(ir.Check)), set(typing.get_args(metrics.Metric))
     for registry, union in (
         (ir.CHECK_SHAPES, checks),
-        (ir.METRIC_SHAPES, metrics),
+        (metrics.METRIC_SHAPES, kinds),
         (planner.CHECK_MEASURES, checks),
-        (planner.METRIC_MEASURES, metrics),
+        (planner.METRIC_MEASURES, kinds),
         (evaluate.JUDGES, checks),
-        (evaluate.METRIC_VALUES, metrics),
+        (evaluate.METRIC_VALUES, kinds),
     ):
         assert set(registry) == union
-    without = {k: v for k, v in evaluate.METRIC_VALUES.items() if k is not ir.FreshnessMetric}
+    without = {k: v for k, v in evaluate.METRIC_VALUES.items() if k is not metrics.FreshnessMetric}
     with pytest.raises(TypeError, match=r"missing \['FreshnessMetric'\]"):
-        ir.complete(without, ir.Metric, "METRIC_VALUES")
+        complete(without, metrics.Metric, "METRIC_VALUES")

@@ -26,7 +26,7 @@ from assay.ir.metrics import (
     RowCountMetric,
 )
 from assay.ir.references import RowCountMatchMetric
-from assay.ir.rules import complete
+from assay.ir.shapes import complete
 from assay.ir.values import Between, Comparison, Threshold
 from assay.planner.measures import (
     AgeMicros,

@@ -8,6 +8,7 @@ from typing import Literal
 
 from assay.ir.expr import Expr, Scalar
 from assay.ir.references import RowCountMatchMetric
+from assay.ir.shapes import WHOLE_TABLE, CheckShape, FailingRows, GroupNulls, complete
 
 ColumnFn = Literal["min", "max", "avg", "sum", "stddev"]
 GroupStat = Literal[
@@ -19,12 +20,6 @@ GroupStat = Literal[
     "surplus_percent",
     "distinct_ratio",
 ]
-GroupNulls = Literal["any", "all", "none"]
-"""Which rows a group statistic ignores: those with a null in ``any`` key column (SQL
-``UNIQUE``), only those where ``all`` key columns are null (deequ's frequencies), or
-``none`` (a null is a value like any other, as Spark's ``groupBy``,
-``count(DISTINCT struct(...))`` and ``df.distinct()`` read it: data-validator's
-``uniqueCheck``, sparquet-cola)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,3 +100,21 @@ class AggregateMetric:
 Metric = (
     RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
 ) | RowCountMatchMetric
+
+METRIC_SHAPES: dict[type, CheckShape] = {
+    RowCountMetric: WHOLE_TABLE,
+    ColumnMetric: WHOLE_TABLE,
+    CountMetric: CheckShape(lambda m: FailingRows(m.counted, sampled=True), lambda m: (m.counted,)),
+    GroupMetric: CheckShape(
+        lambda m: FailingRows(group=m.columns, nulls=m.nulls if len(m.columns) > 1 else "any")
+    ),
+    FreshnessMetric: WHOLE_TABLE,
+    AggregateMetric: CheckShape(
+        lambda m: FailingRows(), lambda m: (m.where,) if m.where is not None else ()
+    ),
+    RowCountMatchMetric: WHOLE_TABLE,
+}
+"""What each kind of metric reads of the rows: a new metric is its dataclass above, its place
+in ``Metric`` and its entry here."""
+
+complete(METRIC_SHAPES, Metric, "assay.ir.metrics.METRIC_SHAPES")

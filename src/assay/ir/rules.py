@@ -7,24 +7,15 @@ judges the measured values. Every dialect front end produces these same types.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal
 
 from assay.ir.expr import And, Expr, Scalar, Sql
-from assay.ir.metrics import (
-    AggregateMetric,
-    ColumnMetric,
-    CountMetric,
-    FreshnessMetric,
-    GroupMetric,
-    GroupNulls,
-    Metric,
-    RowCountMetric,
-)
+from assay.ir.metrics import METRIC_SHAPES, ColumnMetric, Metric
 from assay.ir.monitoring import OverTime
 from assay.ir.origin import Origin
-from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric, keyed
+from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric, keyed
+from assay.ir.shapes import WHOLE_TABLE, CheckShape, FailingRows, GroupNulls, complete
 from assay.ir.values import ZERO_TOLERANCE, Threshold, Tolerance
 
 Level = Literal["error", "warn"]
@@ -334,51 +325,6 @@ class Rule:
 # --- what each kind of check reads of the rows, in one place ------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FailingRows:
-    """The rows that fail a check: those where ``predicate`` is true; with ``group``,
-    those whose value of these columns another row shares (rows ignored as ``nulls``
-    says); with neither, every row (a check judged on the whole table has no failing row
-    of its own: Metorikku writes the whole table for a failed ``hasSize``). ``sampled``:
-    a failure shows samples of them (the detail pass)."""
-
-    predicate: Expr | None = None
-    group: tuple[str, ...] = ()
-    nulls: GroupNulls = "any"
-    sampled: bool = False
-    where: Expr | None = None
-    """With ``group``: only rows where this holds are grouped (a rule's filter)."""
-    absent: Lookup | None = None
-    """With ``predicate``: only those of its rows whose key has no match in another
-    source (a foreign key)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CheckShape:
-    """What the IR says of one kind of check (or metric): its failing rows, and the row
-    expressions it evaluates (what a pass over the IR's expressions visits: literal
-    typing, regex checks)."""
-
-    rows: Callable[[Any], FailingRows]
-    expressions: Callable[[Any], tuple[Expr, ...]] = lambda check: ()
-
-
-_WHOLE_TABLE = CheckShape(lambda check: FailingRows())
-
-METRIC_SHAPES: dict[type, CheckShape] = {
-    RowCountMetric: _WHOLE_TABLE,
-    ColumnMetric: _WHOLE_TABLE,
-    CountMetric: CheckShape(lambda m: FailingRows(m.counted, sampled=True), lambda m: (m.counted,)),
-    GroupMetric: CheckShape(
-        lambda m: FailingRows(group=m.columns, nulls=m.nulls if len(m.columns) > 1 else "any")
-    ),
-    FreshnessMetric: _WHOLE_TABLE,
-    AggregateMetric: CheckShape(
-        lambda m: FailingRows(), lambda m: (m.where,) if m.where is not None else ()
-    ),
-    RowCountMatchMetric: _WHOLE_TABLE,
-}
-
 CHECK_SHAPES: dict[type, CheckShape] = {
     RowCheck: CheckShape(
         lambda c: FailingRows(c.failing, sampled=True), lambda c: (c.failing, *c.summed)
@@ -389,30 +335,21 @@ CHECK_SHAPES: dict[type, CheckShape] = {
         lambda c: FailingRows() if c.group_by else METRIC_SHAPES[type(c.metric)].rows(c.metric),
         lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
     ),
-    SchemaCheck: _WHOLE_TABLE,
-    SqlCheck: _WHOLE_TABLE,
-    EqualsCheck: _WHOLE_TABLE,
-    ColStatsCheck: _WHOLE_TABLE,
-    ValidatorCheck: _WHOLE_TABLE,
+    SchemaCheck: WHOLE_TABLE,
+    SqlCheck: WHOLE_TABLE,
+    EqualsCheck: WHOLE_TABLE,
+    ColStatsCheck: WHOLE_TABLE,
+    ValidatorCheck: WHOLE_TABLE,
     ForeignKeyCheck: CheckShape(
         lambda c: FailingRows(keyed(c.lookup.columns), sampled=True, absent=c.lookup)
     ),
 }
-"""Every kind of check and metric: a new one is a dataclass above and its entry here (and
-in the planner's :data:`assay.planner.measures.CHECK_MEASURES` and the judge's
-:data:`assay.evaluate.JUDGES`); a kind missing from any of them fails at import."""
+"""Every kind of check: a new one is a dataclass above and its entry here (a metric's is in
+:data:`assay.ir.metrics.METRIC_SHAPES`), in the planner's
+:data:`assay.planner.measures.CHECK_MEASURES` and in the judge's
+:data:`assay.evaluate.JUDGES`; a kind missing from any of them fails at import."""
 
 
-def complete(registry: Mapping[type, object], union: object, name: str) -> None:
-    """Fail at import when ``registry`` does not have exactly the classes of ``union``."""
-    wanted = set(get_args(union))
-    if set(registry) != wanted:
-        missing = sorted(t.__name__ for t in wanted - set(registry))
-        extra = sorted(t.__name__ for t in set(registry) - wanted)
-        raise TypeError(f"{name} is not complete: missing {missing}, unknown {extra}")
-
-
-complete(METRIC_SHAPES, Metric, "assay.ir.rules.METRIC_SHAPES")
 complete(CHECK_SHAPES, Check, "assay.ir.rules.CHECK_SHAPES")
 
 

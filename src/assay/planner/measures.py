@@ -19,7 +19,6 @@ from assay.ir.metrics import (
     CountMetric,
     FreshnessMetric,
     GroupMetric,
-    GroupNulls,
     Metric,
     RowCountMetric,
 )
@@ -35,8 +34,8 @@ from assay.ir.rules import (
     SqlCheck,
     UniqueCheck,
     ValidatorCheck,
-    complete,
 )
+from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Threshold
 from assay.planner.references import (
     ReferenceRows,

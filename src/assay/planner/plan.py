@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from assay.ir.expr import Expr, Scalar, Sql, columns_of, walk
-from assay.ir.metrics import GroupNulls
 from assay.ir.references import Lookup
 from assay.ir.rules import SqlCheck, UniqueCheck
+from assay.ir.shapes import GroupNulls
 from assay.ir.sources import Source
 from assay.ir.suite import Table
 from assay.planner.measures import (
