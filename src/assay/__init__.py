@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         session,
         validate,
     )
-    from assay.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
+    from assay.api.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
     from assay.errors import (
         AssayError,
         ChecksFailed,
@@ -62,9 +62,9 @@ _LAZY = {
     "run": "assay.api",
     "session": "assay.api",
     "validate": "assay.api",
-    "compare": "assay.comparing",
-    "run_comparison_job": "assay.comparing",
-    "run_comparison_job_from_dfs": "assay.comparing",
+    "compare": "assay.api.comparing",
+    "run_comparison_job": "assay.api.comparing",
+    "run_comparison_job_from_dfs": "assay.api.comparing",
     "AssayError": "assay.errors",
     "ChecksFailed": "assay.errors",
     "ConfigError": "assay.errors",

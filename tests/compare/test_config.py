@@ -7,9 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from assay.comparison.render import render_comparisons
 from assay.config import load_suite
 from assay.errors import ConfigErrors
-from assay.planner.compare_render import render_comparisons
 
 
 def load(tmp_path, text: str, name: str = "c.yaml"):

@@ -16,12 +16,12 @@ from assay.cli.compare import (
     side,
     tolerances,
 )
+from assay.comparison.plan import UnboundComparison, plan_comparison
 from assay.config import load_suite
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import DatasetComparison
 from assay.ir.origin import Origin
 from assay.ir.suite import CatalogSource, PathSource
-from assay.planner.compare import UnboundComparison, plan_comparison
 
 ID_V = [("id", "int"), ("v", "double")]
 HEADERLESS = [("_c0", "string"), ("_c1", "string")]

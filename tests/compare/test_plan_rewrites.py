@@ -193,8 +193,8 @@ def test_unmatched_rows_over_the_unmatched_keys_equal_whole_sides(
 ):
     """Duplicated keys on both sides, null keys, a composite key, tolerances (one job's
     datasets share a key count: spark-data-test unions its row reports by position)."""
-    import assay.planner.compare as planner
-    from assay.comparing import run_comparison_job
+    import assay.comparison.plan as planner
+    from assay.api.comparing import run_comparison_job
     from tests.compare.test_spark_data_test import _job, _reports, _write_inputs
 
     configs = _write_inputs(spark, tmp_path, names)

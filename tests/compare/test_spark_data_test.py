@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.comparing import run_comparison_job
+from assay.api.comparing import run_comparison_job
 from assay.config import load_suite
 from assay.executor.run import run_suite
 from tests.helpers import validate_event
@@ -197,7 +197,7 @@ def test_run_comparison_job_from_dfs(spark, tmp_path, connect_mode):
     job.run_comparison_job_from_dfs(
         spark, "job", s, t, params, {"output_dir": str(tmp_path / "theirs")}
     )
-    from assay.comparing import run_comparison_job_from_dfs
+    from assay.api.comparing import run_comparison_job_from_dfs
 
     result = run_comparison_job_from_dfs(
         spark, "job", s, t, params, {"output_dir": str(tmp_path / "ours")}

@@ -13,10 +13,10 @@ from fractions import Fraction
 import pytest
 
 import assay
+from assay.comparison.tolerance import DecimalBound, LimbBound, tolerance_bound
 from assay.emit import compare_tolerance as emit
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import NumericTolerance
-from assay.planner.compare_tolerance import DecimalBound, LimbBound, tolerance_bound
 from tests.cli.test_cli import assay as run_cli
 
 pytestmark = pytest.mark.spark

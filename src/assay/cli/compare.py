@@ -353,7 +353,7 @@ def explain_comparisons(suite: Suite, format: str) -> None:
 
     from assay.api.explaining import PLAN_SCHEMA_VERSION
     from assay.cli.console import out as _out
-    from assay.planner.compare_render import render_comparison, render_comparisons
+    from assay.comparison.render import render_comparison, render_comparisons
     from assay.planner.plan_json import comparison_json
 
     if not suite.comparisons:

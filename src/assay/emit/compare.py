@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
 
+from assay.comparison.plan import ColumnPlan, ComparePlan
+from assay.comparison.tolerance import exact_difference
 from assay.emit.columns import balanced, col
 from assay.emit.compare_tolerance import decimal_type, within
-from assay.planner.compare import ColumnPlan, ComparePlan
-from assay.planner.compare_tolerance import exact_difference
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

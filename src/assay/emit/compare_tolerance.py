@@ -1,5 +1,5 @@
 """A comparison's numeric tolerance as a Spark column: ``|s - t| <= absolute + relative *
-|t|`` as :mod:`assay.planner.compare_tolerance` formulates it for the two sides' types
+|t|`` as :mod:`assay.comparison.tolerance` formulates it for the two sides' types
 (docs/compare.md)."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect import functions as F
 
-from assay.emit.columns import balanced
-from assay.planner.compare_tolerance import (
+from assay.comparison.tolerance import (
     LIMB,
     LIMB_DIGITS,
     DecimalBound,
@@ -20,6 +19,7 @@ from assay.planner.compare_tolerance import (
     LinearForm,
     ToleranceBound,
 )
+from assay.emit.columns import balanced
 
 if TYPE_CHECKING:
     from pyspark.sql import Column

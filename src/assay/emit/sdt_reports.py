@@ -16,6 +16,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from assay.comparison.plan import ColumnPlan, ComparePlan
 from assay.emit.columns import balanced, col
 from assay.emit.compare import (
     S,
@@ -26,7 +27,6 @@ from assay.emit.compare import (
     pair_values,
     sdt_after_tolerance,
 )
-from assay.planner.compare import ColumnPlan, ComparePlan
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

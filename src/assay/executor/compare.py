@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pyspark.sql.connect.session import SparkSession
 
+from assay.comparison import plan as compare_plan
+from assay.comparison.judge import column_counts, counts, differs, judge
+from assay.comparison.plan import UnboundComparison, plan_comparison
+from assay.comparison.render import describe_source
 from assay.emit import compare as emit
 from assay.emit.spark import snippet_types, source_frame
 from assay.errors import AssayError, ConfigError, ConfigErrors
@@ -27,10 +31,6 @@ from assay.executor.spark_errors import (
 from assay.ir.compare import ComparisonSetting, DatasetComparison, FrameRef, SdtReports
 from assay.ir.origin import Origin
 from assay.ir.suite import RunPolicy
-from assay.planner import compare as compare_plan
-from assay.planner.compare import UnboundComparison, plan_comparison
-from assay.planner.compare_judge import column_counts, counts, differs, judge
-from assay.planner.compare_render import describe_source
 from assay.report.comparison import ComparisonResult
 from assay.report.events import RunSummary, spark_json
 

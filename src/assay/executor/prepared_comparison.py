@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from assay.comparison.plan import ComparePlan
 from assay.ir.compare import DatasetComparison
-from assay.planner.compare import ComparePlan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect.session import SparkSession
 
+from assay.comparison.render import describe_source
 from assay.emit import profile as emit
 from assay.emit.statistics import UNKNOWN, ScanFacts, scan_facts
 from assay.errors import AssayError, ConfigError, SparkFailure
@@ -27,7 +28,6 @@ from assay.executor.table import aggregate_values
 from assay.ir.origin import Origin
 from assay.ir.sources import DataFrameSource, Source
 from assay.ir.suite import Table
-from assay.planner.compare_render import describe_source
 from assay.planner.cost import MERGE_SUBPLANS_RULE
 from assay.planner.measures import RowCount
 from assay.planner.profile import (

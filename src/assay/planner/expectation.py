@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from assay.comparison.render import describe_source
 from assay.ir.expr import (
     And,
     Coalesce,
@@ -60,7 +61,6 @@ from assay.ir.rules import (
     ValidatorCheck,
 )
 from assay.ir.values import Op, Tolerance
-from assay.planner.compare_render import describe_source
 
 SHOWN_VALUES = 10
 """An ``IN`` list shows at most this many values, then how many more there are."""

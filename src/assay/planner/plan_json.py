@@ -12,10 +12,10 @@ import functools
 import re
 from typing import Any
 
+from assay.comparison.judge import default_checks
+from assay.comparison.render import describe_source
 from assay.ir.compare import CompareCheck, DatasetComparison
 from assay.ir.origin import Origin
-from assay.planner.compare_judge import default_checks
-from assay.planner.compare_render import describe_source
 from assay.planner.measures import ColumnAgg, GroupStats, kind_of
 from assay.planner.plan import (
     AggregatePlan,

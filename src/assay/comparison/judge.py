@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from assay.comparison.plan import COUNTS, ComparePlan
 from assay.ir.compare import DEFAULT_CHECK_METRICS, CompareCheck, DatasetComparison
 from assay.ir.values import Comparison, Op
-from assay.planner.compare import COUNTS, ComparePlan
 
 Number = int | float
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay.comparison.judge import default_checks
+from assay.comparison.plan import DIFFERING_KEYS_LIMIT
 from assay.ir.compare import DatasetComparison, FrameRef, Side
 from assay.ir.suite import CatalogSource, PathSource, SqlSource
-from assay.planner.compare import DIFFERING_KEYS_LIMIT
-from assay.planner.compare_judge import default_checks
 
 
 def describe_source(source: Side) -> str:

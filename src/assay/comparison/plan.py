@@ -1,7 +1,7 @@
 """Planning a dataset comparison (pure): which columns are compared and how, and the names of
 the one aggregate's outputs (docs/compare.md). The metrics read back from them and the
-verdicts of the checks are ``compare_judge``'s, the numeric tolerances ``compare_tolerance``'s,
-the text ``assay explain`` prints ``compare_render``'s."""
+verdicts of the checks are ``judge``'s, the numeric tolerances ``tolerance``'s,
+the text ``assay explain`` prints ``render``'s."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from assay.comparison.tolerance import ToleranceBound, tolerance_bound
 from assay.ir.compare import ComparisonSetting, DatasetComparison, NumericTolerance, Side
 from assay.ir.suite import PathSource
-from assay.planner.compare_tolerance import ToleranceBound, tolerance_bound
 
 Kind = Literal["numeric", "string", "other"]
 
