@@ -65,11 +65,7 @@ def load_suite(
     _check_unique_names(tables, errors)
     monitoring = _one_store(contexts, errors)
     if errors:
-        plain = not any(c.views or c.deferred or c.comparisons for c in contexts)
-        # a table is kept when no error is inside it (a dialect drops most such tables)
-        bad = [e.origin for e in errors if e.origin is not None]
-        valid = tuple(t for t in tables if plain and not any(o.within(t.origin) for o in bad))
-        raise ConfigErrors(errors, valid=valid)
+        raise ConfigErrors(errors, valid=_valid_tables(tables, contexts, errors))
     return Suite(
         tables=tuple(tables),
         files=tuple(os.fspath(p) for p in paths),
@@ -81,6 +77,18 @@ def load_suite(
         comparisons=tuple(x for c in contexts for x in c.comparisons),
         monitoring=monitoring,
     )
+
+
+def _valid_tables(
+    tables: list[Table], contexts: list[Context], errors: list[ConfigError]
+) -> tuple[Table, ...]:
+    """The tables of an invalid suite that hold no error (a dialect drops most such
+    tables); none when a file declares views, deferred tables or comparisons, which
+    tables may need."""
+    if any(c.views or c.deferred or c.comparisons for c in contexts):
+        return ()
+    bad = [e.origin for e in errors if e.origin is not None]
+    return tuple(t for t in tables if not any(o.within(t.origin) for o in bad))
 
 
 def _one_store(contexts: list[Context], errors: list[ConfigError]) -> Monitoring | None:

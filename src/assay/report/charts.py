@@ -260,12 +260,7 @@ def trend(
     bars: tuple[Bar, ...] = ()
     if band is not None and points:
         x = left + pad + (len(points) - 1) * step
-        top = pad if band[1] is None else y_of(band[1])
-        bottom = height - pad if band[0] is None else y_of(band[0])
-        allowed = " – ".join("…" if b is None else shown(b) for b in band)
-        said = f"allowed this run: {allowed}"
-        rect = Rect(x - 5, top, 10, max(bottom - top, 1.0), "band", said)
-        bars = (Bar((rect,), (), said),)
+        bars = (_band(band, x, (y_of(band[1]), y_of(band[0])), (pad, height - pad), shown),)
     return Chart(
         "trend",
         width,
@@ -276,6 +271,23 @@ def trend(
         line=" ".join(coords) if len(coords) > 1 else None,
         dots=tuple(dots),
     )
+
+
+def _band(
+    band: tuple[float | None, float | None],
+    x: float,
+    ys: tuple[float, float],
+    edges: tuple[float, float],
+    shown: Callable[[float], str],
+) -> Bar:
+    """The shaded band of values a trend's last run was allowed, at ``x``: from ``ys``
+    (the y of the high and the low bound), a missing bound reaching the chart's ``edges``
+    (top, bottom)."""
+    top = edges[0] if band[1] is None else ys[0]
+    bottom = edges[1] if band[0] is None else ys[1]
+    allowed = " – ".join("…" if b is None else shown(b) for b in band)
+    said = f"allowed this run: {allowed}"
+    return Bar((Rect(x - 5, top, 10, max(bottom - top, 1.0), "band", said),), (), said)
 
 
 def _ends(point: Point, shown: Callable[[float], str]) -> str:
