@@ -12,7 +12,7 @@ import pytest
 
 import assay
 from assay.executor.profile import SAMPLE_SEED
-from assay.planner.profile import FORMATS, NUMBER, NUMERIC, ProfileOptions
+from assay.profiling.plan import FORMATS, NUMBER, NUMERIC, ProfileOptions
 from assay.report.events import json_number
 from tests.helpers import validate_event
 
@@ -253,7 +253,7 @@ def test_quantiles_by_value_are_percentile_approx_on_data_it_keeps_whole(spark, 
     edges it answers with the min and max and ranks that fall on a value's last row."""
     from collections import Counter
 
-    from assay.planner.profile_second import nearest_rank
+    from assay.profiling.second import nearest_rank
 
     quantiles = (0.00005, 0.0001, 0.05, 0.25, 0.5, 0.75, 0.95, 0.9999, 1.0)
     rows = ", ".join(f"({'NULL' if v is None else v})" for v in values)

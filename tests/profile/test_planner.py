@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from assay.ir.sources import PathSource
 from assay.planner.measures import ColumnAgg, ExprAggregate, GroupStats, RowCount, kind_of
-from assay.planner.profile import ProfileOptions, family_of, plan_profile, render_profile
-from assay.planner.profile_second import explain_second, second_plan
+from assay.profiling.plan import ProfileOptions, family_of, plan_profile, render_profile
+from assay.profiling.second import explain_second, second_plan
 
 PARQUET = PathSource("parquet", ("/data/t.parquet",))
 CSV = PathSource("csv", ("/data/t.csv",))

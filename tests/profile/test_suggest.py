@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import assay
-from assay.report.suggest import column_suggestions, key_suggestions, wald_lower
+from assay.profiling.suggest import column_suggestions, key_suggestions, wald_lower
 from tests.conftest import ROOT
 
 SCHEMA = ("id BIGINT, code STRING, n_text STRING, flag_text STRING, when_text STRING, "

@@ -10,7 +10,7 @@ from typing import Any
 from assay.errors import ConfigError
 from assay.ir.origin import Origin
 from assay.ir.sources import DataFrameSource
-from assay.planner.profile import DEFAULT_PROFILE, ProfileOptions
+from assay.profiling.plan import DEFAULT_PROFILE, ProfileOptions
 from assay.report.jsonl import json_line
 
 PLACEHOLDER_SOURCE = {"table": "replace_me"}
@@ -48,7 +48,7 @@ class Profile:
     def suggest(self, source: Mapping[str, Any] | None = None) -> str:
         """A starter native config (YAML text) whose table reads ``source`` (a native
         source mapping: ``{"table": "db.t"}``, ``{"path": ..., "format": ...}``)."""
-        from assay.report.suggest import suggest_yaml
+        from assay.profiling.suggest import suggest_yaml
 
         return suggest_yaml(self.events, source or PLACEHOLDER_SOURCE)
 

@@ -125,7 +125,7 @@ def source_mapping(source: Source, given: str | None = None) -> dict[str, Any]:
 def profile_options(columns: str | None, sample: float | None, exact: bool) -> Any:
     """The profile's options from the command line."""
     from assay.api.profiling import checked_sample
-    from assay.planner.profile import ProfileOptions
+    from assay.profiling.plan import ProfileOptions
 
     names = None
     if columns is not None:
@@ -202,7 +202,7 @@ def suggest_command(
     debug: opt.Debug = False,
 ) -> None:
     """Suggest a starter native config from a profile of the table (YAML on stdout)."""
-    from assay.report.suggest import suggest_yaml, suggestion_warnings
+    from assay.profiling.suggest import suggest_yaml, suggestion_warnings
 
     def action() -> None:
         found = target(source, sql, format, option)

@@ -1,4 +1,4 @@
-"""The Spark frames of a profile (:mod:`assay.planner.profile`): its first plan is the
+"""The Spark frames of a profile (:mod:`assay.profiling.plan`): its first plan is the
 validation aggregate's machinery (:func:`assay.emit.spark.aggregate_frame`), its second
 cross-joins the histograms, the candidate keys' group-bys and the frequency tables."""
 
@@ -13,8 +13,8 @@ from assay.emit.columns import balanced, col, column
 from assay.emit.spark import aggregate_frame, group_frame, histogram_bucket, histogram_frame
 from assay.ir.expr import Col, Length, rebuild
 from assay.planner.measures import CountIf, ExprAggregate
-from assay.planner.profile import ProfilePlan
-from assay.planner.profile_second import FrequencyTable, SecondPlan
+from assay.profiling.plan import ProfilePlan
+from assay.profiling.second import FrequencyTable, SecondPlan
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -93,7 +93,7 @@ def _value_tests(i: int, table: FrequencyTable) -> list[Column]:
 def value_rows(tables: Sequence[FrequencyTable], found: Sequence[Any]) -> dict[str, list[dict]]:
     """Each table's rows from :func:`frequencies_frame`'s output: ``value``, its count
     ``n`` and, for a table with deferred statistics, ``length`` and ``t<k>`` (the k-th
-    deferred statistic's test), as :func:`assay.planner.profile_second.by_value` reads them."""
+    deferred statistic's test), as :func:`assay.profiling.second.by_value` reads them."""
     split: dict[str, list[dict]] = {t.column: [] for t in tables}
     for r in found:
         i = next(i for i in range(len(tables)) if r[f"g{i}"] == 0)

@@ -30,14 +30,14 @@ from assay.ir.sources import DataFrameSource, Source
 from assay.ir.suite import Table
 from assay.planner.cost import MERGE_SUBPLANS_RULE
 from assay.planner.measures import RowCount
-from assay.planner.profile import (
+from assay.profiling.plan import (
     DEFAULT_PROFILE,
     ProfileOptions,
     ProfilePlan,
     plan_profile,
     render_profile,
 )
-from assay.planner.profile_second import (
+from assay.profiling.second import (
     SecondPlan,
     by_value,
     explain_second,

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from assay.planner.measures import GroupStats, RowCount
-from assay.planner.profile import FORMATS, PARSES, ColumnPlan, ProfilePlan
+from assay.profiling.plan import FORMATS, PARSES, ColumnPlan, ProfilePlan
 from assay.report.events import json_number
 
 PROFILE_SCHEMA_VERSION = 1

@@ -38,8 +38,8 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
 from assay.ir.expr import Col
-from assay.planner.profile import FORMATS, NUMERIC, parse_test
 from assay.planner.sqltext import render_expr
+from assay.profiling.plan import FORMATS, NUMERIC, parse_test
 
 Event = Mapping[str, Any]
 Z_95 = 1.959963984540054

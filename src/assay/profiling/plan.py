@@ -8,7 +8,7 @@ the scan slots are split into branches by :func:`assay.planner.cost.scan_branche
 object aggregates, which Spark runs without generated code, in a branch of their own), and
 an exact distinct count (on request) is a group-by branch of the same plan. What needs a
 second look once these values are known (histograms, candidate keys, frequency tables on
-a server without ``approx_top_k``) is :mod:`assay.planner.profile_second`.
+a server without ``approx_top_k``) is :mod:`assay.profiling.second`.
 """
 
 from __future__ import annotations

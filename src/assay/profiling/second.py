@@ -49,7 +49,7 @@ from assay.planner.plan import (
     ScanAggregate,
     Slot,
 )
-from assay.planner.profile import NUMERIC, TABLED, ColumnPlan, ProfilePlan
+from assay.profiling.plan import NUMERIC, TABLED, ColumnPlan, ProfilePlan
 
 KEY_FAMILIES = frozenset({"integral", "decimal", "string", "temporal"})
 """Families a candidate key may have (not floating numbers, booleans or nested values)."""
