@@ -1,6 +1,6 @@
 """Regexes that are a run of one ASCII class (``^[A-Za-z0-9 ,.]{1,44}$``, ``^\\d{5}$``),
 answered from the unbounded run of the class and the value's bytes before a final line
-terminator (:func:`assay.planner.regex.run_by_bytes`), give exactly what RLIKE gives as
+terminator (:func:`assay.planner.regex_runs.run_by_bytes`), give exactly what RLIKE gives as
 written, row by row, computed by Spark: on every ASCII character alone, strings ending
 in each line terminator Java's ``$`` accepts (and in two of them, or one in the middle),
 lengths one under, at and over each bound with and without a terminator, non-ASCII
@@ -46,7 +46,7 @@ def test_runs_by_bytes_answer_as_rlike_row_by_row(spark):
 
     from assay.emit.columns import column
     from assay.ir import Col
-    from assay.planner.regex import run_by_bytes
+    from assay.planner.regex_runs import run_by_bytes
 
     df = spark.createDataFrame([(s,) for s in RUN_TRICKY], "a string")
     outputs = []

@@ -10,16 +10,9 @@ import pytest
 from assay.ir import Col, HasText, InSet, IsNull, Matches, Not, Or
 from assay.ir.expr import And, Coalesce, Compare, LineBytes, Lit, walk
 from assay.ir.values import Op
-from assay.planner.regex import (
-    MAX_IN_SET,
-    ClassRun,
-    cheaper,
-    class_run,
-    finite_form,
-    language,
-    one_bit_set,
-    run_by_bytes,
-)
+from assay.planner.regex import MAX_IN_SET, cheaper, finite_form, language
+from assay.planner.regex_classes import one_bit_set
+from assay.planner.regex_runs import ClassRun, class_run, run_by_bytes
 
 TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")
 A = Col("a")
@@ -198,7 +191,7 @@ def test_only_a_plain_string_columns_runs_are_computed_by_bytes(types, rewritten
 
 
 def test_runs_are_computed_by_bytes_where_bounded_or_sharing_their_class():
-    from assay.planner.regex import runs_by_bytes
+    from assay.planner.regex_runs import runs_by_bytes
 
     def patterns(*regexes):
         forms = runs_by_bytes(list(regexes), lambda column: column != "collated")

@@ -100,7 +100,7 @@ class PlannerOptions:
     is at most ``value_max`` (:func:`assay.planner.values.joined`); off, one group-by
     per column (the plain form of the join). ``class_runs`` answers a regex that is a run
     of one ASCII class (``^[A-Za-z0-9 ,.]{1,44}$``) on a plain string column from the
-    unbounded run and the value's length in bytes (:func:`assay.planner.regex.run_by_bytes`);
+    unbounded run and the value's length in bytes (:func:`assay.planner.regex_runs.run_by_bytes`);
     off, every such regex runs as written (the plain form).
     """
 
@@ -177,6 +177,22 @@ def scan_branches(
     size_bytes: int | None = None,
     columnar: bool | None = None,
 ) -> tuple[ScanAggregate, ...]:
+    """Split scan slots into branches (:func:`split_branches`), the object aggregates in
+    one branch of their own, last (the planner's "split by cost" and "object aggregates
+    apart" passes, in one call for the profile's plans); deterministic."""
+    apart = tuple(s for s in slots if kind_of(s.measure).apart(s.measure))
+    rest = [s for s in slots if s not in apart]
+    others = split_branches(rest, source, options, size_bytes, columnar)
+    return (*others, ScanAggregate(apart)) if apart else others
+
+
+def split_branches(
+    slots: Sequence[Slot],
+    source: Source,
+    options: PlannerOptions = DEFAULT_OPTIONS,
+    size_bytes: int | None = None,
+    columnar: bool | None = None,
+) -> tuple[ScanAggregate, ...]:
     """Split scan slots into branches (see the module docstring); deterministic.
 
     ``size_bytes`` is the server's estimate of the table's size (None: unknown),
@@ -184,12 +200,6 @@ def scan_branches(
     """
     if not slots:
         return ()
-    apart = tuple(s for s in slots if kind_of(s.measure).apart(s.measure))
-    if apart:
-        # one object aggregate would make Spark interpret the whole aggregate: a branch
-        rest = [s for s in slots if s not in apart]
-        others = scan_branches(rest, source, options, size_bytes, columnar) if rest else ()
-        return (*others, ScanAggregate(apart))
     split = splits(source, options, size_bytes, columnar)
     if not split:
         return (ScanAggregate(tuple(slots)),)

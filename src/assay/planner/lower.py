@@ -1,65 +1,28 @@
-"""Lowering: a table's rules -> :class:`TablePlan` (pure, deterministic)."""
+"""Lowering: a table's rules -> :class:`TablePlan` (pure, deterministic): the fold of the
+planner's passes (:mod:`assay.planner.passes`), and the detail plan of the rules that
+failed."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
-from assay.ir.expr import Scalar, Sql, walk
-from assay.ir.rules import (
-    ColStatsCheck,
-    Rule,
-    SchemaCheck,
-    SqlCheck,
-    expressions_of,
-)
+from assay.ir.expr import Scalar
+from assay.ir.rules import ColStatsCheck, Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import Table
-from assay.planner.cost import (
-    DEFAULT_OPTIONS,
-    PlannerOptions,
-    group_partitions,
-    heavy,
-    key_bound,
-    own_branches,
-    scan_branches,
-    splits,
-)
-from assay.planner.joins import reference_branches
-from assay.planner.measures import (
-    ColumnAgg,
-    CountIf,
-    GroupStats,
-    Histogram,
-    Measure,
-    PerGroup,
-    RowCount,
-    SqlAggregate,
-    kind_of,
-    measures_of,
-)
+from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, heavy, key_bound, own_branches
+from assay.planner.measures import Histogram
+from assay.planner.passes import PASSES, PlanContext, PlanState, run
 from assay.planner.plan import (
     AggregatePlan,
     DetailEntry,
     DetailPlan,
-    FoldedSql,
-    GroupAggregate,
     HistogramColumn,
     HistogramPlan,
-    Slot,
     SqlPlan,
     SqlQuery,
     TablePlan,
-    ValueAggregate,
-    expects_unique,
 )
-from assay.planner.regex import cheaper, runs_by_bytes
-from assay.planner.sqlfold import (
-    RowCountQuery,
-    aggregate_query,
-    row_count_query,
-    snippet_columns,
-)
-from assay.planner.values import plain_string, value_branches
 
 
 def plan_table(
@@ -72,96 +35,46 @@ def plan_table(
     columnar: bool | None = None,
     types: Mapping[str, str] | None = None,
 ) -> TablePlan:
-    """Compile a table's rules into one aggregate plan, one SQL plan and a detail template.
+    """Compile a table's rules into one aggregate plan, one SQL plan and a detail template:
+    the fold of the planner's passes (:data:`assay.planner.passes.PASSES`) over the
+    table, then the plans read from the last state (:func:`planned`).
 
-    Equal measures requested by several rules share one slot; slot names come from the
-    order in which rules first ask for them, so the plan is stable across runs. How the
-    slots are split into scan branches is decided by cost (:mod:`assay.planner.cost`).
-    SQL rules that only count rows are folded into the aggregate
-    (:mod:`assay.planner.sqlfold`), except those in ``unfold`` (kept as queries).
+    ``types`` maps the source's lower-case column names to Spark types (None: unknown):
+    the literals of the rules are typed in them, and they decide the columns whose
+    counts can be answered by value (:mod:`assay.planner.values`). ``size_bytes`` and
+    ``columnar`` are the server's view of the source (:func:`assay.planner.cost.splits`).
+    SQL rules in ``unfold`` keep their queries (:mod:`assay.planner.sqlfold`).
     ``key_range`` names a key column (a number or a date) whose min and max the
     aggregate also computes when some rule may need samples, so the detail plan can
     bound its heavy branches (:func:`assay.planner.cost.key_bound`). The rules in
     ``without`` are left out of every plan (their referenced source cannot be read).
-    ``size_bytes`` and ``columnar`` are the server's view of the source
-    (:func:`assay.planner.cost.splits`); ``types`` maps its lower-case column names to
-    Spark types (None: unknown), which decide the columns whose counts can be answered
-    by value (:mod:`assay.planner.values`).
     """
-    folded = _folded(table.rules, unfold) if options.fold_sql else ()
-    detail = _detail_template(table, without)
-    key_range = key_range if detail is not None else None
-    extra = (ColumnAgg("min", key_range), ColumnAgg("max", key_range)) if key_range else ()
-    slots = _slots(table.rules, {f.rule_index: f.measure for f in folded}, extra, without)
-    values: tuple[ValueAggregate, ...] = ()
-    if options.by_value and splits(table.source, options, size_bytes, columnar):
-        slots, values = value_branches(slots, table, types, options.value_max, options.join_values)
-    if options.class_runs:
-        slots = class_runs(slots, types)
-    scans = scan_branches(
-        [s for s in slots if kind_of(s.measure).scan],
-        table.source,
-        options,
-        size_bytes,
-        columnar,
+    context = PlanContext(
+        options, types, size_bytes, columnar, frozenset(unfold), frozenset(without), key_range
     )
-    groups = tuple(
-        _group(table, s, options, size_bytes)
-        for s in slots
-        if not kind_of(s.measure).scan and not kind_of(s.measure).reference
-    )
-    aggregate = (
-        AggregatePlan(scans, groups, reference_branches(slots), values) if slots or values else None
-    )
-    sql = _sql_plan(table.rules, {f.rule_index for f in folded})
+    return planned(run(PASSES, PlanState(table), context))
+
+
+def planned(state: PlanState) -> TablePlan:
+    """The table's plans from the state the passes leave: the aggregate of its branches,
+    the SQL rules not folded as one query, the histograms, the schema rules."""
+    table = state.table
+    assert not state.slots, state.slots  # every pass placed its slots in a branch
+    aggregate = AggregatePlan(state.branches) if state.branches else None
+    sql = _sql_plan(table.rules, {f.rule_index for f in state.folded})
     if sql is not None and aggregate is None:
         sql = SqlPlan(sql.queries, count_rows=True)
     return TablePlan(
         table=table,
         aggregate=aggregate,
         sql=sql,
-        detail=detail,
+        detail=state.detail,
         schema_rules=tuple(
             i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)
         ),
         histogram=_histogram_plan(table.rules),
-        folded=folded,
-        key_range=key_range,
-    )
-
-
-def class_runs(slots: Iterable[Slot], types: Mapping[str, str] | None) -> tuple[Slot, ...]:
-    """The slots with the regexes of their counts that are runs of one ASCII class, on a
-    plain string column, computed in their byte-length form where that pays
-    (:func:`assay.planner.regex.runs_by_bytes`, the slot's ``computed``): rules asking
-    for runs of one class on one column share one regex per row."""
-    slots = tuple(slots)
-    counts = [s for s in slots if isinstance(s.measure, CountIf)]
-    forms = runs_by_bytes(
-        [s.measure.predicate for s in counts],  # type: ignore[union-attr]
-        lambda column: plain_string(column, types),
-    )
-    computed = {
-        s.name: CountIf(form)
-        for s, form in zip(counts, forms, strict=True)
-        if form != s.measure.predicate  # type: ignore[union-attr]
-    }
-    return tuple(
-        dataclasses.replace(s, computed=computed[s.name]) if s.name in computed else s
-        for s in slots
-    )
-
-
-def _group(
-    table: Table, slot: Slot, options: PlannerOptions, size_bytes: int | None
-) -> GroupAggregate:
-    if isinstance(slot.measure, PerGroup):
-        return GroupAggregate(slot.measure.group_by, slot)
-    assert isinstance(slot.measure, GroupStats)
-    if not expects_unique(table, slot):
-        return GroupAggregate(slot.measure.columns, slot)
-    return GroupAggregate(
-        slot.measure.columns, slot, by_key=True, partitions=group_partitions(size_bytes, options)
+        folded=state.folded,
+        key_range=state.key_range,
     )
 
 
@@ -249,52 +162,6 @@ def _detail_bounds(
     return bounds
 
 
-def _folded(rules: tuple[Rule, ...], unfold: Collection[int]) -> tuple[FoldedSql, ...]:
-    found = []
-    for index, rule in enumerate(rules):
-        if isinstance(rule.check, SqlCheck) and index not in unfold:
-            query = row_count_query(rule.check)
-            if query is not None:
-                found.append(FoldedSql(index, _folded_measure(query), query))
-            elif (compared := aggregate_query(rule.check)) is not None:
-                found.append(FoldedSql(index, SqlAggregate(compared.projection), compared))
-    return tuple(found)
-
-
-def _folded_measure(query: RowCountQuery) -> CountIf | RowCount | GroupStats:
-    where = None if query.condition is None else Sql(query.condition)
-    if query.distinct:
-        return GroupStats(query.distinct, "any", where)
-    return RowCount() if where is None else CountIf(where)
-
-
-def _slots(
-    rules: Iterable[Rule],
-    folded: Mapping[int, Measure],
-    extra: Iterable[Measure] = (),
-    without: Collection[int] = (),
-) -> tuple[Slot, ...]:
-    # The row count is always computed with the other aggregates: every result reports it.
-    users: dict[Measure, list[int]] = {RowCount(): []}
-    for index, rule in enumerate(rules):
-        if index in without:
-            continue
-        for measure in (folded[index],) if index in folded else measures_of(rule):
-            users.setdefault(measure, []).append(index)
-    for measure in extra:
-        users.setdefault(measure, [])
-    if len(users) == 1 and not users[RowCount()]:
-        return ()
-    return tuple(
-        Slot(f"m{n:03d}_{_suffix(m)}", m, tuple(dict.fromkeys(idx)))
-        for n, (m, idx) in enumerate(users.items())
-    )
-
-
-def _suffix(measure: Measure) -> str:
-    return kind_of(measure).suffix(measure)
-
-
 def _histogram_plan(rules: tuple[Rule, ...]) -> HistogramPlan | None:
     """Every colstats histogram of the table in one extra plan (equal ones shared)."""
     users: dict[Histogram, list[int]] = {}
@@ -316,40 +183,6 @@ def _sql_plan(rules: tuple[Rule, ...], folded: Collection[int]) -> SqlPlan | Non
     ]
     queries = tuple(SqlQuery(f"q{n:03d}", i, check) for n, (i, check) in enumerate(sql_rules))
     return SqlPlan(queries) if queries else None
-
-
-def _detail_template(table: Table, without: Collection[int] = ()) -> DetailPlan | None:
-    if not table.detail or table.sample_size <= 0:
-        return None
-    entries = tuple(
-        entry
-        for index, rule in enumerate(table.rules)
-        if index not in without and (entry := _detail_entry(index, rule)) is not None
-    )
-    return DetailPlan(entries, table.keys, table.sample_size) if entries else None
-
-
-def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
-    """The sample rows of a rule whose failure shows them (its IR's failing rows)."""
-    grouped = [m for m in measures_of(rule) if isinstance(m, PerGroup)]
-    if grouped:  # a metric judged per group: its samples are the failing groups
-        return DetailEntry(index, grouped[0].group_by, grouped=grouped[0])
-    rows = rule.failing_rows
-    if not rows.sampled:
-        return None
-    if rows.group:
-        return DetailEntry(
-            index, rule.columns, group=rows.group, nulls=rows.nulls, where=rows.where
-        )
-    assert rows.predicate is not None
-    predicate = cheaper(rows.predicate)
-    return DetailEntry(index, rule.columns, predicate, absent=rows.absent, reads=_reads(rule))
-
-
-def _reads(rule: Rule) -> tuple[str, ...]:
-    """The names the SQL snippets of a rule's own condition read (not its filter's)."""
-    snippets = (n for e in expressions_of(rule.check) for n in walk(e) if isinstance(n, Sql))
-    return tuple(dict.fromkeys(name for s in snippets for name in snippet_columns(s.text)))
 
 
 def _sampled(entry: DetailEntry, row: tuple[str, ...]) -> tuple[str, ...]:

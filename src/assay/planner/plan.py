@@ -41,7 +41,7 @@ class Slot:
 
     ``computed``, when set, is the form the plan computes the measure in: the same value
     by a cheaper road (a regex run of one class by its bytes:
-    :func:`assay.planner.lower.class_runs`); answers stay keyed by ``measure``."""
+    :func:`assay.planner.passes.class_runs.class_runs`); answers stay keyed by ``measure``."""
 
     name: str
     measure: Measure
