@@ -1,6 +1,7 @@
-"""The options of a run are declared once (``assay.options.RunOptions``): ``assay.run``'s
-keywords, ``assay.load``'s, the command line of ``assay run`` / ``check`` / ``explain`` and
-the loader's ``LoadOptions`` cannot drift from it. No Spark."""
+"""The options of a run are declared once (``assay.options.RunOptions``, each field with
+its flags): ``assay.run``'s keywords, ``assay.load``'s, the command line of every command
+and the loader's ``LoadOptions`` are made from the declarations and cannot drift from
+them. No Spark."""
 
 from __future__ import annotations
 
@@ -17,17 +18,17 @@ from assay.api.running import run_with
 from assay.api.suites import load_with
 from assay.cli import app as cli
 from assay.cli.console import err
-from assay.cli.options import FROM_COMMAND_LINE, run_options
+from assay.cli.options import KINDS, run_options
 from assay.dialects.base import LoadOptions
 from assay.errors import ConfigError
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
-from assay.options import RunOptions
+from assay.options import RunOptions, declarations
 from tests.conftest import ROOT
 
 FIELDS = [f.name for f in dataclasses.fields(RunOptions)]
 NOT_OPTIONS = {"config", "spark"}
 """What ``assay.run`` takes besides options: what to run, and the session to run it on."""
-COMMAND_ONLY = {"ctx", "configs", "debug", "format", "passes"}
+COMMAND_ONLY = {"configs", "debug", "format", "passes"}
 """Parameters of the commands that are not options of a run."""
 
 
@@ -80,25 +81,48 @@ def _command_parameters(command) -> dict[str, object]:
     }
 
 
-def test_every_option_of_assay_run_sets_a_field_and_every_field_is_set():
-    parameters = _command_parameters(cli.run)
-    converted = {name for names, _ in FROM_COMMAND_LINE.values() for name in names}
-    as_given = set(parameters) - converted
-    assert as_given <= set(FIELDS), "an option of `assay run` no field reads"
-    assert converted <= set(parameters), "FROM_COMMAND_LINE reads an option `run` lacks"
-    assert set(FROM_COMMAND_LINE) <= set(FIELDS)
-    assert not as_given & set(FROM_COMMAND_LINE)
+def _options(command) -> set[tuple[frozenset[str], str]]:
+    """Every option of a click command: its names and its help."""
+    return {(frozenset((*p.opts, *p.secondary_opts)), p.help) for p in command.params}
+
+
+def _click_commands() -> dict[str, object]:
+    group = cli.command()
+    found = {name: c for name, c in group.commands.items() if name != "server"}
+    found |= {f"server {name}": c for name, c in group.commands["server"].commands.items()}
+    return found
+
+
+def test_every_command_takes_the_options_its_declarations_name_and_no_other():
+    commands = _click_commands()
+    for f, declared in declarations(RunOptions):
+        assert declared.commands <= set(commands), f.name
+        for flag in declared.flags:
+            names = frozenset(n.strip() for part in flag.names for n in part.split("/"))
+            option = (names - {""}, flag.help)
+            for name, command in commands.items():
+                assert (option in _options(command)) == (name in declared.commands), (f.name, name)
+
+
+def test_every_option_of_assay_run_is_a_declared_flag():
+    parameters = set(_command_parameters(cli.run))
+    params = {flag.param or f.name for f, d in declarations(RunOptions) for flag in d.flags}
+    assert parameters == params
     # Every field but the event sink (the CLI's own) comes from the command line.
-    assert as_given | set(FROM_COMMAND_LINE) == set(FIELDS) - {"on_event"}
+    given = {f.name for f, d in declarations(RunOptions) if d.flags}
+    assert given == set(FIELDS) - {"on_event"}
 
 
-@pytest.mark.parametrize("command", [cli.check, cli.explain])
-def test_the_loading_commands_options_are_a_part_of_runs(command):
-    run_parameters = inspect.signature(cli.run).parameters
-    for name, parameter in inspect.signature(command).parameters.items():
-        if name not in COMMAND_ONLY:
-            assert name in run_parameters
-            assert parameter.annotation == run_parameters[name].annotation
+def test_every_kind_has_a_type_and_a_default_per_flag():
+    for f, declared in declarations(RunOptions):
+        if declared.flags:
+            kind = KINDS[declared.kind]
+            assert len(kind.types(f)) == len(kind.defaults(f)) == len(declared.flags), f.name
+
+
+def test_the_run_command_declares_no_option_it_ignores():
+    own = inspect.signature(inspect.unwrap(cli.run)).parameters
+    assert list(own) == ["configs", "debug", "given"]
 
 
 def test_the_command_lines_defaults_are_the_options_defaults():
@@ -160,6 +184,13 @@ def test_options_are_frozen_and_own_their_values():
         options.concurrency = 8  # type: ignore[misc]
     assert options.with_vars({"b": "x"}).vars == {"a": "1", "b": "x"}
     assert options.with_vars({}) is options
+
+
+def test_a_keyword_a_function_does_not_take_is_a_type_error():
+    with pytest.raises(TypeError, match="run\\(\\) got an unexpected keyword argument 'remot'"):
+        assay.run("x.yaml", remot="sc://h")
+    with pytest.raises(TypeError, match="load\\(\\) got an unexpected keyword argument 'remote'"):
+        assay.load("x.yaml", remote="sc://h")
 
 
 def test_the_api_passes_the_options_object_down():

@@ -13,7 +13,7 @@ import contextlib
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -24,12 +24,13 @@ from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
-from assay.options import RunOptions
+from assay.options import RunOptions, checked, declarations, takes_options
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.dataframe import DataFrame
     from pyspark.sql.connect.session import SparkSession
 
+    from assay.planner.cost import PlannerOptions
     from assay.report.events import Event, RunSummary
     from assay.report.openlineage_http import Lineage
 
@@ -52,39 +53,8 @@ class Target:
     keep_server: bool = False
 
 
-def run(
-    config: Config,
-    *,
-    spark: SparkSession | None = None,
-    vars: Mapping[str, str] | None = None,  # noqa: A002 - the CLI's --var, by its name
-    remote: str | None = None,
-    server_conf: Mapping[str, str] | None = None,
-    keep_server: bool = False,
-    dialect: str | None = None,
-    sample_size: int | None = None,
-    concurrency: int = 4,
-    allow_shell: bool = False,
-    inputs: Mapping[str, str] | None = None,
-    source: str | None = None,
-    pipeline: str | None = None,
-    plugins: Iterable[str] = (),
-    exit_error_on_fail: bool = True,
-    email_on_pass: bool = False,
-    json_report: str | None = None,
-    html_report: str | None = None,
-    junit_report: str | None = None,
-    openlineage: str | None = None,
-    openlineage_url: str | None = None,
-    openlineage_namespace: str | None = None,
-    on_event: EventSink | None = None,
-    progress: Callable[[str], None] | None = None,
-    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
-    order: Literal["finish", "config"] = "finish",
-    metrics: str | None = None,
-    metrics_table: str | None = None,
-    tags: Mapping[str, str] | None = None,
-    run_time: str | None = None,
-) -> Result:
+@takes_options("run")
+def run(config: Config, *, spark: SparkSession | None = None, **options: Any) -> Result:
     """Run ``config`` as ``assay run`` does; the options are its command-line options.
 
     With ``spark=None`` the run connects to ``remote`` (or ``$SPARK_REMOTE``), else to
@@ -107,8 +77,7 @@ def run(
             read is its table's error in the result, exit code 3).
         UnsupportedSession: ``spark`` is not a Spark Connect session.
     """
-    given = {k: v for k, v in locals().items() if k not in ("config", "spark")}
-    return run_with(config, RunOptions(**given), spark=spark)
+    return run_with(config, RunOptions(**checked(run, options)), spark=spark)
 
 
 def run_with(config: Config, options: RunOptions, *, spark: SparkSession | None = None) -> Result:
@@ -288,10 +257,23 @@ def execute(
                 frames=frames,
                 plan_timeout=options.plan_timeout,
                 monitoring=monitoring,
+                options=planner_options(options),
             )
         finally:
             getattr(streamed, "close", lambda: None)()  # what a run that stopped still holds
     return _reported(suite, summary, tuple(events), options, lineage)
+
+
+def planner_options(options: RunOptions) -> PlannerOptions:
+    """The planner's options a run's set: each option declared with ``planner`` sets
+    that field of :class:`~assay.planner.cost.PlannerOptions`, the others keep theirs."""
+    from assay.planner.cost import PlannerOptions
+
+    return PlannerOptions(**{
+        d.planner: getattr(options, f.name)
+        for f, d in declarations(type(options))
+        if d.planner is not None
+    })  # fmt: skip
 
 
 def _reported(

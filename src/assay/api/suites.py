@@ -19,7 +19,7 @@ from assay.config.node import Node
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.origin import Origin
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite
-from assay.options import RunOptions
+from assay.options import RunOptions, checked, takes_options
 
 Config = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Suite
 """What :func:`assay.run` checks: a config file, several, or a suite already loaded."""
@@ -31,20 +31,8 @@ _ENTRY_POINTS = threading.Lock()
 _entry_points_loaded = False
 
 
-def load(
-    config: Config,
-    *,
-    vars: Mapping[str, str] | None = None,  # noqa: A002 - the CLI's --var, by its name
-    dialect: str | None = None,
-    sample_size: int | None = None,
-    allow_shell: bool = False,
-    inputs: Mapping[str, str] | None = None,
-    source: str | None = None,
-    pipeline: str | None = None,
-    plugins: Iterable[str] = (),
-    exit_error_on_fail: bool = True,
-    for_run: bool = True,
-) -> Suite:
+@takes_options("load")
+def load(config: Config, *, for_run: bool = True, **options: Any) -> Suite:
     """The suite of ``config`` (files in any dialect), as ``assay run`` loads it.
 
     The options are the CLI's (``--var``, ``--dialect``, ``--sample-size``,
@@ -55,8 +43,7 @@ def load(
     Raises:
         ConfigErrors: every config error (``.errors``), each with file, line and path.
     """
-    given = {k: v for k, v in locals().items() if k not in ("config", "for_run")}
-    return load_with(config, RunOptions(**given), for_run=for_run)
+    return load_with(config, RunOptions(**checked(load, options)), for_run=for_run)
 
 
 def load_with(config: Config, options: RunOptions, *, for_run: bool = True) -> Suite:

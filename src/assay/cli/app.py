@@ -72,46 +72,14 @@ def _is_data_validator(configs: list[Path], dialect: str | None) -> bool:
 
 
 @app.command()
-def run(
-    ctx: typer.Context,
-    configs: opt.Configs,
-    *,
-    remote: opt.Remote = None,
-    var: opt.Var = None,
-    vars_: opt.Vars = None,
-    sample_size: opt.SampleSize = None,
-    concurrency: opt.Concurrency = 4,
-    plan_timeout: opt.PlanTimeout = "2h",
-    conf: opt.ServerConf = None,
-    keep_server: opt.KeepServer = False,
-    progress: opt.Progress = True,
-    order: opt.Order = "finish",
-    dialect: opt.Dialect = None,
-    allow_shell: opt.AllowShell = False,
-    input_: opt.Input = None,
-    source: opt.Source = None,
-    pipeline: opt.Pipeline = None,
-    plugin: opt.Plugin = None,
-    exit_error_on_fail: opt.ExitErrorOnFail = None,
-    email_on_pass: opt.EmailOnPass = None,
-    json_report: opt.JsonReport = None,
-    html_report: opt.HtmlReport = None,
-    junit_report: opt.JunitReport = None,
-    metrics: opt.Metrics = None,
-    metrics_table: opt.MetricsTable = None,
-    tag: opt.Tag = None,
-    run_time: opt.RunTime = None,
-    openlineage: opt.OpenLineage = None,
-    openlineage_url: opt.OpenLineageUrl = None,
-    openlineage_namespace: opt.OpenLineageNamespace = None,
-    debug: opt.Debug = False,
-) -> None:
+@opt.takes_run_options("run")
+def run(configs: opt.Configs, *, debug: opt.Debug = False, given: opt.Given) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
-    # The parameters declare the command line; the run reads them as ctx.params.
-    shows_status = exit_error_on_fail is not None or _is_data_validator(configs, dialect)
+    dialect = given["dialect"]
+    shows_status = given["exit_error_on_fail"] is not None or _is_data_validator(configs, dialect)
     code, failed = 3, False
     try:
-        code, failed = _ran(configs, ctx.params, debug)
+        code, failed = _ran(configs, given, debug)
     finally:
         if shows_status:  # data-validator prints it on stdout; assay keeps that for JSON
             err(f"{STATUS_PREFIX}{'PASS' if code == 0 and not failed else 'FAIL'}")
@@ -157,22 +125,8 @@ def _github(result: Result) -> None:
 
 
 @app.command()
-def check(
-    ctx: typer.Context,
-    configs: opt.Configs,
-    *,
-    var: opt.Var = None,
-    vars_: opt.Vars = None,
-    dialect: opt.Dialect = None,
-    allow_shell: opt.AllowShell = False,
-    input_: opt.Input = None,
-    source: opt.Source = None,
-    pipeline: opt.Pipeline = None,
-    plugin: opt.Plugin = None,
-    metrics: opt.Metrics = None,
-    metrics_table: opt.MetricsTable = None,
-    debug: opt.Debug = False,
-) -> None:
+@opt.takes_run_options("check")
+def check(configs: opt.Configs, *, debug: opt.Debug = False, given: opt.Given) -> None:
     """Validate configs completely without starting Spark (exit 0 valid, 2 invalid);
     one ``check`` JSON line either way, the errors also on stderr."""
     from assay.api.watching import monitoring_of
@@ -180,8 +134,8 @@ def check(
 
     def action() -> None:
         try:
-            suite = _load(configs, ctx.params, True)
-            monitoring_of(suite, opt.run_options(ctx.params))  # the store run would use
+            suite = _load(configs, given, True)
+            monitoring_of(suite, opt.run_options(given))  # the store run would use
         except Exception as error:
             _out(invalid_event(configs, error))  # then the error on stderr, and its exit code
             raise
@@ -191,23 +145,14 @@ def check(
 
 
 @app.command()
+@opt.takes_run_options("explain", after={"format": "vars", "passes": "plugins"})
 def explain(
-    ctx: typer.Context,
     configs: opt.Configs,
     *,
-    var: opt.Var = None,
-    vars_: opt.Vars = None,
-    format: opt.Format = "text",
-    dialect: opt.Dialect = None,
-    allow_shell: opt.AllowShell = False,
-    input_: opt.Input = None,
-    source: opt.Source = None,
-    pipeline: opt.Pipeline = None,
-    plugin: opt.Plugin = None,
+    format: opt.Format = "text",  # noqa: A002 - the option's name
     passes: opt.Passes = False,
-    metrics: opt.Metrics = None,
-    metrics_table: opt.MetricsTable = None,
     debug: opt.Debug = False,
+    given: opt.Given,
 ) -> None:
     """Print each table's plan and how many Spark plans a run submits (no Spark)."""
     from assay.api import explain_tables
@@ -218,7 +163,7 @@ def explain(
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
 
     def action() -> None:
-        suite = _load(configs, ctx.params, False)
+        suite = _load(configs, given, False)
         if suite.deferred:
             err(
                 "note: variables resolved at run time ("
@@ -233,7 +178,7 @@ def explain(
                 _out(table.to_dict())
             else:
                 sys.stdout.write(table.text + "\n\n")
-        history = explain_history(suite, monitoring_of(suite, opt.run_options(ctx.params)))
+        history = explain_history(suite, monitoring_of(suite, opt.run_options(given)))
         if history is not None and format == "json":
             _out(history)
         elif history is not None:

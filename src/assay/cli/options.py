@@ -1,105 +1,35 @@
-"""Every CLI option, defined once and reused by the commands, and how the command line
-becomes the :class:`~assay.options.RunOptions` of a run (:func:`run_options`)."""
+"""The command line of the commands, and how it becomes the
+:class:`~assay.options.RunOptions` of a run (:func:`run_options`).
+
+The options of a run are declared in :mod:`assay.options`, each with its flags and help;
+here they become typer parameters (:data:`KINDS`: the type click parses a flag's value
+as, its default, and the field's value made of the flags' values). ``assay run``,
+``check`` and ``explain`` take theirs generated (:func:`takes_run_options`); the other
+commands name the ones they take, by the annotations made from the same declarations
+(:data:`Remote`, :data:`ServerConf`...), among options of their own.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
 from assay.errors import ConfigError, ConfigErrors
-from assay.options import RunOptions
+from assay.options import Declared, Flag, RunOptions, declarations
+
+Field = dataclasses.Field[Any]
 
 Configs = Annotated[
     list[Path],
     typer.Argument(
         help="Config files (YAML or JSON); their tables run together.", show_default=False
-    ),
-]
-Remote = Annotated[
-    Optional[str],  # noqa: UP045 - typer needs Optional on 3.10
-    typer.Option(
-        "--remote",
-        "-r",
-        envvar="SPARK_REMOTE",
-        help="Spark Connect server, sc://host:port[/;params]. Default: an embedded local server.",
-        show_default=False,
-    ),
-]
-Var = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--var",
-        "-v",
-        help="Set a config variable, NAME=VALUE (repeatable); overrides the config's vars.",
-        show_default=False,
-    ),
-]
-Vars = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--vars", help="Variables as k1=v1,k2=v2 (data-validator style).", show_default=False
-    ),
-]
-SampleSize = Annotated[
-    Optional[int],  # noqa: UP045
-    typer.Option(
-        "--sample-size",
-        min=0,
-        max=1000,
-        help="Sample failing rows per failed rule (overrides the config; 0 turns samples off).",
-        show_default=False,
-    ),
-]
-Concurrency = Annotated[
-    int, typer.Option("--concurrency", min=1, max=64, help="Tables run at the same time.")
-]
-PlanTimeout = Annotated[
-    str,
-    typer.Option(
-        "--plan-timeout",
-        help="Longest one Spark plan may run (30s, 45m, 2h; 0: no bound); past it the plan "
-        "is interrupted and its table is an error (exit 3).",
-    ),
-]
-ServerConf = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--conf",
-        help="Spark conf KEY=VALUE for the embedded server (repeatable).",
-        show_default=False,
-    ),
-]
-KeepServer = Annotated[
-    bool,
-    typer.Option(
-        "--keep-server",
-        help="Run on the warm server, starting it first when none runs, and leave it "
-        "running for the next runs (`assay server stop` stops it).",
-    ),
-]
-Order = Annotated[
-    str,
-    typer.Option(
-        "--order",
-        metavar="finish|config",
-        help="Order of the JSON lines: finish (each table's lines as it finishes, streamed) "
-        "or config (tables in config order, each table's results in rule order, then the "
-        "comparisons; the summary last).",
-    ),
-]
-Progress = Annotated[
-    bool,
-    typer.Option(
-        "--progress/--quiet",
-        " /--no-progress",
-        " /-q",
-        help="Progress lines on stderr (a table started, each plan submitted, its results "
-        "and time), terminal or not, so a CI log shows where a run is; --quiet: none.",
     ),
 ]
 Format = Annotated[
@@ -110,175 +40,6 @@ Passes = Annotated[
 ]
 Debug = Annotated[
     bool, typer.Option("--debug", envvar="ASSAY_DEBUG", help="Show tracebacks of internal errors.")
-]
-
-# --- dialects (docs/dialects.md) -------------------------------------------------------------
-
-Dialect = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--dialect",
-        help="Force the config format: native, data-validator, metorikku or sparquet "
-        "(default: recognised per file by its shape).",
-        show_default=False,
-    ),
-]
-AllowShell = Annotated[
-    bool,
-    typer.Option(
-        "--allow-shell",
-        help="Let data-validator 'shell' variables and 'pipe' outputs run shell commands "
-        "(the config is then code: only for configs you trust).",
-    ),
-]
-Input = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--input",
-        help="Metorikku input table NAME=SOURCE, SOURCE a catalog table or a path with a "
-        "known extension (repeatable).",
-        show_default=False,
-    ),
-]
-Source = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--source",
-        help="The table a sparquet validations file checks: a catalog table or a path.",
-        show_default=False,
-    ),
-]
-Pipeline = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--pipeline",
-        help="sparquet pipeline name (report column 'pipeline'; default: the file's 'name', "
-        "else its file name).",
-        show_default=False,
-    ),
-]
-Plugin = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--plugin",
-        help="Import MODULE first: it registers custom rule types (repeatable).",
-        show_default=False,
-    ),
-]
-ExitErrorOnFail = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--exitErrorOnFail",
-        metavar="true|false",
-        help="data-validator: with false, failed checks exit 0 (config and Spark errors "
-        "still exit 2 and 3). Prints DATA_VALIDATOR_STATUS=PASS|FAIL on stderr.",
-        show_default=False,
-    ),
-]
-EmailOnPass = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--emailOnPass",
-        metavar="true|false",
-        help="data-validator: send the email report even when every check passed.",
-        show_default=False,
-    ),
-]
-JsonReport = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--jsonReport",
-        help="Also write the run's events as one JSON document to FILE (atomically).",
-        show_default=False,
-    ),
-]
-HtmlReport = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--htmlReport",
-        help="Also write a self-contained HTML report to FILE (atomically).",
-        show_default=False,
-    ),
-]
-JunitReport = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--junit",
-        help="Also write a JUnit XML report to FILE (atomically): a test suite per table "
-        "and comparison, a test case per rule.",
-        show_default=False,
-    ),
-]
-OpenLineage = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--openlineage",
-        metavar="FILE",
-        help="Write the OpenLineage run events to FILE (JSON lines, atomically): one per table "
-        "and comparison, with its data-quality assertions and metrics.",
-        show_default=False,
-    ),
-]
-OpenLineageUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--openlineage-url",
-        metavar="URL",
-        help="POST the OpenLineage run events to this server (URL/api/v1/lineage, as Marquez "
-        "and DataHub take them). Default: $OPENLINEAGE_URL; $OPENLINEAGE_API_KEY is sent as a "
-        "Bearer token.",
-        show_default=False,
-    ),
-]
-OpenLineageNamespace = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--openlineage-namespace",
-        metavar="NAMESPACE",
-        help="The OpenLineage jobs' namespace. Default: $OPENLINEAGE_NAMESPACE, else assay.",
-        show_default=False,
-    ),
-]
-
-
-Metrics = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--metrics",
-        help="A metrics store file (JSON lines): append every measured value to it and read "
-        "the history of rules with change or anomaly from it (overrides the config's "
-        "metrics). See docs/monitoring.md.",
-        show_default=False,
-    ),
-]
-MetricsTable = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--metrics-table",
-        metavar="NAME",
-        help="A metrics store table of the Spark catalog (created when missing), instead "
-        "of a file.",
-        show_default=False,
-    ),
-]
-Tag = Annotated[
-    Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--tag",
-        metavar="NAME=VALUE",
-        help="Store the run's values with this tag, and judge rules over time against runs "
-        "with the same tags (repeatable).",
-        show_default=False,
-    ),
-]
-RunTime = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--run-time",
-        metavar="ISO-8601",
-        help="The time the run's values are stored under (default: now), for backfills.",
-        show_default=False,
-    ),
 ]
 
 
@@ -350,10 +111,10 @@ def bool_option(value: str | None, name: str, default: bool) -> bool:
     return lowered == "true"
 
 
-def _order(given: str) -> str:
+def _order(given: str, flag: str) -> str:
     from assay.api.ordering import order_of
 
-    return order_of(given, "--order")
+    return order_of(given, flag)
 
 
 def _progress_writer(progress: bool) -> Callable[[str], None] | None:
@@ -362,52 +123,210 @@ def _progress_writer(progress: bool) -> Callable[[str], None] | None:
     return err if progress else None
 
 
-FROM_COMMAND_LINE: dict[str, tuple[tuple[str, ...], Callable[..., Any]]] = {
-    "vars": (("var", "vars_"), variables),
-    "inputs": (("input_",), lambda given: parse_assignments(given or [], "--input")),
-    "plugins": (("plugin",), lambda given: tuple(given or ())),
-    "exit_error_on_fail": (
-        ("exit_error_on_fail",),
-        lambda given: bool_option(given, "--exitErrorOnFail", True),
+def duration_text(seconds: float | None) -> str:
+    """A duration as ``--plan-timeout`` takes it, in its largest whole unit.
+
+    >>> duration_text(7200.0), duration_text(90.0), duration_text(None)
+    ('2h', '90s', '0')
+    """
+    if seconds is None:
+        return "0"
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """How the command line spells a kind of field: the type click parses each of its
+    flags' values as (``types``) and their defaults (``defaults``), from the field; and
+    the field's value read from the flags' values (``read(field, flags, *values)``)."""
+
+    types: Callable[[Field], tuple[Any, ...]]
+    defaults: Callable[[Field], tuple[Any, ...]]
+    read: Callable[..., Any]
+
+
+def _optional(python_type: Any) -> Callable[[Field], tuple[Any, ...]]:
+    """One flag of ``python_type``, optional when the field's default is None."""
+    return lambda f: (Optional[python_type] if f.default is None else python_type,)  # noqa: UP045
+
+
+def _its_default(f: Field) -> tuple[Any, ...]:
+    return (f.default,)
+
+
+def _none(f: Field) -> tuple[Any, ...]:
+    return (None,)
+
+
+def _first(flags: Sequence[Flag]) -> str:
+    return flags[0].names[0]
+
+
+KINDS: dict[str, Kind] = {
+    "text": Kind(_optional(str), _its_default, lambda f, flags, given: given),
+    "count": Kind(_optional(int), _its_default, lambda f, flags, given: given),
+    "switch": Kind(lambda f: (bool,), _its_default, lambda f, flags, given: given),
+    "file": Kind(
+        lambda f: (Optional[Path],),  # noqa: UP045
+        _none,
+        lambda f, flags, given: None if given is None else str(given),
     ),
-    "server_conf": (("conf",), lambda given: parse_assignments(given or [], "--conf")),
-    "plan_timeout": (("plan_timeout",), lambda given: parse_duration(given, "--plan-timeout")),
-    "json_report": (("json_report",), lambda given: None if given is None else str(given)),
-    "html_report": (("html_report",), lambda given: None if given is None else str(given)),
-    "junit_report": (("junit_report",), lambda given: None if given is None else str(given)),
-    "openlineage": (("openlineage",), lambda given: None if given is None else str(given)),
-    "email_on_pass": (
-        ("email_on_pass",),
-        lambda given: bool_option(given, "--emailOnPass", False),
+    "names": Kind(
+        lambda f: (Optional[list[str]],),  # noqa: UP045
+        _none,
+        lambda f, flags, given: tuple(given or ()),
     ),
-    "progress": (("progress",), _progress_writer),
-    "order": (("order",), _order),
-    "metrics": (("metrics",), lambda given: None if given is None else str(given)),
-    "tags": (("tag",), lambda given: parse_assignments(given or [], "--tag")),
+    "assignments": Kind(
+        lambda f: (Optional[list[str]],),  # noqa: UP045
+        _none,
+        lambda f, flags, given: parse_assignments(given or [], _first(flags)),
+    ),
+    "variables": Kind(
+        lambda f: (Optional[list[str]], Optional[str]),  # noqa: UP045
+        lambda f: (None, None),
+        lambda f, flags, var, vars_: variables(var, vars_),
+    ),
+    "duration": Kind(
+        lambda f: (str,),
+        lambda f: (duration_text(f.default),),  # type: ignore[arg-type]  # a float's default
+        lambda f, flags, given: parse_duration(given, _first(flags)),
+    ),
+    "true_false": Kind(
+        lambda f: (Optional[str],),  # noqa: UP045
+        _none,
+        lambda f, flags, given: bool_option(given, _first(flags), f.default),
+    ),
+    "order": Kind(
+        lambda f: (str,), _its_default, lambda f, flags, given: _order(given, _first(flags))
+    ),
+    "progress": Kind(
+        lambda f: (bool,), lambda f: (True,), lambda f, flags, given: _progress_writer(given)
+    ),
 }
-"""The fields of :class:`RunOptions` the command line gives through a conversion: the
-typer parameters each reads (by their Python names) and how. Every other field a command
-has an option for is that option's value as parsed (``--remote``, ``--dialect``,
-``--sample-size``, ``--concurrency``, ``--allow-shell``, ``--source``, ``--pipeline``,
-``--openlineage-url``, ``--openlineage-namespace``)."""
+"""Each kind of field a command line sets (:attr:`assay.options.Declared.kind`): ``text``,
+``count`` and ``switch`` as parsed (optional when the field's default is None); a
+``file`` path as a string; ``names`` a tuple; ``assignments`` NAME=VALUE items as a
+mapping; ``variables`` ``--var`` and ``--vars`` merged; a ``duration`` (``2h``; 0: no
+bound) in seconds; ``true_false`` data-validator's spelling of a boolean; ``order`` one
+of the event orders; ``progress`` (shown by default) the writer of the progress lines."""
 
 
-def run_options(params: Mapping[str, Any], **given: Any) -> RunOptions:
-    """The options of a run from a command's parsed parameters (click's ``ctx.params``:
-    each value by its parameter's name), in field order; a field the command has no option
-    for keeps its default, or takes its value from ``given`` (``on_event``).
+@functools.cache
+def parameters(
+    field_name: str, cls: type[RunOptions] = RunOptions
+) -> tuple[inspect.Parameter, ...]:
+    """The typer parameters of a field of ``cls``: one per flag, keyword-only, named by
+    the flag's ``param`` (else the field's name); built once, so every command that
+    takes a flag has the same annotation."""
+    f, declared = _declaration(field_name, cls)
+    kind = KINDS[declared.kind]
+    return tuple(
+        inspect.Parameter(
+            flag.param or f.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=default,
+            annotation=Annotated[python_type, _typer_option(flag, declared, default)],
+        )
+        for flag, python_type, default in zip(
+            declared.flags, kind.types(f), kind.defaults(f), strict=True
+        )
+    )
+
+
+def _declaration(field_name: str, cls: type[RunOptions]) -> tuple[Field, Declared]:
+    return next((f, d) for f, d in declarations(cls) if f.name == field_name)
+
+
+def _typer_option(flag: Flag, declared: Declared, default: Any) -> Any:
+    more: dict[str, Any] = {"show_default": False} if default is None else {}
+    if flag.metavar is not None:
+        more["metavar"] = flag.metavar
+    if flag.envvar is not None:
+        more["envvar"] = flag.envvar
+    if flag.bounds is not None:
+        more["min"], more["max"] = flag.bounds
+    return typer.Option(
+        *flag.names, help=flag.help, rich_help_panel=declared.group.capitalize(), **more
+    )
+
+
+def annotated(field_name: str, flag: int = 0) -> Any:
+    """The annotation of a field's flag (its first by default), for a command that names
+    it among options of its own: ``remote: opt.Remote = None``."""
+    return parameters(field_name)[flag].annotation
+
+
+Remote = annotated("remote")
+Var = annotated("vars", 0)
+Vars = annotated("vars", 1)
+SampleSize = annotated("sample_size")
+ServerConf = annotated("server_conf")
+Metrics = annotated("metrics")
+MetricsTable = annotated("metrics_table")
+Tag = annotated("tags")
+OpenLineage = annotated("openlineage")
+OpenLineageUrl = annotated("openlineage_url")
+OpenLineageNamespace = annotated("openlineage_namespace")
+
+Given = Mapping[str, Any]
+"""The run options of a command line as click parsed them, by parameter name (what
+:func:`run_options` converts)."""
+
+
+def takes_run_options(
+    command: str, *, after: Mapping[str, str] | None = None, cls: type[RunOptions] = RunOptions
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make a command of a function that takes its run options as one mapping, ``given``:
+    typer sees its own parameters and, generated from the declarations, every option of
+    ``cls`` whose ``commands`` name ``command``, in field order. An own keyword parameter
+    named in ``after`` comes after that field's flags (``explain``'s ``--format`` after
+    ``--vars``), the others after every option (``--debug``)."""
+    placed = after or {}
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        own = [
+            p for p in inspect.signature(function, eval_str=True).parameters.values()
+            if p.name != "given"
+        ]  # fmt: skip
+        keyword = [p for p in own if p.kind is p.KEYWORD_ONLY]
+        listed = [p for p in own if p.kind is not p.KEYWORD_ONLY]
+        generated: list[str] = []
+        for f, declared in declarations(cls):
+            if command in declared.commands and declared.flags:
+                for parameter in parameters(f.name, cls):  # type: ignore[arg-type]  # hashable
+                    listed.append(parameter)
+                    generated.append(parameter.name)
+                listed += [p for p in keyword if placed.get(p.name) == f.name]
+        listed += [p for p in keyword if p.name not in placed]
+
+        @functools.wraps(function)
+        def command_function(**values: Any) -> Any:
+            given = {name: values.pop(name) for name in generated}
+            return function(**values, given=given)
+
+        command_function.__signature__ = inspect.Signature(listed)  # type: ignore[attr-defined]
+        command_function.__annotations__ = {}  # typer reads the signature's
+        return command_function
+
+    return decorate
+
+
+def run_options(params: Given, *, cls: type[RunOptions] = RunOptions, **given: Any) -> RunOptions:
+    """The options of a run from a command's parsed parameters (each value by its
+    parameter's name), in field order; a field the command has no option for keeps its
+    default, or takes its value from ``given`` (``on_event``).
 
     Raises:
         ConfigError: an option's value is wrong (the first one, in field order).
         ConfigErrors: several ``--var`` / ``--vars`` names no reference can use.
     """
     found: dict[str, Any] = {}
-    for field in dataclasses.fields(RunOptions):
-        names, convert = FROM_COMMAND_LINE.get(field.name, ((field.name,), _as_given))
+    for f, declared in declarations(cls):
+        names = [flag.param or f.name for flag in declared.flags]
         if any(name in params for name in names):
-            found[field.name] = convert(*(params.get(name) for name in names))
-    return RunOptions(**{**found, **given})
-
-
-def _as_given(value: Any) -> Any:
-    return value
+            values = (params.get(name) for name in names)
+            found[f.name] = KINDS[declared.kind].read(f, declared.flags, *values)
+    return cls(**{**found, **given})
