@@ -35,7 +35,6 @@ from assay.ir.rules import UniqueCheck, expressions_of
 from assay.ir.suite import DataFrameSource, SqlSource, Table
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
-from assay.planner.literals import typed_table
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
 from assay.preflight import check_table, interpolable
 from assay.validators import split as split_validators
@@ -123,7 +122,6 @@ def planned(
     size = facts.size_bytes
     keys = table.keys or tuple(name for name, _ in schema[: table.key_count or 0])
     types = {name.lower(): kind for name, kind in schema}  # as preflight resolves names
-    table = typed_table(table, types)
     key_range = keys[0] if keys and interpolable(types.get(keys[0].lower(), "")) else None
     plan = plan_table(table, options, size_bytes=size, key_range=key_range, without=without,
                       columnar=facts.columnar, types=types)  # fmt: skip
