@@ -8,6 +8,7 @@ from assay.dialects import (
     great_expectations,
     metorikku,
     native,
+    soda,
     spark_data_test,
     sparquet,
 )
@@ -21,6 +22,7 @@ DIALECTS: dict[str, Dialect] = {
     sparquet.DIALECT.name: sparquet.DIALECT,
     spark_data_test.DIALECT.name: spark_data_test.DIALECT,
     great_expectations.DIALECT.name: great_expectations.DIALECT,
+    soda.DIALECT.name: soda.DIALECT,
 }
 
 
