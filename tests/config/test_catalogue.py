@@ -46,10 +46,10 @@ from assay.ir import (
 )
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
 from assay.ir.sources import CatalogSource, PathSource, SqlSource
+from assay.judge.preflight import check_table
 from assay.planner import plan_table
 from assay.planner.measures import AgeMicros, AggEquals, ColumnAgg, GroupStats, Histogram, RowCount
 from assay.planner.render import render_plan
-from assay.preflight import check_table
 from assay.report.events import RuleResult
 
 A, B = Col("a"), Col("b")

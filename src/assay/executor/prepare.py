@@ -33,10 +33,10 @@ from assay.executor.table import Prepared
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
 from assay.ir.suite import DataFrameSource, SqlSource, Table
+from assay.judge.preflight import check_table, interpolable
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
-from assay.preflight import check_table, interpolable
 from assay.validators import split as split_validators
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from assay.ir.references import ForeignKeyCheck, Reference
 from assay.ir.rules import Rule
 from assay.ir.sources import Source
 from assay.ir.suite import Table
+from assay.judge.preflight import Schema, family_of
 from assay.planner.sqltext import render_source
-from assay.preflight import Schema, family_of
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

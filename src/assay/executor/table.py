@@ -21,6 +21,7 @@ from assay.executor.results import judged, judged_over_time, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Source, Table
+from assay.judge.preflight import orderable
 from assay.monitoring.identity import identities
 from assay.monitoring.series import History
 from assay.planner import plan_detail
@@ -34,7 +35,6 @@ from assay.planner.plan import (
     aggregate_subset,
     sql_subset,
 )
-from assay.preflight import orderable
 from assay.report.events import RuleResult, TableFinished, spark_json
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ asserts. Every case names its upstream spec file and test (``describe`` > ``it``
 src/test/scala/com/target/data_validator/ of github.com/target/data-validator.
 
 Run checks go through the run API against the shared Spark server; config checks that
-need the schema go through preflight (:func:`assay.preflight.check_table`) with the
+need the schema go through preflight (:func:`assay.judge.preflight.check_table`) with the
 spec's schema; one CLI case shows the exit code and the located message.
 """
 
@@ -21,7 +21,7 @@ import pytest
 
 from assay.errors import ConfigErrors
 from assay.ir.values import Tolerance
-from assay.preflight import check_table
+from assay.judge.preflight import check_table
 from tests.cli.test_cli import assay
 from tests.dialects.helpers import errors, load, run
 from tests.helpers import validate_event
