@@ -1,5 +1,6 @@
 """The planner's passes are named once (assay.planner.passes), each with a test that
-exists, and `assay explain --passes` prints them in order."""
+exists, and `assay explain --passes` prints them in order, then each table's state after
+each of them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,20 @@ def test_every_pass_names_a_function_and_a_test_that_exist():
     assert len({p.name for p in PASSES}) == len(PASSES)
     for p in PASSES:
         assert (ROOT / p.test).is_file(), p
-        assert p.where.startswith("assay.planner."), p
+        assert p.where.startswith("assay.planner.passes."), p
+    modules = [p.function.__module__ for p in PASSES]
+    assert len(set(modules)) == len(modules), "one pass per module"
+
+
+def test_a_pass_turned_off_is_skipped_by_the_fold(tmp_path):
+    from assay.planner.cost import PlannerOptions
+    from assay.planner.passes import PlanContext, PlanState, states
+    from tests.planner.test_pass_fixtures import FIXTURES, _case
+
+    _, table, context, _, _ = _case(FIXTURES / "sql_folding.txt", tmp_path)
+    off = PlanContext(options=PlannerOptions(fold_sql=False))
+    ran = {p.name: s for p, s in states(PlanState(table), off)}
+    assert ran["sql folding"] is None and not ran["measure sharing"].folded
 
 
 def test_explain_prints_the_passes_in_order():
@@ -24,6 +38,10 @@ def test_explain_prints_the_passes_in_order():
     assert text.stdout.startswith(describe())
     places = [text.stdout.index(f"{n}. {p.name}") for n, p in enumerate(PASSES, 1)]
     assert places == sorted(places)
+    trace = text.stdout[text.stdout.index("table orders: the planner's state after each pass") :]
+    steps = [trace.index(f"\n  {n}. {p.name}") for n, p in enumerate(PASSES, 1)]
+    assert steps == sorted(steps)
+    assert "  3. measure sharing\n   slots:\n    m000_rows  count(*)" in trace
     done = subprocess.run(
         [*args, "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )

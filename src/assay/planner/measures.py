@@ -426,10 +426,17 @@ class Filtered(Mapping[Any, Any]):
 
 
 def count_if(predicate: Expr) -> CountIf:
-    """The measure counting rows where a rule's ``predicate`` holds, literal regexes in
-    their cheaper string form (:mod:`assay.planner.regex`): the one key that planning
-    and judging share."""
-    return CountIf(cheaper(predicate))
+    """The measure counting rows where a rule's ``predicate`` holds, in its
+    :func:`simplified` form: the one key that planning and judging share."""
+    return CountIf(simplified(predicate))
+
+
+def simplified(predicate: Expr) -> Expr:
+    """A rule's row predicate as the planner computes it: literal regexes in their cheaper
+    string form, the other regexes' classes as one bit set (:func:`assay.planner.regex.cheaper`).
+    The one place regex simplification runs: measures are keyed in this form
+    (:func:`count_if`), and the detail plan and the declared values of a column read it."""
+    return cheaper(predicate)
 
 
 def colstats_measures(column: str) -> tuple[Measure, ...]:

@@ -54,8 +54,8 @@ def render_plan(plan: TablePlan) -> str:
     return "\n".join(lines)
 
 
-def _slot_users(slot: Slot, plan: TablePlan | None) -> str:
-    key = (plan.key_range if plan is not None else None) or ""
+def slot_users(slot: Slot, key_range: str | None) -> str:
+    key = key_range or ""
     if not slot.rules and slot.measure in (ColumnAgg("min", key), ColumnAgg("max", key)):
         return "(the first key's range: bounds the detail plan's heavy branches)"
     return _rule_refs(slot.rules)
@@ -77,31 +77,31 @@ def _render_aggregate(aggregate: AggregatePlan, plan: TablePlan) -> list[str]:
             "the run so they stay apart)"
         )
     for branch in aggregate.branches:
-        lines += render_branch(branch, plan)
+        lines += render_branch(branch, plan.key_range)
     return lines
 
 
 @functools.singledispatch
-def render_branch(branch: Branch, plan: TablePlan | None) -> list[str]:
-    """One branch of the aggregate plan as ``explain`` shows it (``plan``: the table's,
-    naming the slots that bound the detail plan)."""
+def render_branch(branch: Branch, key_range: str | None) -> list[str]:
+    """One branch of the aggregate plan as ``explain`` shows it (``key_range``: the key
+    whose min and max bound the detail plan, named as such)."""
     raise NotImplementedError(f"no rendering of {type(branch).__name__}")
 
 
 @render_branch.register
-def _(scan: ScanAggregate, plan: TablePlan | None) -> list[str]:
+def _(scan: ScanAggregate, key_range: str | None) -> list[str]:
     where = (
         f" where {render_expr(scan.where)} (row-group statistics can skip)" if scan.where else ""
     )
     width = max(len(s.name) for s in scan.slots)
     return [f"    scan ({len(scan.slots)} outputs){where}"] + [
-        f"      {s.name:<{width}}  {render_measure(s.form)}  <- {_slot_users(s, plan)}"
+        f"      {s.name:<{width}}  {render_measure(s.form)}  <- {slot_users(s, key_range)}"
         for s in scan.slots
     ]
 
 
 @render_branch.register
-def _(group: GroupAggregate, plan: TablePlan | None) -> list[str]:
+def _(group: GroupAggregate, key_range: str | None) -> list[str]:
     cols = ", ".join(quote(c) for c in group.columns)
     measure = group.slot.measure
     nulls = measure.nulls if isinstance(measure, GroupStats) else "none"
@@ -125,12 +125,12 @@ def _(group: GroupAggregate, plan: TablePlan | None) -> list[str]:
 
 
 @render_branch.register
-def _(branch: ReferenceAggregate, plan: TablePlan | None) -> list[str]:
+def _(branch: ReferenceAggregate, key_range: str | None) -> list[str]:
     return render_reference_branch(branch)
 
 
 @render_branch.register
-def _(values: ValueAggregate, plan: TablePlan | None) -> list[str]:
+def _(values: ValueAggregate, key_range: str | None) -> list[str]:
     if len(values.columns) == 1:
         head = (
             f"    values of {quote(values.columns[0])} (rows grouped by value, a null"
@@ -144,7 +144,7 @@ def _(values: ValueAggregate, plan: TablePlan | None) -> list[str]:
         )
     width = max(len(s.name) for s in values.slots)
     return [head] + [
-        f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {_slot_users(s, plan)}"
+        f"      {s.name:<{width}}  {render_measure(s.measure)}  <- {slot_users(s, key_range)}"
         for s in values.slots
     ]
 

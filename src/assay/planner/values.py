@@ -50,9 +50,8 @@ from assay.ir.expr import (
 )
 from assay.ir.rules import RowCheck
 from assay.ir.suite import Table
-from assay.planner.measures import CountIf, GroupStats, Measure
+from assay.planner.measures import CountIf, GroupStats, Measure, simplified
 from assay.planner.plan import Slot, ValueAggregate, expects_unique, value_column
-from assay.planner.regex import cheaper
 
 PLAIN_STRING = "string"
 """The Spark type (``simpleString``) whose group-by keeps every two different values
@@ -139,7 +138,7 @@ def declared_values(table: Table) -> dict[str, int]:
     for rule in table.rules:
         if rule.filter is not None or not isinstance(rule.check, RowCheck):
             continue
-        failing = cheaper(rule.check.failing)
+        failing = simplified(rule.check.failing)
         if len(columns_of(failing)) != 1:
             continue
         for column, size in _asserted_sets(failing, negated=False):

@@ -77,7 +77,7 @@ PASSES: tuple[Pass, ...] = (
         "measure sharing",
         "equal measures asked by several rules become one slot of the plan (a literal"
         " regex in a count is keyed in the string test it means: regex simplification,"
-        " assay.planner.measures.count_if)",
+        " assay.planner.measures.simplified)",
         measure_sharing.share_measures,
         "tests/integration/test_catalogue_fused.py",
     ),

@@ -10,10 +10,9 @@ from collections.abc import Collection
 from assay.ir.expr import Sql, walk
 from assay.ir.rules import Rule, expressions_of
 from assay.ir.suite import Table
-from assay.planner.measures import PerGroup, measures_of
+from assay.planner.measures import PerGroup, measures_of, simplified
 from assay.planner.passes.state import PlanContext, PlanState
 from assay.planner.plan import DetailEntry, DetailPlan
-from assay.planner.regex import cheaper
 from assay.planner.sqlfold import snippet_columns
 
 
@@ -47,7 +46,7 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
             index, rule.columns, group=rows.group, nulls=rows.nulls, where=rows.where
         )
     assert rows.predicate is not None
-    predicate = cheaper(rows.predicate)
+    predicate = simplified(rows.predicate)
     return DetailEntry(index, rule.columns, predicate, absent=rows.absent, reads=_reads(rule))
 
 
