@@ -38,6 +38,11 @@ if TYPE_CHECKING:
         validate,
     )
     from assay.api.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
+    from assay.dialects.validator_functions import (
+        ValidatorResult,
+        register_validator,
+        unregister_validator,
+    )
     from assay.errors import (
         AssayError,
         ChecksFailed,
@@ -47,7 +52,6 @@ if TYPE_CHECKING:
         UnsupportedSession,
     )
     from assay.report.events import RuleResult, RunSummary, TableFinished
-    from assay.validators import ValidatorResult, register_validator, unregister_validator
 
 _LAZY = {
     "Result": "assay.api",
@@ -74,9 +78,9 @@ _LAZY = {
     "RuleResult": "assay.report.events",
     "RunSummary": "assay.report.events",
     "TableFinished": "assay.report.events",
-    "ValidatorResult": "assay.validators",
-    "register_validator": "assay.validators",
-    "unregister_validator": "assay.validators",
+    "ValidatorResult": "assay.dialects.validator_functions",
+    "register_validator": "assay.dialects.validator_functions",
+    "unregister_validator": "assay.dialects.validator_functions",
 }
 
 __all__ = [
@@ -127,7 +131,7 @@ def __dir__() -> list[str]:
 
 
 def register_rule(name, builder, **options):  # type: ignore[no-untyped-def]
-    """Register a custom rule type: see :func:`assay.plugins.register_rule`."""
-    from assay.plugins import register_rule as register
+    """Register a custom rule type: see :func:`assay.dialects.plugins.register_rule`."""
+    from assay.dialects.plugins import register_rule as register
 
     register(name, builder, **options)

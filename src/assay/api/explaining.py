@@ -42,7 +42,7 @@ PLAN_SCHEMA_VERSION = 1
 
 def explain_tables(suite: Suite) -> list[TableExplain]:
     """The plan of every table of ``suite``."""
-    from assay import validators
+    from assay.dialects import validator_functions as validators
     from assay.planner import plan_table
     from assay.planner.plan_json import table_plan_json
     from assay.planner.render import render_plan

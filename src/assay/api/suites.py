@@ -77,7 +77,7 @@ def load_plugins(modules: Iterable[str]) -> None:
     """Import ``--plugin`` modules, and the ``assay.rules`` entry points once per process
     (their rule types register once)."""
     global _entry_points_loaded
-    from assay import plugins
+    from assay.dialects import plugins
 
     with _ENTRY_POINTS:
         if not _entry_points_loaded:

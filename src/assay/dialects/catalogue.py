@@ -25,7 +25,7 @@ from assay.ir.rules import Level, MetricCheck, Rule
 
 RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list
-them, and the types a plugin registers (:func:`assay.plugins.register_rule`, ``custom``
+them, and the types a plugin registers (:func:`assay.dialects.plugins.register_rule`, ``custom``
 specs)."""
 
 ALIASES: dict[str, str] = {alias: kind for kind, spec in RULES.items() for alias in spec.aliases}

@@ -68,7 +68,7 @@ class RuleSpec:
     build: Callable[[Node], Built]
     keys: frozenset[str]
     custom: bool = False
-    """Registered from Python (:mod:`assay.plugins`), not built in."""
+    """Registered from Python (:mod:`assay.dialects.plugins`), not built in."""
     aliases: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     """Rules of this type (under its name or an alias: every alias has one), in YAML flow

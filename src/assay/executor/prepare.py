@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
 
+from assay.dialects.validator_functions import split as split_validators
 from assay.emit import spark as emit
 from assay.emit.statistics import UNKNOWN, scan_facts
 from assay.errors import AssayError, ConfigError, ConfigErrors
@@ -37,7 +38,6 @@ from assay.judge.preflight import check_table, interpolable
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
-from assay.validators import split as split_validators
 
 if TYPE_CHECKING:
     # pyspark's Connect functions are typed with these parent classes; every frame and

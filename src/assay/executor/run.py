@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
+from assay.dialects.validator_functions import declared_plans
+from assay.dialects.validator_functions import split as split_validators
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import deadline, validators
 from assay.executor import frames as bound
@@ -45,8 +47,6 @@ from assay.planner import TablePlan
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions
 from assay.planner.render import render_source
 from assay.report.events import Event, RuleResult, RunSummary, TableFinished
-from assay.validators import declared_plans
-from assay.validators import split as split_validators
 from assay.version import __version__
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.dialects.validator_functions import VALIDATORS, ValidatorResult, declared_plans
 from assay.evaluate import Outcome, failed_severity
 from assay.executor.results import judged, rule_result
 from assay.executor.table import TableOutcome, table_totals
@@ -20,7 +21,6 @@ from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
 from assay.monitoring.identity import identities
 from assay.report.events import RuleResult, json_safe
-from assay.validators import VALIDATORS, ValidatorResult, declared_plans
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

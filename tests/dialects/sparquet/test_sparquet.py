@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from assay.dialects.plugins import registered, unregister_rule
 from assay.dialects.validations import REPORT_COLUMNS
 from assay.ir import CatalogSource, PathSource
 from assay.ir.outputs import RowSplit, RuleReport
-from assay.plugins import registered, unregister_rule
 from tests.cli.test_cli import assay
 from tests.dialects.helpers import DATA, comparable, errors, load, run, write
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from assay import plugins
+from assay.dialects import plugins
 from assay.errors import ConfigError
 from assay.ir.rules import ValidatorCheck
 from assay.ir.suite import Table
