@@ -172,7 +172,7 @@ def explain(
             )
         tables = explain_tables(suite)
         if passes:
-            _explain_passes(format)
+            _explain_passes(format, suite)
         for table in tables:
             if format == "json":
                 _out(table.to_dict())
@@ -197,16 +197,22 @@ def explain(
     guarded(debug, action)
 
 
-def _explain_passes(format: str) -> None:
-    """The planner's passes, in order: text, or one ``passes`` line."""
+def _explain_passes(format: str, suite: Suite) -> None:
+    """The planner's passes, in order, then each table's state after each of them: text,
+    or one ``passes`` line (the list only)."""
+    from assay import validators
     from assay.planner.passes import PASSES, describe
+    from assay.planner.trace import trace
 
     if format == "json":
         listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
                    "option": p.option} for p in PASSES]  # fmt: skip
         _out({"event": "passes", "passes": listed})
-    else:
-        sys.stdout.write(describe() + "\n")
+        return
+    sys.stdout.write(describe() + "\n")
+    for table in suite.tables:
+        planned, _ = validators.split(table)
+        sys.stdout.write(trace(planned) + "\n")
 
 
 app.command("report")(report_command)
