@@ -33,6 +33,7 @@ from assay.schema.rule_schemas import (
     RULES,
     rule_problems,
     rule_schema,
+    shared_values,
     target_schema,
     type_schema,
 )
@@ -139,6 +140,11 @@ def schema() -> Schema:
     _check_coverage()
     defs: dict[str, Schema] = {**VALUES, **structure()}
     defs.update(comparisons())
+    shared = shared_values()
+    clashes = sorted(set(shared) & set(defs))
+    if clashes:
+        raise SystemExit(f"cannot generate the schema: $defs named twice: {clashes}")
+    defs.update(shared)
     for kind in RULES:
         defs[f"type_{kind}"] = type_schema(kind)
     for kind in RULES:

@@ -1,9 +1,16 @@
 """The JSON Schema of each rule type of the native format, from its declaration in
 :data:`assay.dialects.catalogue.RULES`: its type names (with aliases), its keys and their
 values, what it requires (with and without ``targets``), its description; and the
-dispatch of a rule to its type's schema. :mod:`assay.schema.generate` assembles them."""
+dispatch of a rule to its type's schema. :mod:`assay.schema.generate` assembles them.
+
+A key's value schema shared by many rule types (:func:`shared_values`: ``anomaly``,
+``change``, ``filter``, ``group_by``, ``must_be``, ``warn``...) is one entry of ``$defs``
+that each type's keys refer to, not a copy in every type and target.
+"""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from assay.dialects.catalogue import ALIASES
 from assay.dialects.catalogue import RULES as _ALL_RULES
@@ -69,11 +76,31 @@ def type_schema(kind: str) -> Schema:
     return {"const": kind} if len(names) == 1 else {"enum": names}
 
 
+SHARED_BY = 4
+"""A key's shared value schema (``KEY_VALUES``) taken by at least this many rule types is
+referred to (``{"$ref": "#/$defs/<key>"}``), unless it is a reference already."""
+
+
+def shared_values() -> dict[str, Schema]:
+    """The ``$defs`` entries of the keys many rule types share, each named by its key."""
+    uses = Counter(k for spec in RULES.values() for k in spec.keys if k not in spec.values)
+    return {
+        k: KEY_VALUES[k]
+        for k in sorted(uses, key=_key_order)
+        if uses[k] >= SHARED_BY and list(KEY_VALUES[k]) != ["$ref"]
+    }
+
+
 def _params(kind: str) -> dict[str, Schema]:
-    """The value schemas of a rule type's own keys."""
+    """The value schemas of a rule type's own keys: its own, else a shared key's (by
+    reference when many types share it)."""
     keys = RULES[kind].keys
     own = RULES[kind].values
-    return {k: own.get(k) or KEY_VALUES[k] for k in sorted(keys, key=_key_order)}
+    shared = shared_values()
+    return {
+        k: own.get(k) or (ref(k) if k in shared else KEY_VALUES[k])
+        for k in sorted(keys, key=_key_order)
+    }
 
 
 _ORDER = ("column", "columns", "must_be", "warn")
