@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from assay import shell
+from assay.config import shell
 from assay.errors import ConfigError, SparkFailure
 from assay.ir.outputs import EmailReport, Report, ReportFile, ReportPipe
 from assay.report.render import render_html

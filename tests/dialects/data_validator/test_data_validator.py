@@ -145,7 +145,7 @@ def test_a_variable_value_never_executes(tmp_path, monkeypatch):
 
 
 def test_commands_get_a_scrubbed_environment(tmp_path, monkeypatch):
-    from assay import shell
+    from assay.config import shell
 
     monkeypatch.setenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", "s3cr3t")
     monkeypatch.setenv("MY_DB_PASSWORD", "hunter2")

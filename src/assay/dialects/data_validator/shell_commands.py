@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from assay import shell
+from assay.config import shell
 from assay.config.node import Node
 from assay.errors import VariableError
 from assay.grammar import references
