@@ -17,10 +17,10 @@ import dataclasses
 import datetime as dt
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
+from assay.evaluate_own import schema_judge, sql_judge, validator_judge
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
@@ -46,6 +46,12 @@ from assay.ir.rules import (
     complete,
 )
 from assay.ir.values import Between
+from assay.outcome import Evidence as Evidence
+from assay.outcome import Number as Number
+from assay.outcome import Outcome as Outcome
+from assay.outcome import Severity as Severity
+from assay.outcome import Values as Values
+from assay.outcome import failed_severity as failed_severity
 from assay.planner.expectation import expectation, render
 from assay.planner.measures import (
     AgeMicros,
@@ -62,46 +68,29 @@ from assay.planner.measures import (
 )
 from assay.planner.references import ReferenceRows, Unmatched
 
-Severity = Literal["pass", "warn", "fail", "error"]
-Number = int | float | Decimal
-Values = Mapping[Any, Any]
-"""Measured values by measure, as the result row holds them (Spark's Python types)."""
+
+def judge(rule: Rule, evidence: Evidence | Values) -> Outcome:
+    """The verdict on ``rule`` from what its check is judged from (:class:`Evidence`; a
+    mapping: the aggregate plan's values alone), by its entry in :data:`JUDGES`."""
+    given = evidence if isinstance(evidence, Evidence) else Evidence(evidence)
+    return JUDGES[type(rule.check)](rule, rule.check, given)
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The verdict on one rule."""
+def _from_values(judged: ValueJudge) -> Judge:
+    """A judge of the aggregate plan's values: a filtered rule's measures are read over
+    the rows its filter keeps, their count included (planned for every filtered rule:
+    ``measures_of``)."""
 
-    severity: Severity
-    failed_count: int | None
-    metric_value: Number | None
-    message: str
-    details: Mapping[str, Any] | None = None
-    held: bool | None = None
-    """Whether the condition held, when the severity alone does not say (a metric's own
-    warn threshold: severity ``warn``, condition held)."""
-    rows: int | None = None
-    """The rows the rule considered, when not the table's (a rule's filter)."""
+    def judge_values(rule: Rule, check: Any, evidence: Evidence) -> Outcome:
+        values = evidence.values
+        if rule.filter is None:
+            return judged(rule, check, values, int(values.get(RowCount(), 0) or 0))
+        kept = Filtered(values, rule.filter)
+        rows = int(kept[RowCount()] or 0)
+        outcome = judged(rule, check, kept, rows)
+        return dataclasses.replace(outcome, rows=rows, message=_scoped(outcome.message, rule, rows))
 
-    @property
-    def passed(self) -> bool:
-        """Whether the rule's condition held (``pass``, or a metric's own warning)."""
-        return self.held if self.held is not None else self.severity == "pass"
-
-
-def judge(rule: Rule, values: Values) -> Outcome:
-    """Judge a rule computed by the aggregate pass from its measures' values."""
-    judged = JUDGES.get(type(rule.check))
-    if judged is None:
-        raise TypeError(f"{rule.kind} is not judged from the aggregate pass")
-    if rule.filter is None:
-        return judged(rule, rule.check, values, int(values.get(RowCount(), 0) or 0))
-    # every measure of a filtered rule is read over the rows its filter keeps, their
-    # count included (planned for every filtered rule: measures_of)
-    kept = Filtered(values, rule.filter)
-    rows = int(kept[RowCount()] or 0)
-    outcome = judged(rule, rule.check, kept, rows)
-    return dataclasses.replace(outcome, rows=rows, message=_scoped(outcome.message, rule, rows))
+    return judge_values
 
 
 def _scoped(message: str, rule: Rule, rows: int) -> str:
@@ -154,12 +143,6 @@ def unique_failed(check: UniqueCheck, stats: Mapping[str, Any]) -> int:
     if check.counted == "surplus":
         return int(stats["rows"] or 0) - groups  # type: ignore[call-overload]
     return int(stats["dup_rows"] or 0)  # type: ignore[call-overload]
-
-
-def failed_severity(rule: Rule) -> Severity:
-    """The severity of a failed ``rule``: ``warn`` at level ``warn``, else ``fail`` (the
-    one place a level becomes a severity; validator functions are judged by it too)."""
-    return "warn" if rule.level == "warn" else "fail"
 
 
 _fail = failed_severity  # the short name the judges below use
@@ -469,21 +452,27 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-Judge = Callable[[Rule, Any, Values, int], Outcome]
+ValueJudge = Callable[[Rule, Any, Values, int], Outcome]
+"""A judge of the aggregate plan's values (and the rows they were measured over)."""
+Judge = Callable[[Rule, Any, Evidence], Outcome]
 
-JUDGES: dict[type, Judge | None] = {
-    RowCheck: _row_outcome,
-    UniqueCheck: _unique_outcome,
-    MetricCheck: _metric_outcome,
-    EqualsCheck: lambda rule, check, values, rows: _equals_outcome(rule, check, values),
-    ColStatsCheck: lambda rule, check, values, rows: _colstats_outcome(rule, check, values),
-    SchemaCheck: None,  # judge_schema, from the schema
-    SqlCheck: None,  # judge_sql, from its own query
-    ValidatorCheck: None,  # its Python function (assay.executor.validators)
-    ForeignKeyCheck: _foreign_key_outcome,
+JUDGES: dict[type, Judge] = {
+    RowCheck: _from_values(_row_outcome),
+    UniqueCheck: _from_values(_unique_outcome),
+    MetricCheck: _from_values(_metric_outcome),
+    EqualsCheck: _from_values(
+        lambda rule, check, values, rows: _equals_outcome(rule, check, values)
+    ),
+    ColStatsCheck: _from_values(
+        lambda rule, check, values, rows: _colstats_outcome(rule, check, values)
+    ),
+    SchemaCheck: schema_judge,  # from the table's schema, no scan
+    SqlCheck: sql_judge,  # from its own query's answer
+    ValidatorCheck: validator_judge,  # from what its Python function returned
+    ForeignKeyCheck: _from_values(_foreign_key_outcome),
 }
-"""How each kind of check is judged from the aggregate pass's values (None: by its own
-pass); complete over the IR's ``Check`` union, checked at import."""
+"""How each kind of check is judged, from the part of :class:`Evidence` it reads;
+complete over the IR's ``Check`` union, checked at import."""
 
 METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
     RowCountMetric: lambda metric, values, rows: rows,

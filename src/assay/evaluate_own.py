@@ -1,14 +1,19 @@
 """The verdicts of rules judged by their own pass, not from the aggregate's values:
-``schema`` (from the table's schema, no scan) and ``sql`` (from its own query's answer)."""
+``schema`` (from the table's schema, no scan), ``sql`` (from its own query's answer) and
+a validator function's (from what it returned). Each is registered in
+:data:`assay.evaluate.JUDGES` with the part of :class:`~assay.outcome.Evidence` it reads."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.evaluate import Outcome
-from assay.evaluate import failed_severity as _fail
-from assay.ir.rules import Rule, SchemaCheck, SqlCheck
+from assay.ir.rules import Rule, SchemaCheck, SqlCheck, ValidatorCheck
+from assay.outcome import Evidence, Outcome
+from assay.outcome import failed_severity as _fail
+
+if TYPE_CHECKING:
+    from assay.dialects.validator_functions import ValidatorResult
 
 
 def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
@@ -94,3 +99,32 @@ def judge_sql(rule: Rule, rows_returned: int, value: Any) -> Outcome:
 
 def _said(value: object) -> str:
     return "NULL" if value is None else str(value).lower()
+
+
+def judge_validator(rule: Rule, verdict: ValidatorResult | str | None) -> Outcome:
+    """Judge a validator rule from what its function returned (a text: why it returned
+    nothing usable)."""
+    assert isinstance(rule.check, ValidatorCheck)
+    if verdict is None or isinstance(verdict, str):
+        return Outcome("error", None, None, verdict or f"validator {rule.kind} was not called")
+    severity = "pass" if verdict.passed else _fail(rule)
+    message = verdict.message or ("passed" if verdict.passed else "failed")
+    return Outcome(severity, verdict.failed_count, verdict.metric_value, message)
+
+
+def schema_judge(rule: Rule, check: SchemaCheck, evidence: Evidence) -> Outcome:
+    """:func:`judge_schema` reading :attr:`Evidence.schema`."""
+    return judge_schema(rule, evidence.schema)
+
+
+def sql_judge(rule: Rule, check: SqlCheck, evidence: Evidence) -> Outcome:
+    """:func:`judge_sql` reading :attr:`Evidence.answer`, the rule's query's."""
+    if evidence.answer is None:
+        raise TypeError(f"{rule.kind}: a SQL rule is judged from its query's answer")
+    rows, value = evidence.answer
+    return judge_sql(rule, rows, value)
+
+
+def validator_judge(rule: Rule, check: ValidatorCheck, evidence: Evidence) -> Outcome:
+    """:func:`judge_validator` reading :attr:`Evidence.verdict`."""
+    return judge_validator(rule, evidence.verdict)
