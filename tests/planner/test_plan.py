@@ -246,19 +246,23 @@ def test_the_benchmark_suites_read_few_columns_twice(tmp_path, monkeypatch, rule
 
 def test_a_branch_whose_groups_all_move_away_is_dropped():
     from assay.ir import Compare, Lit, Op
-    from assay.planner.cost import _refine
+    from assay.planner.packing import Packing
     from assay.planner.plan import Slot
 
     def slot(name: str, column: str) -> Slot:
         return Slot(name, CountIf(Compare(Op.GT, Col(column), Lit(0))), (0,))
 
     a1, a2, b1 = slot("m1", "a"), slot("m2", "a"), slot("m3", "b")
-    branches = [[a1], [a2, b1]]
-    _refine(branches, {"m1": ("a",), "m2": ("a",), "m3": ("b",)}, size=4)
-    assert branches == [[a2, b1, a1]]  # `a` read once, by the one branch left
-    full = [[a1], [a2, b1]]
-    _refine(full, {"m1": ("a",), "m2": ("a",), "m3": ("b",)}, size=2)
-    assert full == [[b1], [a2, a1]]  # no room for a move: a swap, each column read once
+
+    def refined(branches: list[list[Slot]], size: int) -> list[list[Slot]]:
+        packing = Packing({"m1": ("a",), "m2": ("a",), "m3": ("b",)}, size)
+        packing.branches = branches
+        packing.refine()
+        return packing.branches
+
+    assert refined([[a1], [a2, b1]], 4) == [[a2, b1, a1]]  # `a` read once, by the one left
+    # no room for a move: a swap, each column read once
+    assert refined([[a1], [a2, b1]], 2) == [[b1], [a2, a1]]
 
 
 def columns_of_measure(measure) -> tuple[str, ...]:

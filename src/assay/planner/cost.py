@@ -38,7 +38,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -68,6 +67,7 @@ from assay.ir.expr import (
 )
 from assay.ir.suite import CatalogSource, PathSource, Source
 from assay.planner.measures import CountIf, Measure, SqlAggregate, kind_of
+from assay.planner.packing import packed
 from assay.planner.plan import ScanAggregate, Slot
 from assay.planner.sqlfold import snippet_columns
 
@@ -214,181 +214,12 @@ def split_branches(
     # The row count (and the server clock) read no column: they ride along with any branch.
     free = plain.pop((), [])
     order = {slot.name: i for i, slot in enumerate(slots)}
-    branches = _packed(list(plain.items()), free, options.max_outputs, order)
+    branches = packed(list(plain.items()), free, options.max_outputs, order)
     for group in filtered.values():
         for chunk in _chunks(group, options.max_outputs):
             where = any_of(*(_strip(s.measure.predicate) for s in chunk.slots))  # type: ignore[union-attr]
             branches.append(ScanAggregate(chunk.slots, where=where))
     return tuple(sorted(branches, key=lambda b: b.slots[0].name))
-
-
-def _packed(
-    groups: list[tuple[tuple[str, ...], list[Slot]]],
-    free: list[Slot],
-    size: int,
-    order: Mapping[str, int],
-) -> list[ScanAggregate]:
-    """Slots grouped by the columns they read, packed into branches of at most ``size``
-    outputs so that as few columns as possible are read by more than one branch.
-
-    Columns joined by a slot reading several of them (``a / b > 2``) form a component;
-    a component that fits one branch is one piece and is never split, a larger one is
-    cut into pieces in an order keeping each column's slots together. The pieces are
-    packed largest first, each into the open branch sharing the most columns with it
-    (else the first with room, else a new one); :func:`_refine` then moves and swaps
-    column groups between branches while that saves reads; slots reading no column
-    (the row count) fill the first branch with room. A column is then read by two
-    branches only where its component is larger than a branch. Packing the groups in
-    order instead read 8 of lineitem's 13 columns twice in the 100-rule benchmark suite
-    (TPC-H SF1, warm server, 7 rounds each, interleaved: whole aggregate 5.46 s, packed
-    by component 4.79 s, each column read once).
-    """
-    pieces: list[list[Slot]] = []
-    for component in _components(groups):
-        cut: list[Slot] = []
-        for _, group in component:
-            for start in range(0, len(group), size):
-                part = group[start : start + size]
-                if len(cut) + len(part) > size:
-                    pieces.append(cut)
-                    cut = []
-                cut.extend(part)
-        pieces.append(cut)
-    reads = {slot.name: key for key, group in groups for slot in group}
-    branches: list[list[Slot]] = []
-    read: list[set[str]] = []
-    for piece in sorted(pieces, key=len, reverse=True):  # stable: ties keep their order
-        columns = {c for slot in piece for c in reads[slot.name]}
-        room = [b for b in range(len(branches)) if len(branches[b]) + len(piece) <= size]
-        if room:
-            best = max(room, key=lambda b: (len(read[b] & columns), -b))
-            branches[best].extend(piece)
-            read[best] |= columns
-        else:
-            branches.append(list(piece))
-            read.append(columns)
-    _refine(branches, reads, size)
-    for start in range(0, len(free), size):
-        part = free[start : start + size]
-        room = [b for b in range(len(branches)) if len(branches[b]) + len(part) <= size]
-        if room:
-            branches[room[0]].extend(part)
-        else:
-            branches.append(list(part))
-    return [ScanAggregate(tuple(sorted(b, key=lambda s: order[s.name]))) for b in branches]
-
-
-REFINE_BUDGET = 100_000
-"""Column visits :func:`_refine` may spend (about half a second of Python at most). The
-300-rule benchmark suite's refinement needs 30,000-60,000 (30,000 leave 44 reads instead of
-41); 1,000 columns joined by one rule (tests/emit/test_plans_offline.py) took 19 s
-without a bound and stop at it, their packing valid as it stands."""
-
-
-def _refine(branches: list[list[Slot]], reads: Mapping[str, tuple[str, ...]], size: int) -> None:
-    """Lower the number of columns read by more than one branch, in place: move the slots
-    of one column group from a branch to another with room, or swap two groups between
-    branches, while that reads fewer (branch, column) pairs; first improvement, in
-    branch and slot order, within :data:`REFINE_BUDGET`, so the result is deterministic.
-    Where every column belongs to one component larger than a branch (the 300-rule
-    benchmark suite, whose null tests of two columns join every column to the keys), the
-    pieces' cut leaves columns read twice that such moves save (58 reads of 16 columns
-    in 9 branches -> 41). Only candidates sharing a column with the other side are
-    weighed: a group moved where none of its columns is read cannot lower the reads.
-    A branch left without slots is dropped."""
-    counts = [Counter(c for slot in b for c in reads[slot.name]) for b in branches]
-    if sum(map(len, counts)) == len(set().union(*counts)):
-        return  # every column is read by one branch
-    work = [0]
-
-    def units(b: int) -> list[tuple[tuple[str, ...], list[Slot]]]:
-        found: dict[tuple[str, ...], list[Slot]] = {}
-        for slot in branches[b]:
-            found.setdefault(reads[slot.name], []).append(slot)
-        return list(found.items())
-
-    def shares(b: int, columns: tuple[str, ...]) -> bool:
-        work[0] += len(columns)
-        return any(counts[b][c] > 0 for c in columns)
-
-    def change(b: int, out: tuple[tuple[str, ...], int], into: tuple[tuple[str, ...], int]) -> int:
-        """How many more columns branch ``b`` reads with ``out`` taken out, ``into`` put in."""
-        (gone, n_gone), (come, n_come) = out, into
-        delta = 0
-        for column in {*gone, *come}:
-            now = counts[b][column]
-            after = now - (n_gone if column in gone else 0) + (n_come if column in come else 0)
-            delta += (after > 0) - (now > 0)
-        work[0] += len(gone) + len(come)
-        return delta
-
-    def apply(b: int, out: list[Slot], into: list[Slot]) -> None:
-        taken = {slot.name for slot in out}
-        branches[b][:] = [s for s in branches[b] if s.name not in taken] + into
-        counts[b].subtract(c for slot in out for c in reads[slot.name])
-        counts[b].update(c for slot in into for c in reads[slot.name])
-
-    def step() -> bool:
-        """Make the first move or swap that lowers the reads; whether there was one."""
-        none: tuple[tuple[str, ...], int] = ((), 0)
-        groups = [units(b) for b in range(len(branches))]
-        for i, (key, unit) in ((b, u) for b in range(len(branches)) for u in groups[b]):
-            mine = (key, len(unit))
-            for j in (j for j in range(len(branches)) if j != i):
-                if work[0] > REFINE_BUDGET:
-                    return False
-                into_j = shares(j, key)
-                room = len(branches[j]) + len(unit) <= size
-                if room and into_j and change(i, mine, none) + change(j, none, mine) < 0:
-                    apply(i, unit, [])
-                    apply(j, [], unit)
-                    return True
-                for other_key, other in groups[j]:
-                    theirs = (other_key, len(other))
-                    fits = (len(branches[i]) - len(unit) + len(other) <= size
-                            and len(branches[j]) - len(other) + len(unit) <= size)  # fmt: skip
-                    if not fits or not (into_j or shares(i, other_key)):
-                        continue
-                    if change(i, mine, theirs) + change(j, theirs, mine) < 0:
-                        apply(i, unit, other)
-                        apply(j, other, unit)
-                        return True
-        return False
-
-    while step():  # every step lowers the reads, a positive count
-        pass
-    branches[:] = [b for b in branches if b]  # a branch whose groups all moved away
-
-
-def _components(
-    groups: list[tuple[tuple[str, ...], list[Slot]]],
-) -> list[list[tuple[tuple[str, ...], list[Slot]]]]:
-    """The column groups in connected components (two groups are connected when they
-    read a common column), in order of first appearance; within a component, the groups
-    ordered by their first column's first appearance, so each column's slots stay
-    together and a slot reading several columns follows the first of them."""
-    parent: dict[str, str] = {}
-
-    def root(column: str) -> str:
-        while parent.setdefault(column, column) != column:
-            column = parent[column]
-        return column
-
-    for columns, _ in groups:
-        for other in columns[1:]:
-            a, b = root(columns[0]), root(other)
-            if a != b:
-                parent[b] = a
-    rank: dict[str, int] = {}
-    for columns, _ in groups:
-        for column in columns:
-            rank.setdefault(column, len(rank))
-    components: dict[str, list[tuple[tuple[str, ...], list[Slot]]]] = {}
-    for group in groups:
-        components.setdefault(root(group[0][0]), []).append(group)
-    return [
-        sorted(members, key=lambda g: min(rank[c] for c in g[0])) for members in components.values()
-    ]
 
 
 def _reads(measure: Measure) -> tuple[str, ...]:
