@@ -1,0 +1,196 @@
+"""SodaCL checks files read without Spark: detection, sources, Soda's threshold zones as
+assay thresholds (percentages judged as Soda rounds them), and every refusal at its
+line."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import pytest
+
+from assay.dialects import soda_thresholds as th
+from assay.ir.metrics import CountMetric
+from assay.ir.rules import MetricCheck, UniqueCheck
+from assay.ir.suite import CatalogSource, PathSource
+from tests.dialects.helpers import errors, load, write
+
+
+def rules(tmp_path, text, **options):
+    suite = load(write(tmp_path, text, "checks.yml"), **options)
+    return suite.tables[0].rules
+
+
+def test_detected_and_one_table_per_dataset(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        filter orders [all]:
+          where: "true"
+        checks for orders:
+          - row_count > 0
+        checks for customers:
+          - row_count > 0
+        checks for orders [all]:
+          - missing_count(email) = 0
+        """,
+        "checks.yml",
+    )
+    suite = load(path)
+    assert [t.name for t in suite.tables] == ["orders", "customers"]
+    assert [len(t.rules) for t in suite.tables] == [2, 1]
+    assert suite.tables[0].source == CatalogSource("orders")
+
+
+def test_sources_from_the_command_line(tmp_path):
+    text = "checks for orders:\n  - row_count > 0\n"
+    path = write(tmp_path, text, "checks.yml")
+    named = load(path, source="orders=data/o.parquet").tables[0].source
+    alone = load(path, source="data/o.parquet").tables[0].source
+    table = load(path, inputs={"orders": "db.orders"}).tables[0].source
+    assert isinstance(named, PathSource) and named.paths[0].endswith("data/o.parquet")
+    assert alone == named
+    assert table == CatalogSource("db.orders")
+
+
+@pytest.mark.parametrize(
+    ("written", "inside", "outside"),
+    [
+        ("> 0", [1, 5], [0, -1]),
+        ("= 0", [0], [1, -0.5]),
+        ("!= 3", [2, 4], [3]),
+        ("between 1 and 5", [1, 5, 3], [0.99, 5.01]),
+        ("between (1 and 5]", [5, 1.01], [1, 6]),
+        ("not between 1 and 5", [0, 6], [1, 5]),
+        ("<= 2.5", [2.5], [2.51]),
+    ],
+)
+def test_an_inline_threshold_passes_what_it_says(written, inside, outside):
+    fail = th.parse(written).inverse()
+    must = th.passing(fail, written)
+    for value in inside:
+        assert must.holds(value) and not fail.is_bad(value)
+    for value in outside:
+        assert not must.holds(value) and fail.is_bad(value)
+
+
+def test_a_percentage_is_judged_as_soda_rounds_it():
+    # Soda: round(count * 100 / rows, 2) >= 16.67 passes for 2 of 12 rows (16.666...)
+    must = th.passing(th.parse(">= 16.67").inverse(), ">= 16.67", rounded=True)
+    assert must.holds(2 * 100 / 12)
+    assert not must.holds(math.nextafter(16.665, 0))
+    # and every double near a bound agrees with Soda's rule
+    for bound in (">= 5", "< 5", "<= 0.01", "> 99.99", "between 1.5 and 2.5"):
+        fail = th.parse(bound).inverse()
+        must = th.passing(fail, bound, rounded=True)
+        for centre in (0.005, 0.015, 1.495, 2.505, 4.995, 5.0, 99.985, 99.995):
+            value = centre
+            for _ in range(4):
+                assert must.holds(value) == (not fail.is_bad(round(value, 2))), (bound, value)
+                value = math.nextafter(value, 100)
+
+
+def test_fail_and_warn_zones(tmp_path):
+    (rule,) = rules(
+        tmp_path,
+        """
+        checks for orders:
+          - max(amount):
+              fail: when > 10000
+              warn: when between 5000 and 10000
+        """,
+    )
+    check = rule.check
+    assert isinstance(check, MetricCheck)
+    assert check.must.holds(10000) and not check.must.holds(10000.5)
+    assert check.warn is not None and check.warn.holds(4999) and not check.warn.holds(5000)
+    assert rule.threshold == "fail when > 10000; warn when between 5000 and 10000"
+
+
+def test_missing_and_invalid_are_counted_as_soda(tmp_path):
+    missing, invalid = rules(
+        tmp_path,
+        """
+        checks for orders:
+          - missing_percent(email) < 5%:
+              missing values: ["", N/A]
+          - invalid_count(email) = 0:
+              valid format: email
+        """,
+    )
+    assert isinstance(missing.check, MetricCheck)
+    assert missing.check.metric == CountMetric(missing.check.metric.counted, percent=True)  # type: ignore[union-attr]
+    assert missing.check.must.value == Decimal("4.995")  # type: ignore[union-attr]
+    assert "'email'" in repr(invalid.check) and "Matches" in repr(invalid.check)
+
+
+def test_duplicate_count_counts_values(tmp_path):
+    (rule,) = rules(tmp_path, "checks for orders:\n  - duplicate_count(id, code) < 3\n")
+    assert rule.check == UniqueCheck(
+        ("id", "code"),
+        tolerance=rule.check.tolerance,
+        counted="values",
+        nulls="any",  # type: ignore[union-attr]
+    )
+    assert rule.check.tolerance.value == 2  # type: ignore[union-attr]
+
+
+def test_a_dataset_filter_is_every_check_filter(tmp_path):
+    (rule,) = rules(
+        tmp_path,
+        """
+        filter orders [daily]:
+          where: day = '${DAY}'
+        checks for orders [daily]:
+          - row_count > 0:
+              filter: amount > 0
+        """,
+        variables={"DAY": "2024-01-01"},
+    )
+    assert "day = '2024-01-01'" in repr(rule.filter) and "amount > 0" in repr(rule.filter)
+
+
+def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
+    monkeypatch.setenv("LIMIT_ROWS", "7")
+    (rule,) = rules(
+        tmp_path, "checks for t:\n  - row_count < ${LIMIT_ROWS}\n", variables={"LIMIT_ROWS": "9"}
+    )
+    assert rule.check.must.value == 7  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("check", "said"),
+    [
+        ("- percentile(amount, 0.95) < 9", "Unsupported metric"),
+        ("- stddev(amount) < 9", "Unsupported metric"),
+        ("- avg_surface < 9:\n      avg_surface expression: AVG(a)", "user-defined metric"),
+        ("- row_count same as other", "not supported"),
+        ("- change for row_count < 50", "not supported"),
+        ("- duplicate_count(id) > 2", "upper bound"),
+        ("- duplicate_percent(id) < 2", "duplicate_percent"),
+        ("- invalid_count(email) = 0", "without a 'valid ...'"),
+        ("- row_count > 0:\n      fail: when < 3", "ignores 'fail' and 'warn'"),
+        ("- row_count", "no threshold"),
+        ("- row_count > 1d", "duration"),
+        ("- failed rows:\n      fail query: SELECT 1", "'fail query' is not supported"),
+        ("- values in (a, b) must exist in other (a, b)", "several columns"),
+        ("- freshness(ts, LATER) < 1d", "now variable"),
+        ("- row_count < ${UNDEFINED_IN_TEST}", "undefined variable"),
+        ("- invalid_count(email) = 0:\n      valid format: mail", "format 'mail'"),
+        ("- row_count between 5 and 1", "lower bound"),
+    ],
+)
+def test_refused_at_its_line(tmp_path, check, said):
+    path = write(tmp_path, f"checks for orders:\n  - row_count > 0\n  {check}\n", "checks.yml")
+    message = errors(path)
+    line = 4 if "\n" in check else 3  # a configuration key's error is at its own line
+    assert said in message and f"checks.yml:{line} " in message, message
+
+
+def test_unsupported_sections_are_errors(tmp_path):
+    path = write(
+        tmp_path,
+        "checks for orders:\n  - row_count > 0\nfor each dataset T:\n  datasets: [a]\n",
+        "checks.yml",
+    )
+    assert "'for each dataset' sections" in errors(path)
