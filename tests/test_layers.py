@@ -1,11 +1,12 @@
 """The architecture holds: import contracts (``.importlinter``), no private names across
 modules, and no import circle between any two of assay's modules.
 
-The contracts are import-linter's (``lint-imports``): the layers cli > executor > emit,
-report, evaluate, preflight > planner > plugins > dialects > config, grammar, shell,
-monitoring > errors > ir; the IR and the planner import nothing else of the project,
-monitoring nothing but the IR and the errors; pyspark only in emit and the executor; no
-import circles between the modules of any package.
+The contracts are import-linter's (``lint-imports``): the layers cli > warm > executor >
+emit, report, evaluate, judge > profiling > planner > comparison > dialects > config,
+grammar, monitoring > errors > ir; the IR, the planner and a comparison's pure part import
+nothing else of the project but the IR, a profile's pure part nothing but the IR and the
+planner, monitoring nothing but the IR and the errors; pyspark only in emit and the
+executor; no import circles between the modules of any package.
 """
 
 from __future__ import annotations
