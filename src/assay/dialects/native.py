@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from assay.config.node import Node
-from assay.dialects import great_expectations, sources, validations
+from assay.dialects import great_expectations, soda, sources, validations
 from assay.dialects import params as p
 from assay.dialects.base import Context, Dialect
 from assay.dialects.catalogue import build_rule
@@ -43,6 +43,7 @@ TABLE_KEYS = frozenset(
         "rules",
         "validations",
         "expectations",
+        "sodacl",
         "history",
     }
 )
@@ -251,6 +252,10 @@ def _table(
     if suite_node is not None:
         # a Great Expectations suite file bound to this table (docs/dialects.md)
         rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx) or ()
+    checks_node = node.get("sodacl")
+    if checks_node is not None:
+        # a SodaCL checks file bound to this table (docs/dialects.md)
+        rules += ctx.attempt(soda.bound_checks, checks_node, ctx, name or "") or ()
     all_rules = rules + (block.rules if block else ())
     outputs = block.outputs if block else ()
     history_node = node.get("history")
@@ -277,8 +282,8 @@ def _table(
 
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
-    if node.get("rules") is None and (
-        node.get("validations") is not None or node.get("expectations") is not None
+    if node.get("rules") is None and any(
+        node.get(key) is not None for key in ("validations", "expectations", "sodacl")
     ):
         return ()
     rules_node = ctx.attempt(node.require, "rules")

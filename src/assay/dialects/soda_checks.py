@@ -317,15 +317,13 @@ def _metric_check(
 ) -> MetricCheck:
     must: Threshold = th.ANY_VALUE
     if zones.fail is not None:
-        text = (
-            zones.fail_text
-            if not zones.fail_text.startswith("when ")
-            else f"not {zones.fail_text[5:]}"
-        )
+        inline = not zones.fail_text.startswith("when ")
+        text = zones.fail_text if inline else th.describe(zones.fail)
         must = th.passing(zones.fail, text, rounded=rounded, unit=unit)  # type: ignore[arg-type]
     warn = None
     if zones.warn is not None:
-        warn = th.passing(zones.warn, f"not {zones.warn_text[5:]}", rounded=rounded, unit=unit)  # type: ignore[arg-type]
+        text = th.describe(zones.warn)
+        warn = th.passing(zones.warn, text, rounded=rounded, unit=unit)  # type: ignore[arg-type]
     return MetricCheck(metric, must, warn)  # type: ignore[arg-type]
 
 
@@ -680,9 +678,7 @@ def _schema(got: Entry, dataset: Dataset) -> Rule:
                 raise value.error("forbidden column patterns (% or *) are not supported")
         elif key == "when wrong column type":
             mapping = value.as_mapping("a mapping of column to type")
-            types = tuple(
-                (_column(c), t.as_str("a type").strip().lower()) for c, t in mapping.items()
-            )
+            types = tuple((_column(c), _type(t)) for c, t in mapping.items())
         else:
             raise value.error(
                 f"schema validation '{key}' is not supported",
@@ -694,6 +690,31 @@ def _schema(got: Entry, dataset: Dataset) -> Rule:
     if level == "warn":
         rule = dataclasses.replace(rule, level="warn")
     return rule
+
+
+SODA_TYPE_ALIASES = {
+    "character varying": "string",
+    "varchar": "string",
+    "text": "string",
+    "integer": "int",
+    "decimal": "double",
+    "timestamptz": "timestamp",
+}
+"""The expected types Soda's ``spark_df`` data source also accepts for another Spark type
+(``SCHEMA_CHECK_TYPES_MAPPING``: a ``double`` column passes ``decimal``)."""
+
+
+def _type(node: Node) -> str:
+    """An expected column type, lowercased as Soda compares it; Soda's aliases refused."""
+    written = node.as_str("a type").strip().lower()
+    if written in SODA_TYPE_ALIASES:
+        raise node.error(
+            f"type '{written}': Soda on Spark also accepts a {SODA_TYPE_ALIASES[written]} "
+            "column for it, which assay does not",
+            hint="write the column's Spark type name (string, int, bigint, double, "
+            "decimal(10,2), timestamp...)",
+        )
+    return written
 
 
 def _reference(got: Entry, dataset: Dataset) -> Rule:

@@ -43,6 +43,11 @@ _TABLE: dict[str, Schema] = {
         "description": "A Great Expectations suite (JSON) run on this table, relative to the"
         " config file (docs/dialects.md).",
     },
+    "sodacl": {
+        **TEXT,
+        "description": "A SodaCL checks file run on this table (its one dataset, or the one"
+        " named as the table), relative to the config file (docs/dialects.md).",
+    },
     "history": ref(
         "sink",
         description="Append every rule's verdict per run (the report's columns plus run_id, "
@@ -181,7 +186,12 @@ def structure() -> dict[str, Schema]:
         "table": _object(
             _TABLE,
             required=["source"],
-            anyOf=[required("rules"), required("validations"), required("expectations")],
+            anyOf=[
+                required("rules"),
+                required("validations"),
+                required("expectations"),
+                required("sodacl"),
+            ],
         ),
         "rule": dispatch(),
         "sink": _object(
