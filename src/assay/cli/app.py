@@ -200,7 +200,7 @@ def explain(
 def _explain_passes(format: str, suite: Suite) -> None:
     """The planner's passes, in order, then each table's state after each of them: text,
     or one ``passes`` line (the list only)."""
-    from assay import validators
+    from assay.dialects import validator_functions as validators
     from assay.planner.passes import PASSES, describe
     from assay.planner.trace import trace
 
