@@ -6,8 +6,6 @@ from decimal import Decimal
 
 import pytest
 
-from assay.evaluate import judge
-from assay.evaluate_own import judge_schema, judge_sql, type_matches
 from assay.ir import (
     Between,
     Col,
@@ -26,6 +24,8 @@ from assay.ir import (
     Tolerance,
     UniqueCheck,
 )
+from assay.judge.evaluate import judge
+from assay.judge.own import judge_schema, judge_sql, type_matches
 from assay.planner.measures import ColumnAgg, CountIf, GroupStats, RowCount
 
 ORIGIN = Origin("t.yaml", "tables[0].rules[0]")

@@ -15,7 +15,6 @@ from assay.config import load_suite
 from assay.dialects.catalogue import ALIASES, RULES
 from assay.dialects.formats import FORMATS
 from assay.errors import ConfigErrors, PreflightError
-from assay.evaluate import judge
 from assay.ir import (
     Between,
     Col,
@@ -46,6 +45,7 @@ from assay.ir import (
 )
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
 from assay.ir.sources import CatalogSource, PathSource, SqlSource
+from assay.judge.evaluate import judge
 from assay.judge.preflight import check_table
 from assay.planner import plan_table
 from assay.planner.measures import AgeMicros, AggEquals, ColumnAgg, GroupStats, Histogram, RowCount

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from assay.config import load_suite
-from assay.evaluate import judge
 from assay.ir import (
     Col,
     ColumnMetric,
@@ -28,6 +27,7 @@ from assay.ir import (
 )
 from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
+from assay.judge.evaluate import judge
 from assay.planner import plan_table
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -171,9 +171,9 @@ def test_every_registry_of_check_kinds_is_complete_and_a_missing_entry_fails_at_
     the planner's measures, the judges): a kind without its entry is an import error."""
     import typing
 
-    import assay.evaluate as evaluate
     import assay.ir.metrics as metrics
     import assay.ir.rules as ir
+    import assay.judge.evaluate as evaluate
     import assay.planner.measures as planner
     from assay.ir.shapes import complete
 

@@ -2,7 +2,7 @@
 group from its measures, the thresholds as predicates, the group-by frame the aggregate
 plan counts and the detail plan samples.
 
-The value is computed as :mod:`assay.evaluate` computes it for the whole table (a
+The value is computed as :mod:`assay.judge.evaluate` computes it for the whole table (a
 percentage as ``100.0 * count / rows`` in doubles, freshness in seconds); the thresholds
 compare it as Spark compares a value with a DECIMAL literal (an integer exactly, a double
 as a double) and NaN or no value fails, as it does for the whole table.

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.dialects.great_expectations_results import with_gx_numbers
-from assay.evaluate import Outcome
 from assay.ir.rules import Rule
 from assay.ir.suite import RunPolicy
+from assay.judge.evaluate import Outcome
 from assay.monitoring.judging import judge_over_time
 from assay.monitoring.records import as_number, tracked_measure
 from assay.monitoring.series import Point

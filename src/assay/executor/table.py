@@ -14,13 +14,13 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
-from assay.evaluate import Outcome, histogram_bounds, judge
-from assay.evaluate_own import judge_schema, judge_sql
 from assay.executor.deadline import Interrupted, PlanTimeout, deadline
 from assay.executor.results import judged, judged_over_time, rule_result
 from assay.executor.spark_errors import failure_sentence, lost_server, spark_message
 from assay.ir.rules import SchemaCheck, SqlCheck
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Source, Table
+from assay.judge.evaluate import Outcome, histogram_bounds, judge
+from assay.judge.own import judge_schema, judge_sql
 from assay.judge.preflight import orderable
 from assay.monitoring.identity import identities
 from assay.monitoring.series import History

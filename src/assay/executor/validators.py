@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.dialects.validator_functions import VALIDATORS, ValidatorResult, declared_plans
-from assay.evaluate import Outcome, failed_severity
 from assay.executor.results import judged, rule_result
 from assay.executor.table import TableOutcome, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
+from assay.judge.evaluate import Outcome, failed_severity
 from assay.monitoring.identity import identities
 from assay.report.events import RuleResult, json_safe
 

@@ -1,6 +1,6 @@
 """Rules: *what* is checked (a check) and *how* a failure counts (level), with origin.
 
-The split follows deequ: a check says what must be measured, :mod:`assay.evaluate`
+The split follows deequ: a check says what must be measured, :mod:`assay.judge.evaluate`
 judges the measured values. Every dialect front end produces these same types.
 """
 
@@ -347,7 +347,7 @@ CHECK_SHAPES: dict[type, CheckShape] = {
 """Every kind of check: a new one is a dataclass above and its entry here (a metric's is in
 :data:`assay.ir.metrics.METRIC_SHAPES`), in the planner's
 :data:`assay.planner.measures.CHECK_MEASURES` and in the judge's
-:data:`assay.evaluate.JUDGES`; a kind missing from any of them fails at import."""
+:data:`assay.judge.evaluate.JUDGES`; a kind missing from any of them fails at import."""
 
 
 complete(CHECK_SHAPES, Check, "assay.ir.rules.CHECK_SHAPES")

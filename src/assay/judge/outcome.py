@@ -1,6 +1,6 @@
 """The verdict on one rule (:class:`Outcome`) and what a rule is judged from
-(:class:`Evidence`): the words every judge speaks (:mod:`assay.evaluate`,
-:mod:`assay.evaluate_own`). Pure; no Spark."""
+(:class:`Evidence`): the words every judge speaks (:mod:`assay.judge.evaluate`,
+:mod:`assay.judge.own`). Pure; no Spark."""
 
 from __future__ import annotations
 

@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from assay.evaluate_own import schema_judge, sql_judge, validator_judge
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
@@ -46,12 +45,13 @@ from assay.ir.rules import (
     complete,
 )
 from assay.ir.values import Between
-from assay.outcome import Evidence as Evidence
-from assay.outcome import Number as Number
-from assay.outcome import Outcome as Outcome
-from assay.outcome import Severity as Severity
-from assay.outcome import Values as Values
-from assay.outcome import failed_severity as failed_severity
+from assay.judge.outcome import Evidence as Evidence
+from assay.judge.outcome import Number as Number
+from assay.judge.outcome import Outcome as Outcome
+from assay.judge.outcome import Severity as Severity
+from assay.judge.outcome import Values as Values
+from assay.judge.outcome import failed_severity as failed_severity
+from assay.judge.own import schema_judge, sql_judge, validator_judge
 from assay.planner.expectation import expectation, render
 from assay.planner.measures import (
     AgeMicros,
@@ -489,5 +489,5 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""
 
-complete(JUDGES, Check, "assay.evaluate.JUDGES")
-complete(METRIC_VALUES, Metric, "assay.evaluate.METRIC_VALUES")
+complete(JUDGES, Check, "assay.judge.evaluate.JUDGES")
+complete(METRIC_VALUES, Metric, "assay.judge.evaluate.METRIC_VALUES")

@@ -1,7 +1,8 @@
 """The verdicts of rules judged by their own pass, not from the aggregate's values:
 ``schema`` (from the table's schema, no scan), ``sql`` (from its own query's answer) and
 a validator function's (from what it returned). Each is registered in
-:data:`assay.evaluate.JUDGES` with the part of :class:`~assay.outcome.Evidence` it reads."""
+:data:`assay.judge.evaluate.JUDGES` with the part of
+:class:`~assay.judge.outcome.Evidence` it reads."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck, ValidatorCheck
-from assay.outcome import Evidence, Outcome
-from assay.outcome import failed_severity as _fail
+from assay.judge.outcome import Evidence, Outcome
+from assay.judge.outcome import failed_severity as _fail
 
 if TYPE_CHECKING:
     from assay.dialects.validator_functions import ValidatorResult
