@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.dialects.great_expectations_map import EXPECTATIONS, NULL_EXPECTATIONS
+from assay.dialects.soda_checks import is_soda
+from assay.dialects.soda_results import with_soda_numbers
 from assay.ir.rules import MetricCheck, RowCheck, Rule, SchemaCheck, UniqueCheck
 
 KEY = "great_expectations"
@@ -68,7 +70,10 @@ def with_gx_numbers(
     samples: Sequence[Mapping[str, Any]] | None,
 ) -> dict[str, Any] | None:
     """A result's ``details`` with GX's numbers under :data:`KEY` when the rule is an
-    expectation (unchanged otherwise)."""
+    expectation, with Soda's (:mod:`assay.dialects.soda_results`) when it is a SodaCL
+    check (unchanged otherwise)."""
+    if is_soda(rule):
+        return with_soda_numbers(details, rule, failed_count, rows, metric_value)
     numbers = gx_numbers(rule, failed_count, rows, metric_value, samples)
     columns = (details or {}).get("columns")
     if isinstance(rule.check, SchemaCheck) and rule.kind in EXPECTATIONS and columns is not None:

@@ -35,24 +35,35 @@ def soda_value(rule: Rule, failed_count: int | None, metric_value: object) -> ob
     return metric_value
 
 
-def soda_outcome(rule: Rule, severity: str, metric_value: object) -> str | None:
-    """Soda's outcome: assay's severity (the judging is Soda's), but for a metric with no
-    value (Soda: not evaluated) or NaN (in no zone of Soda's, so it passes)."""
-    if severity == "error":
-        return None
-    if isinstance(rule.check, MetricCheck) and not isinstance(rule.check.metric, CountMetric):
-        if metric_value is None:
+def soda_outcome(
+    rule: Rule, failed_count: int | None, rows: int | None, value: object
+) -> str | None:
+    """Soda's outcome, judged again from what was measured: its fail zone, then its warn
+    zone; None when Soda does not evaluate the check (a metric with no value). A NaN is in
+    no zone of Soda's: it passes."""
+    check = rule.check
+    if isinstance(check, MetricCheck):
+        if value is None:
             return None
-        if isinstance(metric_value, float) and math.isnan(metric_value):
+        if isinstance(value, float) and math.isnan(value):
             return "pass"
-    return severity
+        if not check.must.holds(value):  # type: ignore[arg-type]
+            return "fail"
+        return "warn" if check.warn is not None and not check.warn.holds(value) else "pass"  # type: ignore[arg-type]
+    if failed_count is None:
+        return None
+    if isinstance(check, (UniqueCheck, ForeignKeyCheck)):
+        return "pass" if check.tolerance.passes(failed_count, rows or 0) else "fail"
+    if failed_count == 0:
+        return "pass"
+    return "warn" if rule.level == "warn" else "fail"
 
 
 def with_soda_numbers(
     details: Mapping[str, Any] | None,
     rule: Rule,
-    severity: str,
     failed_count: int | None,
+    rows: int | None,
     metric_value: object,
 ) -> dict[str, Any] | None:
     """A result's ``details`` with Soda's numbers under :data:`KEY` when the rule is a
@@ -60,7 +71,7 @@ def with_soda_numbers(
     if not is_soda(rule):
         return dict(details) if details is not None else None
     numbers = {
-        "outcome": soda_outcome(rule, severity, metric_value),
+        "outcome": soda_outcome(rule, failed_count, rows, metric_value),
         "value": None if isinstance(rule.check, SchemaCheck) else soda_value(
             rule, failed_count, metric_value
         ),

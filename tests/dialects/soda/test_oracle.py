@@ -35,3 +35,9 @@ def test_every_check_ran(results):
 def test_soda_outcome(results, name):
     result, soda = results[name], ORACLE[name]
     assert result["severity"] == soda["outcome"], result["message"]
+
+
+@pytest.mark.parametrize("name", sorted(ORACLE))
+def test_soda_numbers(results, name):
+    result, soda = results[name], ORACLE[name]
+    assert result["details"]["soda"] == {"outcome": soda["outcome"], "value": soda["value"]}

@@ -194,3 +194,17 @@ def test_unsupported_sections_are_errors(tmp_path):
         "checks.yml",
     )
     assert "'for each dataset' sections" in errors(path)
+
+
+def test_soda_outcome_of_no_value_and_nan(tmp_path):
+    from assay.dialects.soda_results import soda_outcome, with_soda_numbers
+
+    avg, percent = rules(
+        tmp_path,
+        "checks for t:\n  - avg(x) < 10\n  - missing_percent(x) < 5\n",
+    )
+    assert soda_outcome(avg, None, 0, None) is None  # Soda: not evaluated
+    assert soda_outcome(avg, None, 3, float("nan")) == "pass"  # in no zone of Soda's
+    assert soda_outcome(avg, None, 3, 12.5) == "fail"
+    shown = with_soda_numbers({"a": 1}, percent, 1, 3, 100 / 3)
+    assert shown == {"a": 1, "soda": {"outcome": "fail", "value": 33.33}}
