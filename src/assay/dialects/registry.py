@@ -5,6 +5,7 @@ from __future__ import annotations
 from assay.config.node import Node, describe, unknown_message
 from assay.dialects import (
     data_validator,
+    dqx,
     great_expectations,
     metorikku,
     native,
@@ -23,6 +24,7 @@ DIALECTS: dict[str, Dialect] = {
     spark_data_test.DIALECT.name: spark_data_test.DIALECT,
     great_expectations.DIALECT.name: great_expectations.DIALECT,
     soda.DIALECT.name: soda.DIALECT,
+    dqx.DIALECT.name: dqx.DIALECT,
 }
 
 
