@@ -7,7 +7,7 @@ import pytest
 
 from assay.executor.deadline import PlanTimeout
 from assay.executor.spark_errors import failure_sentence, internal
-from assay.executor.table import aggregate_values
+from assay.executor.stages.submitter import aggregate_values
 from assay.planner.measures import RowCount
 from assay.planner.plan import AggregatePlan, ScanAggregate, Slot
 

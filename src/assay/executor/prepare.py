@@ -8,8 +8,10 @@ result, in order:
    outputs that cannot be written;
 4. :func:`bound_sql`: ``_validation_df`` bound and the SQL rules analysed.
 
-:func:`prepare` runs them and returns a frozen :class:`~assay.executor.table.Prepared`, or
-the first unit of failure: the table's config errors, or why its source cannot be read.
+:func:`prepare` runs them and returns a frozen
+:class:`~assay.executor.stages.prepared.Prepared`, or the first unit of failure: the
+table's config errors, or why its source cannot be read. It is the first stage of a
+table's run (:mod:`assay.executor.stages`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from assay.executor.outputs import check_sinks
 from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
-from assay.executor.table import Prepared
+from assay.executor.stages.prepared import Planned, Prepared
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
 from assay.ir.suite import DataFrameSource, SqlSource, Table
@@ -66,7 +68,7 @@ def prepare(
         return read
     df, schema = read
     refs = read_references(spark, table, schema)
-    plan, keys = planned(spark, table, df, schema, options, refs.failed)
+    plan, keys, calls = planned_counted(spark, table, df, schema, options, refs.failed)
     problems = schema_problems(spark, whole, plan.table, schema, keys)
     if isinstance(problems, AssayError):
         return problems
@@ -79,10 +81,8 @@ def prepare(
         problems += list(sql.problems)
     if problems:
         return ConfigErrors(problems)
-    return Prepared(
-        plan, df, schema, keys, sql.text, sql.setup_plans, options, timeout, refs.frames,
-        refs.failed,
-    )  # fmt: skip
+    ready = Planned(plan, tuple(schema), keys, options, refs.failed, sql.setup_plans, calls)
+    return Prepared(ready, df, sql.text, timeout, refs.frames)
 
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:
@@ -117,6 +117,19 @@ def planned(
 ) -> tuple[TablePlan, tuple[str, ...]]:
     """The table's plan (over its literals typed in their columns' types, the rules in
     ``without`` left out) and its keys."""
+    plan, keys, _ = planned_counted(spark, table, df, schema, options, without)
+    return plan, keys
+
+
+def planned_counted(
+    spark: SparkSession,
+    table: Table,
+    df: DataFrame,
+    schema: Schema,
+    options: PlannerOptions,
+    without: Collection[int] = (),
+) -> tuple[TablePlan, tuple[str, ...], int]:
+    """:func:`planned`, and the planner calls it took (``plan_table``: 1, or 2)."""
     unique = any(isinstance(r.check, UniqueCheck) for r in table.rules)
     facts = scan_facts(df) if needs_size(table.source, options, unique) else UNKNOWN
     size = facts.size_bytes
@@ -136,11 +149,16 @@ def planned(
         text = as_sql or emit.schema_stand_in(schema)
         rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
         if rejected:
+            # The second planner call: which SQL rules fold is the plan's own choice, and
+            # whether Spark accepts a folded rule as written is known only by analysing
+            # it over the table; a rule it rejects is planned again as a query (never for
+            # a table whose folds Spark accepts).
             plan = plan_table(
                 table, options, size_bytes=size, unfold=rejected, key_range=key_range,
                 without=without, columnar=facts.columnar, types=types,
             )  # fmt: skip
-    return plan, keys
+            return plan, keys, 2
+    return plan, keys, 1
 
 
 def schema_problems(

@@ -1,25 +1,72 @@
 """A rule's result event: built from its outcome, then judged by the run's policy
-(whether it fails the run, or why not). Every rule's result is built and judged here, the
-fused rules' (:mod:`assay.executor.table`) and the validator functions'
+(whether it fails the run, or why not); a table's line counted from its results. Every
+rule's result is built and judged here, the fused rules'
+(:mod:`assay.executor.stages.over_time`) and the validator functions'
 (:mod:`assay.executor.validators`) alike."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from assay.dialects.great_expectations_results import with_gx_numbers
 from assay.ir.rules import Rule
-from assay.ir.suite import RunPolicy
-from assay.judge.evaluate import Outcome
+from assay.ir.suite import RunPolicy, Table
+from assay.judge.outcome import Outcome
 from assay.monitoring.judging import judge_over_time
 from assay.monitoring.records import as_number, tracked_measure
 from assay.monitoring.series import Point
 from assay.planner.expectation import expect_params, expectation
-from assay.report.events import RuleResult
+from assay.report.events import RuleResult, TableFinished
 
 _SEVERITY_ORDER = ("pass", "warn", "fail", "error")
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    """The events of one table, in config order, and its totals; ``planner_calls``: the
+    planner calls its run cost (none for a table that was not prepared)."""
+
+    events: list[RuleResult]
+    finished: TableFinished
+    planner_calls: int = 0
+
+
+def table_totals(
+    run_id: str,
+    table: Table,
+    results: Sequence[RuleResult],
+    row_count: int | None,
+    *,
+    spark_plans: int,
+    elapsed_ms: int,
+    error: str | None = None,
+    outputs: tuple[dict[str, Any], ...] = (),
+) -> TableFinished:
+    """A table's line, counted from its results: ``failed`` and ``warned`` results of
+    severity fail and warn, ``errors`` rules not evaluated (a table error after its
+    verdicts, such as a failed write, counts as one), ``blocking`` the failed rules that
+    fail the run."""
+    errors = sum(r.severity == "error" for r in results)
+    if error is not None and errors == 0:
+        errors = 1
+    return TableFinished(
+        run_id=run_id,
+        table=table.name,
+        origin=table.origin,
+        row_count=row_count,
+        rules=len(results),
+        failed=sum(r.severity == "fail" for r in results),
+        warned=sum(r.severity == "warn" for r in results),
+        errors=errors,
+        spark_plans=spark_plans,
+        elapsed_ms=elapsed_ms,
+        error=error,
+        outputs=outputs,
+        blocking=sum(r.blocking for r in results),
+    )
 
 
 def judged(policy: RunPolicy, rule: Rule, result: RuleResult) -> RuleResult:

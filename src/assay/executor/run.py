@@ -1,8 +1,8 @@
-"""Running a suite: preflight every table, then run tables concurrently.
-
-The only module that triggers Spark actions. Per table it submits the aggregate plan,
-the SQL plan (when the table has SQL rules) and, only when a row-level rule failed,
-the detail plan; it counts what it submits.
+"""Running a suite: preflight every table, then run tables concurrently, each through
+its stages (:func:`assay.executor.table.run_table`) and one
+:class:`~assay.executor.stages.submitter.SparkSubmitter`, which submits and counts its
+Spark plans: the aggregate plan with the SQL rules cross-joined into it and, only when a
+row-level rule failed, the detail plan.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
-from assay.dialects.validator_functions import declared_plans
-from assay.dialects.validator_functions import split as split_validators
 from assay.errors import AssayError, ConfigError, ConfigErrors
-from assay.executor import deadline, validators
+from assay.executor import deadline
 from assay.executor import frames as bound
 from assay.executor.compare import (
     UnreadComparison,
@@ -34,15 +33,20 @@ from assay.executor.compare import (
 )
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
 from assay.executor.metrics import Watch
-from assay.executor.outputs import write_outputs
 from assay.executor.prepare import error_place, listed, prepare, table_problems
 from assay.executor.progress import Progress
 from assay.executor.setup import blocked_by, create_views
-from assay.executor.table import Prepared, TableOutcome, run_table, unreadable_table
+from assay.executor.stages.submitter import SparkSubmitter
+from assay.executor.table import (
+    Prepared,
+    TableContext,
+    TableOutcome,
+    run_table,
+    unreadable_table,
+)
 from assay.ir.monitoring import Monitoring
 from assay.ir.rules import UniqueCheck
 from assay.ir.suite import RunPolicy, Suite, Table
-from assay.monitoring.series import History
 from assay.planner import TablePlan
 from assay.planner.cost import DEFAULT_OPTIONS, MERGE_SUBPLANS_RULE, PlannerOptions
 from assay.planner.render import render_source
@@ -58,74 +62,102 @@ Sink = Callable[[Event], None]
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """The settings of one run of a suite (:func:`run_suite`'s keywords).
+
+    ``concurrency`` tables run at once; ``run_id`` names the run (None: a new one);
+    ``progress`` gets the progress lines; ``options`` are the planner's; ``server`` names
+    the server in errors ("the Spark Connect server at sc://..."), ``server_url``
+    (redacted) goes into the summary; ``frames`` are the DataFrames of the suite's
+    :class:`~assay.ir.suite.DataFrameSource` tables, by name (see
+    :mod:`assay.executor.frames`); ``plan_timeout`` bounds each Spark plan of a table in
+    seconds (None: no bound; :mod:`assay.executor.deadline`); ``monitoring``: the metrics
+    store whose history the rules judged over time read (once, before any table runs)
+    and to which every measured value is appended.
+    """
+
+    concurrency: int = 4
+    run_id: str | None = None
+    progress: Progress | None = None
+    options: PlannerOptions = DEFAULT_OPTIONS
+    server: str = "the Spark Connect server"
+    server_url: str | None = None
+    frames: Mapping[str, DataFrame] | None = None
+    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT
+    monitoring: Monitoring | None = None
+
+
 def run_suite(
     suite: Suite,
     spark: SparkSession,
     sink: Sink,
-    *,
-    concurrency: int = 4,
-    run_id: str | None = None,
-    progress: Progress | None = None,
-    options: PlannerOptions = DEFAULT_OPTIONS,
-    server: str = "the Spark Connect server",
-    server_url: str | None = None,
-    frames: Mapping[str, DataFrame] | None = None,
-    plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT,
-    monitoring: Monitoring | None = None,
+    context: RunContext | None = None,
+    **settings: Any,
 ) -> RunSummary:
     """Run every table of ``suite``; stream events to ``sink``; return the summary.
 
-    ``server`` names the server in errors ("the Spark Connect server at sc://..."),
-    ``server_url`` (redacted) goes into the summary;
-    ``frames`` are the DataFrames of the suite's :class:`~assay.ir.suite.DataFrameSource`
-    tables, by name (see :mod:`assay.executor.frames`); ``plan_timeout`` bounds each
-    Spark plan of a table in seconds (None: no bound; :mod:`assay.executor.deadline`);
-    ``monitoring``: the metrics store whose history the rules judged over time read
-    (once, before any table runs) and to which every measured value is appended.
+    ``context`` holds the run's settings; ``settings`` are fields of :class:`RunContext`
+    given as keywords (they override the context's).
 
     Raises ``ConfigErrors`` (nothing ran) when any rule does not fit its table's schema.
     """
-    run_id = run_id or uuid.uuid4().hex[:12]
-    progress = progress or Progress()
+    context = dataclasses.replace(context or RunContext(), **settings)
+    run_id = context.run_id or uuid.uuid4().hex[:12]
+    progress = context.progress or Progress()
     start = time.monotonic()
-    spark = bound.bind(spark, frames)
+    spark = bound.bind(spark, context.frames)
     deadline.resume(spark)
     started_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
     unviewed = _views(spark, suite, progress)
-    options = _session_options(spark, suite, options)
+    options = _session_options(spark, suite, context.options)
     compared, compare_problems = prepare_each(spark, suite.comparisons)
-    workers = max(1, min(concurrency, len(suite.tables)))
+    workers = max(1, min(context.concurrency, len(suite.tables)))
     with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
-        prepared = list(
-            pool.map(partial(_ready, spark, unviewed, options, plan_timeout), suite.tables)
-        )
+        ready = partial(_ready, spark, unviewed, options, context.plan_timeout)
+        prepared = list(pool.map(ready, suite.tables))
         unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
         problems = _problems([*unviewed.values(), *prepared, *unread], compare_problems)
         if problems:
             raise ConfigErrors(problems)  # nothing runs; every problem found is listed
+        watch = Watch.start(spark, context.monitoring, suite, run_id, progress.note)
+        each = TableContext(run_id, suite.policy, context.server, watch.history)
+        tables = _Tables(spark, suite, prepared, sink, progress, each)
         branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
-        watch = Watch.start(spark, monitoring, suite, run_id, progress.note)
-
-        def run(n: int) -> TableOutcome:
-            p, table = prepared[n], suite.tables[n]
-            if isinstance(p, Prepared):
-                return _run_one(spark, p, table, run_id, sink, progress, suite.policy, server,
-                                watch.history)  # fmt: skip
-            assert isinstance(p, AssayError)  # a source that cannot be read costs its table
-            return _unreadable(run_id, table, p, suite.policy, sink, progress)
-
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
-            outcomes = each_interruptible(spark, pool, run, len(prepared))
+            outcomes = each_interruptible(spark, pool, tables.run, len(prepared))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = with_comparisons(_summary(run_id, outcomes, start), results)
-    described = dataclasses.replace(summary, started_at=started_at, server=server_url,
+    described = dataclasses.replace(summary, started_at=started_at, server=context.server_url,
         files=suite.files, dialects=suite.dialects, assay_version=__version__)  # fmt: skip
     measured = [e.to_dict() for o in outcomes for e in o.events]
     measured += [o.finished.to_dict() for o in outcomes]
     measured += [r.to_dict() for r in results]
-    described = watch.stored(described, measured, server_url)
+    described = watch.stored(described, measured, context.server_url)
     sink(described)
     return described
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The prepared tables of a run (each a :class:`Prepared`, or why it cannot run),
+    run one by one: each streamed to ``sink`` as it ends."""
+
+    spark: SparkSession
+    suite: Suite
+    prepared: Sequence[Prepared | AssayError]
+    sink: Sink
+    progress: Progress
+    context: TableContext
+
+    def run(self, n: int) -> TableOutcome:
+        """Run the ``n``-th table."""
+        p, table = self.prepared[n], self.suite.tables[n]
+        if isinstance(p, Prepared):
+            return _run_one(self.spark, p, table, self.sink, self.progress, self.context)
+        assert isinstance(p, AssayError)  # a source that cannot be read costs its table
+        c = self.context
+        return _unreadable(c.run_id, table, p, c.policy, self.sink, self.progress)
 
 
 REINTERRUPT_EVERY = 0.25
@@ -305,31 +337,17 @@ def _run_one(
     spark: SparkSession,
     prepared: Prepared,
     whole: Table,
-    run_id: str,
     sink: Sink,
     progress: Progress,
-    policy: RunPolicy,
-    server: str,
-    history: History | str | None = None,
+    context: TableContext,
 ) -> TableOutcome:
-    """Run one table; ``whole`` is the table as configured, with its validator rules."""
+    """Run one table through a :class:`SparkSubmitter`; ``whole`` is the table as
+    configured, with its validator rules."""
     table = prepared.plan.table
     progress.note(f"assay: {table.name}: running {len(whole.rules)} rules")
     note = lambda line: progress.note(f"assay: {table.name}: {line}")  # noqa: E731
-    outcome = run_table(spark, prepared, run_id, note, policy, server, history)
-    described = dataclasses.replace(
-        outcome.finished, source=render_source(table.source), keys=tuple(prepared.keys)
-    )
-    outcome = TableOutcome(outcome.events, described)
-    _, indices = split_validators(whole)
-    if indices:
-        note(f"{len(indices)} validators ({declared_plans(whole)} plans of their own)")
-        found = validators.run_validators(
-            prepared.df, whole, indices, run_id, outcome.finished.error
-        )
-        outcome = validators.merged(outcome, whole, indices, found, policy)
-    if table.outputs and outcome.finished.error is None:
-        outcome = _write_outputs(spark, prepared, outcome, note)
+    submitter = SparkSubmitter(spark, prepared, note)
+    outcome = run_table(submitter, prepared.planned, context, whole)
     for event in outcome.events:
         sink(event)
     sink(outcome.finished)
@@ -337,27 +355,6 @@ def _run_one(
     state = "error" if f.error else ("passed" if f.passed else f"{f.failed} failed")
     progress.note(f"assay: {table.name}: {state} ({f.spark_plans} spark plans, {f.elapsed_ms} ms)")
     return outcome
-
-
-def _write_outputs(
-    spark: SparkSession, prepared: Prepared, outcome: TableOutcome, note: Callable[[str], None]
-) -> TableOutcome:
-    """The table's writes (:mod:`assay.executor.outputs`); a failed write is the table's
-    error (exit 3)."""
-    table = prepared.plan.table
-    columns = [name for name, _ in prepared.schema]
-    finished = outcome.finished
-    try:
-        written, plans = write_outputs(
-            spark, table, prepared.df, columns, prepared.validation_sql, outcome.events, note
-        )
-    except AssayError as error:
-        finished = dataclasses.replace(finished, error=str(error), errors=max(finished.errors, 1))
-        return TableOutcome(outcome.events, finished)
-    finished = dataclasses.replace(
-        finished, spark_plans=finished.spark_plans + plans, outputs=tuple(written)
-    )
-    return TableOutcome(outcome.events, finished)
 
 
 def _summary(run_id: str, outcomes: list[TableOutcome], start: float) -> RunSummary:
@@ -424,4 +421,4 @@ def _plural(n: int, what: str) -> str:
     return f"{n} {what}" if n == 1 else f"{n} {what}s"
 
 
-__all__ = ["Prepared", "Progress", "prepare", "run_suite", "table_problems"]
+__all__ = ["Prepared", "Progress", "RunContext", "prepare", "run_suite", "table_problems"]

@@ -2,23 +2,24 @@
 
 The planner never sees a validator rule: :func:`split` takes them out of the table before
 planning, :func:`run_validators` calls each function with the table's DataFrame after the
-table's own plans, and :func:`merged` puts their results back in config order and adds
-their declared plans to the table's ``spark_plans``.
+table's own plans (through the table's submitter: :func:`call_validator`), its verdict
+judged by :data:`assay.evaluate.JUDGES`, and :func:`merged` puts their results back in
+config order and adds their declared plans to the table's ``spark_plans``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assay.dialects.validator_functions import VALIDATORS, ValidatorResult, declared_plans
-from assay.executor.results import judged, rule_result
-from assay.executor.table import TableOutcome, table_totals
+from assay.executor.results import TableOutcome, judged, rule_result, table_totals
 from assay.ir.rules import Rule, ValidatorCheck
 from assay.ir.suite import RunPolicy, Table
-from assay.judge.evaluate import Outcome, failed_severity
+from assay.judge.evaluate import judge
+from assay.judge.outcome import Evidence
 from assay.monitoring.identity import identities
 from assay.report.events import RuleResult, json_safe
 
@@ -27,10 +28,15 @@ if TYPE_CHECKING:
 
 
 def run_validators(
-    df: DataFrame, table: Table, indices: Sequence[int], run_id: str, skipped: str | None
+    call: Callable[[Rule], ValidatorResult | str],
+    table: Table,
+    indices: Sequence[int],
+    run_id: str,
+    skipped: str | None,
 ) -> list[RuleResult]:
-    """Each validator rule's result; ``skipped`` (the table's error) marks them all as not
-    evaluated. A function that raises gives an ``error`` result naming what it raised."""
+    """Each validator rule's result, its function called by ``call``
+    (:func:`call_validator` on the table's DataFrame); ``skipped`` (the table's error)
+    marks them all as not evaluated."""
     results = []
     for index in indices:
         rule = table.rules[index]
@@ -38,13 +44,15 @@ def run_validators(
         if skipped is not None:
             verdict: ValidatorResult | str = f"not evaluated: {skipped}"
         else:
-            verdict = _call(rule, df)
+            verdict = call(rule)
         elapsed = int((time.monotonic() - start) * 1000)
         results.append(_result(run_id, table, index, rule, verdict, elapsed))
     return results
 
 
-def _call(rule: Rule, df: DataFrame) -> ValidatorResult | str:
+def call_validator(rule: Rule, df: DataFrame) -> ValidatorResult | str:
+    """What ``rule``'s function returns on ``df``; a text when it raised (naming what it
+    raised), returned something else, or is no longer registered."""
     assert isinstance(rule.check, ValidatorCheck)
     validator = VALIDATORS.get(rule.check.validator)
     if validator is None:
@@ -68,14 +76,8 @@ def _result(
     verdict: ValidatorResult | str,
     elapsed_ms: int,
 ) -> RuleResult:
-    if isinstance(verdict, str):
-        outcome = Outcome("error", None, None, verdict)
-        samples = None
-    else:
-        severity = "pass" if verdict.passed else failed_severity(rule)
-        message = verdict.message or ("passed" if verdict.passed else "failed")
-        outcome = Outcome(severity, verdict.failed_count, verdict.metric_value, message)
-        samples = _samples(verdict.samples, table.sample_size)
+    outcome = judge(rule, Evidence(verdict=verdict))
+    samples = None if isinstance(verdict, str) else _samples(verdict.samples, table.sample_size)
     identity = identities(table.rules)[index]
     return rule_result(
         run_id, table.name, index, rule, outcome, None, samples, elapsed_ms, identity
@@ -119,4 +121,6 @@ def merged(
         error=f.error,
         outputs=f.outputs,
     )
-    return TableOutcome(events, dataclasses.replace(finished, detail=f.detail))
+    return dataclasses.replace(
+        outcome, events=events, finished=dataclasses.replace(finished, detail=f.detail)
+    )
