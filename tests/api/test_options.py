@@ -120,6 +120,13 @@ def test_every_kind_has_a_type_and_a_default_per_flag():
             assert len(kind.types(f)) == len(kind.defaults(f)) == len(declared.flags), f.name
 
 
+def test_every_planner_field_named_is_one_of_the_planners_options():
+    from assay.planner.cost import PlannerOptions
+
+    knobs = {f.name for f in dataclasses.fields(PlannerOptions)}
+    assert {d.planner for _, d in declarations(RunOptions) if d.planner} <= knobs
+
+
 def test_the_run_command_declares_no_option_it_ignores():
     own = inspect.signature(inspect.unwrap(cli.run)).parameters
     assert list(own) == ["configs", "debug", "given"]
