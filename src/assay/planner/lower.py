@@ -50,8 +50,9 @@ def plan_table(
     ``without`` are left out of every plan (their referenced source cannot be read).
     """
     context = PlanContext(
-        options, types, size_bytes, columnar, frozenset(unfold), frozenset(without), key_range
-    )
+        options=options, types=types, size_bytes=size_bytes, columnar=columnar,
+        unfold=frozenset(unfold), without=frozenset(without), key_range=key_range,
+    )  # fmt: skip
     return planned(run(PASSES, PlanState(table), context))
 
 
