@@ -31,13 +31,12 @@ from assay.ir.suite import CatalogSource, PathSource, Source, Table
 NAME = "sodacl"
 _CHECKS = re.compile(r"^checks for (?P<name>[^ \[\]]+)(?: \[(?P<part>[^\]]+)\])?$")
 _FILTER = re.compile(r"^filter (?P<name>[^ \[\]]+) \[(?P<part>[^\]]+)\]$")
+_FOR_EACH = re.compile(r"^for each (?:dataset|table) [^ ]+$")
 _VARIABLE = re.compile(r"\$\{\s*(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*\}")
 _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 SECTIONS = ("checks for ", "filter ")
 REFUSED_SECTIONS = {
     "configurations for ": "column configurations sections",
-    "for each dataset ": "'for each dataset' sections",
-    "for each table ": "'for each table' sections",
     "for each column ": "'for each column' sections",
     "automated monitoring": "automated monitoring",
     "profile columns": "profiling",
@@ -50,11 +49,10 @@ REFUSED_SECTIONS = {
 
 
 def matches(doc: Node) -> bool:
-    """A mapping with a ``checks for <dataset>`` section (and nothing else of another
-    dialect's shape)."""
+    """A mapping with a ``checks for <dataset>`` or ``for each dataset`` section."""
     if not isinstance(doc.value, dict) or not doc.value:
         return False
-    return any(_CHECKS.match(str(key)) for key in doc.value)
+    return any(_CHECKS.match(str(key)) or _FOR_EACH.match(str(key)) for key in doc.value)
 
 
 @dataclass
@@ -130,6 +128,9 @@ def read_checks(doc: Node, ctx: Context, only: str | None = None) -> _Reading:
     for header, content in mapping.items():
         if _FILTER.match(header):
             continue
+        if _FOR_EACH.match(header):
+            ctx.attempt(_for_each_section, reading, content, only)
+            continue
         found = _CHECKS.match(header)
         if found is None:
             ctx.attempt(_refuse_section, header, content)
@@ -159,6 +160,25 @@ def _filter_section(reading: _Reading, found: re.Match[str], content: Node) -> N
     where = content.require("where")
     text = reading.resolve(where, where.as_str("a SQL predicate"))
     reading.filters[(found.group("name"), found.group("part"))] = Sql(text.strip())
+
+
+def _for_each_section(reading: _Reading, content: Node, only: str | None) -> None:
+    """``for each dataset T: {datasets: [a, b], checks: [...]}``: the checks, for each
+    dataset named (Soda's ``include``/``exclude`` and ``%`` patterns, which select from
+    the data source's tables, are refused: assay reads the datasets it is given)."""
+    content.as_mapping("a mapping with 'datasets' and 'checks'")
+    content.check_keys({"datasets", "tables", "checks"})
+    names_node = content.get("datasets") or content.require("tables")
+    checks = content.require("checks")
+    for item in names_node.as_list("a list of dataset names", non_empty=True):
+        name = reading.resolve(item, item.as_str("a dataset name")).strip()
+        if name.startswith(("include ", "exclude ")) or any(c in name for c in "%*."):
+            raise item.error(
+                f"'{name}': dataset patterns and data source prefixes are not supported",
+                hint="list the datasets by name",
+            )
+        if only is None or name == only:
+            _checks_section(reading, name, None, checks)
 
 
 def _checks_section(reading: _Reading, dataset: str, part: str | None, content: Node) -> None:
@@ -231,15 +251,14 @@ def bound_checks(node: Node, ctx: Context, table: str) -> tuple[Rule, ...]:
         raise node.error(
             f"{path} is not a SodaCL checks file", hint="expected sections 'checks for <dataset>:'"
         )
-    names = [m.group("name") for m in map(_CHECKS.match, doc.as_mapping()) if m]
-    distinct = list(dict.fromkeys(names))
+    reading = read_checks(doc, ctx)
+    distinct = list(reading.origins)
     only = distinct[0] if len(distinct) == 1 else table
     if only not in distinct:
         raise node.error(
             f"{path} checks {', '.join(distinct)}: none is named as the table '{table}'",
             hint="bind a checks file of one dataset, or name the table as its dataset",
         )
-    reading = read_checks(doc, ctx, only)
     return tuple(reading.rules.get(only, ()))
 
 

@@ -19,7 +19,6 @@ from decimal import Decimal
 from assay.config.node import Node
 from assay.dialects import soda_thresholds as th
 from assay.dialects.soda_formats import FORMATS, NUMERIC_FORMATS
-from assay.errors import ConfigError
 from assay.ir.expr import (
     Col,
     Compare,
@@ -42,6 +41,7 @@ from assay.ir.metrics import (
     FreshnessMetric,
     RowCountMetric,
 )
+from assay.ir.monitoring import Baseline, Change, OverTime
 from assay.ir.origin import Origin
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import (
@@ -125,6 +125,8 @@ class Entry:
     text: str
     node: Node
     config: Node | None
+    judged: bool = True
+    """False for the metric of a change check: its zones judge the change, not the value."""
 
 
 def entry(item: Node, dataset: Dataset) -> Entry:
@@ -149,13 +151,20 @@ def is_soda(rule: Rule) -> bool:
 
 def check_rule(item: Node, dataset: Dataset) -> Rule:
     """One Soda check as a rule; an error naming it when assay cannot run it as Soda does."""
-    got = entry(item, dataset)
+    return check_rule_of(entry(item, dataset), dataset)
+
+
+def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
+    """The rule of a check read from its list item."""
+    item = got.node
     if got.text == "schema":
         return _schema(got, dataset)
     if got.text == "failed rows":
         return _failed_rows(got, dataset)
+    if got.text.startswith("change "):
+        return _change(got, dataset)
     if got.text in ("group by", "group evolution") or got.text.startswith(
-        ("row_count same as", "anomaly ", "change ", "freshness using", "distribution_difference")
+        ("row_count same as", "anomaly ", "freshness using", "distribution_difference")
     ):
         raise item.error(
             f"Soda check '{got.text}' is not supported",
@@ -262,6 +271,8 @@ class Zones:
 
 
 def _zones(got: Entry, inline: str | None, dataset: Dataset, *, durations: bool = False) -> Zones:
+    if not got.judged:
+        return Zones(None, None, "", "")
     fail_node = got.config.get("fail") if got.config else None
     warn_node = got.config.get("warn") if got.config else None
     if inline is not None:
@@ -741,6 +752,66 @@ def _reference(got: Entry, dataset: Dataset) -> Rule:
     return _rule(got, "reference", check, names, dataset, ((names[0], "any"),))
 
 
-def error_at(node: Node, message: str) -> ConfigError:
-    """An error at ``node`` (for the document reader)."""
-    return node.error(message)
+_CHANGE = re.compile(
+    r"^change (?:(?P<fn>avg|min|max) last (?P<runs>\d+) |(?P<week>same day last week ))?"
+    r"(?P<percent>percent )?for (?P<check>.+)$"
+)
+CHANGED = frozenset({"row_count", "missing_count", "invalid_count", "valid_count", *COLUMN_FNS})
+"""The metrics whose change assay judges as Soda does: their value as measured (Soda's
+percentages are rounded before their change is taken, which assay's store does not)."""
+
+
+def _change(got: Entry, dataset: Dataset) -> Rule:
+    """Soda's change over time (``change for row_count < 50``, ``change avg last 7 for
+    ...``): the metric's value minus the last stored value (or the avg, min or max of the
+    last N), judged by the check's zones; assay's store holds the history
+    (docs/monitoring.md), Soda Cloud's does for Soda."""
+    found = _CHANGE.match(got.text)
+    if found is None:
+        raise got.node.error(f"invalid change check '{got.text}'")
+    if found.group("week"):
+        raise got.node.error("'same day last week' is not supported")
+    if found.group("percent"):
+        raise got.node.error(
+            "a change in percent is not supported: Soda divides by the signed baseline and "
+            "does not evaluate it from 0, assay divides by its absolute value",
+        )
+    inner = dataclasses.replace(got, text=found.group("check"))
+    metric = _METRIC.match(inner.text)
+    if metric is None or metric.group("metric") not in CHANGED:
+        raise got.node.error(
+            f"the change of '{found.group('check')}' is not supported",
+            hint="assay judges the change of " + ", ".join(sorted(CHANGED)),
+        )
+    zones = _zones(inner, metric.group("threshold"), dataset)
+    args = metric.group("args")
+    text = metric.group("metric") + (f"({args})" if args is not None else "")
+    plain = dataclasses.replace(inner, text=text, config=_without_zones(got), judged=False)
+    rule = check_rule_of(plain, dataset)
+    assert isinstance(rule.check, MetricCheck)
+    must = th.ANY_VALUE if zones.fail is None else th.passing(zones.fail, _zone_text(zones))
+    warn = None if zones.warn is None else th.passing(zones.warn, th.describe(zones.warn))
+    runs = int(found.group("runs") or 1)
+    baseline = Baseline(found.group("fn") or "last", runs)  # type: ignore[arg-type]
+    over = OverTime(Change(baseline, must, warn), min_runs=1, origin=got.node.origin)
+    return dataclasses.replace(
+        rule,
+        check=dataclasses.replace(rule.check, must=th.ANY_VALUE, warn=None),
+        name=_optional_str(got, "name", dataset) or got.text,
+        threshold=f"change {_shown(zones)}",
+        params=(("check", got.text),),
+        over_time=over,
+    )
+
+
+def _zone_text(zones: Zones) -> str:
+    assert zones.fail is not None
+    return zones.fail_text if not zones.fail_text.startswith("when ") else th.describe(zones.fail)
+
+
+def _without_zones(got: Entry) -> Node | None:
+    """The configuration without ``fail``/``warn`` (a change's zones are its own)."""
+    if got.config is None:
+        return None
+    kept = {k: v for k, v in got.config.as_mapping().items() if k not in ("fail", "warn")}
+    return dataclasses.replace(got.config, value=kept)

@@ -3,7 +3,8 @@
 as Soda reports it (a percentage rounded to two decimals, duplicated values, the rows a
 reference or failed rows check counts), and ``outcome``, Soda's ``pass``, ``warn``,
 ``fail``, or None when Soda does not evaluate the check (no value: an aggregate of no
-row)."""
+row). A change check has none: its value and outcome are the result's ``baseline``
+(``change``, ``verdict``)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,9 @@ def with_soda_numbers(
 ) -> dict[str, Any] | None:
     """A result's ``details`` with Soda's numbers under :data:`KEY` when the rule is a
     Soda check (unchanged otherwise)."""
-    if not is_soda(rule):
+    if not is_soda(rule) or rule.over_time is not None:
+        # a change check: Soda's value and outcome are the change and the verdict over
+        # time, the result's ``baseline``
         return dict(details) if details is not None else None
     numbers = {
         "outcome": soda_outcome(rule, failed_count, rows, metric_value),

@@ -165,7 +165,7 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
         ("- stddev(amount) < 9", "Unsupported metric"),
         ("- avg_surface < 9:\n      avg_surface expression: AVG(a)", "user-defined metric"),
         ("- row_count same as other", "not supported"),
-        ("- change for row_count < 50", "not supported"),
+        ("- anomaly score for row_count < default", "not supported"),
         ("- duplicate_count(id) > 2", "upper bound"),
         ("- duplicate_percent(id) < 2", "duplicate_percent"),
         ("- invalid_count(email) = 0", "without a 'valid ...'"),
@@ -190,10 +190,10 @@ def test_refused_at_its_line(tmp_path, check, said):
 def test_unsupported_sections_are_errors(tmp_path):
     path = write(
         tmp_path,
-        "checks for orders:\n  - row_count > 0\nfor each dataset T:\n  datasets: [a]\n",
+        "checks for orders:\n  - row_count > 0\nfor each column C:\n  columns: [a]\n",
         "checks.yml",
     )
-    assert "'for each dataset' sections" in errors(path)
+    assert "'for each column' sections" in errors(path)
 
 
 def test_soda_outcome_of_no_value_and_nan(tmp_path):
@@ -208,3 +208,61 @@ def test_soda_outcome_of_no_value_and_nan(tmp_path):
     assert soda_outcome(avg, None, 3, 12.5) == "fail"
     shown = with_soda_numbers({"a": 1}, percent, 1, 3, 100 / 3)
     assert shown == {"a": 1, "soda": {"outcome": "fail", "value": 33.33}}
+
+
+def test_change_over_time_reads_the_store(tmp_path):
+    last, avg = rules(
+        tmp_path,
+        """
+        checks for orders:
+          - change for row_count < 50
+          - change avg last 7 for missing_count(email):
+              missing values: [""]
+              fail: when > 10
+              warn: when > 2
+        """,
+    )
+    assert last.over_time is not None and last.over_time.change is not None
+    assert last.over_time.change.baseline.fn == "last"
+    assert last.over_time.change.must.holds(49) and not last.over_time.change.must.holds(50)
+    assert last.check.must == th.ANY_VALUE  # type: ignore[union-attr]
+    change = avg.over_time.change  # type: ignore[union-attr]
+    assert (change.baseline.fn, change.baseline.runs) == ("avg", 7)
+    assert change.must.holds(10) and change.warn is not None and not change.warn.holds(3)
+    assert avg.kind == "soda:missing_count"
+
+
+@pytest.mark.parametrize(
+    ("check", "said"),
+    [
+        ("change percent for row_count < 5", "percent"),
+        ("change same day last week for row_count < 5", "same day last week"),
+        ("change for missing_percent(x) < 5", "not supported"),
+    ],
+)
+def test_change_refused(tmp_path, check, said):
+    path = write(tmp_path, f"checks for orders:\n  - {check}\n", "checks.yml")
+    assert said in errors(path)
+
+
+def test_for_each_dataset(tmp_path):
+    path = write(
+        tmp_path,
+        """
+        for each dataset T:
+          datasets: [orders, customers]
+          checks:
+            - row_count > 0
+        checks for orders:
+          - missing_count(email) = 0
+        """,
+        "checks.yml",
+    )
+    suite = load(path)
+    assert [(t.name, len(t.rules)) for t in suite.tables] == [("orders", 2), ("customers", 1)]
+    pattern = write(
+        tmp_path,
+        "for each dataset T:\n  datasets: [include cust%]\n  checks:\n    - row_count > 0\n",
+        "p.yml",
+    )
+    assert "patterns" in errors(pattern)
