@@ -18,6 +18,15 @@ ORACLE: dict[str, dict[str, Any]] = json.loads((FIXTURES / "oracle.json").read_t
 
 pytestmark = pytest.mark.spark
 
+DIFFERS = {
+    "average score with a NaN": "a NaN is in no zone of Soda's, so Soda passes it; assay "
+    "fails a metric that is NaN, and its result has no value (details.soda: null, null)",
+    "empty average": "Soda does not evaluate an aggregate of no row; assay fails a metric "
+    "without a value (details.soda: outcome null)",
+}  # fmt: skip
+"""Check name -> why assay's verdict deliberately differs from Soda's (docs/dialects.md)."""
+UNCOMPARED_VALUES = {"seen lately": "Soda keeps no check value for freshness; assay's is seconds"}
+
 
 @pytest.fixture(scope="module")
 def results(spark, tmp_path_factory) -> dict[str, dict[str, Any]]:
@@ -34,10 +43,20 @@ def test_every_check_ran(results):
 @pytest.mark.parametrize("name", sorted(ORACLE))
 def test_soda_outcome(results, name):
     result, soda = results[name], ORACLE[name]
+    if name in DIFFERS:
+        assert result["severity"] == "fail", DIFFERS[name]
+        return
     assert result["severity"] == soda["outcome"], result["message"]
 
 
 @pytest.mark.parametrize("name", sorted(ORACLE))
 def test_soda_numbers(results, name):
     result, soda = results[name], ORACLE[name]
-    assert result["details"]["soda"] == {"outcome": soda["outcome"], "value": soda["value"]}
+    found = result["details"]["soda"]
+    if name == "average score with a NaN":
+        assert found == {"outcome": None, "value": None}, DIFFERS[name]
+        return
+    assert found["outcome"] == soda["outcome"]
+    if name in UNCOMPARED_VALUES:
+        return
+    assert found["value"] == soda["value"]
