@@ -3,8 +3,8 @@
 as Soda reports it (a percentage rounded to two decimals, duplicated values, the rows a
 reference or failed rows check counts), and ``outcome``, Soda's ``pass``, ``warn``,
 ``fail``, or None when there is no value to judge (an aggregate of no row, which Soda
-does not evaluate, or a NaN, which assay's result does not carry). A change check has none: its value and outcome are the result's ``baseline``
-(``change``, ``verdict``)."""
+does not evaluate, or a NaN, which assay's result does not carry). A change check has
+none: its value and outcome are the result's ``baseline`` (``change``, ``verdict``)."""
 
 from __future__ import annotations
 
