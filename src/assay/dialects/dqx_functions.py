@@ -454,7 +454,7 @@ def _sql_expression(a: Args) -> Mapped:
     if name_node is not None:
         name = name_node.as_str("a name")
     else:
-        name = normalize(f"(NOT {expression})" if not negate else expression)
+        name = normalize(f"NOT ({expression})" if not negate else expression)
         if columns:
             name = normalize("_".join(t.norm for t in columns) + "_" + name)
     if msg is not None:

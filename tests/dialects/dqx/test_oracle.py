@@ -1,0 +1,209 @@
+"""DQX itself as the oracle: the same checks run by DQX's engine (databricks-labs-dqx,
+``DQEngineCore.apply_checks_by_metadata`` on the test server's Spark Connect session) and
+by assay on the same data, tricky on purpose (NULL, NaN, infinities, empty and blank
+strings, unicode, dates and timestamps, empty arrays, an empty table). For every check:
+assay's rule name is DQX's check name, and assay's failed count is the number of rows DQX
+puts in ``_errors`` (``_warnings`` for ``criticality: warn``); an aggregate check fails
+in assay exactly when DQX flags rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from databricks.labs.dqx import engine as dqx_engine
+
+from tests.dialects.helpers import load, run
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = pa.schema(
+    [
+        ("id", pa.int64()),
+        ("s", pa.string()),
+        ("n", pa.int32()),
+        ("x", pa.float64()),
+        ("d", pa.date32()),
+        ("t", pa.timestamp("us", tz="UTC")),
+        ("a", pa.list_(pa.int32())),
+        ("k", pa.string()),
+        ("txt", pa.string()),
+    ]
+)
+_T = dt.datetime(2025, 2, 24, 1, 0, tzinfo=dt.UTC)
+ROWS: list[dict[str, Any]] = [
+    {"id": 1, "s": "a", "n": 1, "x": 1.5, "d": dt.date(2025, 1, 1), "t": _T, "a": [1],
+     "k": "k1", "txt": "2025-01-01"},
+    {"id": 2, "s": "", "n": 10, "x": math.nan, "d": dt.date(2025, 2, 24), "t": None, "a": [],
+     "k": "k1", "txt": "2025-13-01"},
+    {"id": 3, "s": None, "n": None, "x": None, "d": None, "t": _T.replace(year=2999), "a": None,
+     "k": None, "txt": None},
+    {"id": 4, "s": " ", "n": -3, "x": math.inf, "d": dt.date(2024, 12, 31),
+     "t": _T.replace(hour=0), "a": [2, 3], "k": None, "txt": "not a date"},
+    {"id": 5, "s": "Ünï", "n": 2, "x": -0.0, "d": dt.date(2025, 2, 25), "t": _T, "a": [0],
+     "k": "k2", "txt": "2025-02-24 01:00:00"},
+    {"id": 6, "s": "A", "n": 3, "x": -math.inf, "d": dt.date(2025, 1, 15), "t": _T,
+     "a": [4], "k": "k2", "txt": "192.168.0.1"},
+    {"id": 7, "s": "b", "n": 2, "x": 2.0, "d": dt.date(2025, 1, 15), "t": _T, "a": [5],
+     "k": "k3", "txt": "256.1.1.1"},
+]  # fmt: skip
+
+
+def _check(function: str, criticality: str = "error", **arguments: Any) -> dict[str, Any]:
+    return {"criticality": criticality, "check": {"function": function, "arguments": arguments}}
+
+
+CHECKS: list[dict[str, Any]] = [
+    _check("is_not_null", column="s"),
+    _check("is_null", column="k"),
+    _check("is_not_empty", column="s"),
+    _check("is_not_empty", "warn", column="s", trim_strings=True),
+    _check("is_not_null_and_not_empty", column="s"),
+    _check("is_not_null_and_not_empty", column="s", trim_strings=True),
+    _check("is_null_or_empty", column="s"),
+    _check("is_in_list", column="n", allowed=[1, 2, 3]),
+    _check("is_in_list", column="s", allowed=["'a'", "'b'"], case_sensitive=False),
+    _check("is_in_list", column="s", allowed=["'a'", "'Ünï'"]),
+    _check("is_not_in_list", column="n", forbidden=[10, -3]),
+    _check("is_not_null_and_is_in_list", column="n", allowed=[1, 2, 3]),
+    _check("is_not_null_and_not_empty_array", column="a"),
+    _check("is_in_range", column="n", min_limit=1, max_limit=3),
+    _check("is_in_range", column="x", min_limit=-1, max_limit=2.0),
+    _check("is_in_range", column="n", min_limit=1, max_limit=3, allow_nulls=False),
+    _check("is_in_range", column="d", min_limit="2025-01-01", max_limit="2025-02-24"),
+    _check("is_in_range", column="n", min_limit="id", max_limit="id * 2"),
+    _check("is_not_in_range", column="n", min_limit=1, max_limit=2),
+    _check("is_not_less_than", column="x", limit=0),
+    _check("is_not_less_than", column="d", limit="2025-01-01"),
+    _check("is_not_greater_than", column="n", limit=2),
+    _check("is_not_greater_than", column="t", limit="2025-02-24 00:30:00"),
+    _check("is_equal_to", column="n", value=2),
+    _check("is_not_equal_to", column="s", value="'a'"),
+    _check("is_valid_date", column="txt"),
+    _check("is_valid_date", column="txt", date_format="yyyy-MM-dd"),
+    _check("is_valid_timestamp", column="txt"),
+    _check("is_valid_timestamp", column="txt", timestamp_format="yyyy-MM-dd HH:mm:ss"),
+    _check("is_not_in_future", column="t", offset=86400),
+    _check("is_not_in_near_future", column="t", offset=10**10),
+    _check("is_older_than_n_days", column="d", days=10),
+    _check("is_older_than_n_days", column="d", days=10, negate=True),
+    _check("is_older_than_col2_for_n_days", column1="d", column2="t", days=2),
+    _check("regex_match", column="s", regex="^[a-z]+$"),
+    _check("regex_match", column="s", regex="^[a-z]+$", negate=True),
+    _check("sql_expression", expression="n > 1"),
+    _check("sql_expression", expression="x > 1", negate=True, msg="x above one"),
+    _check("sql_expression", expression="s = 'a'", columns=["s"]),
+    _check("is_valid_ipv4_address", column="txt"),
+    {"criticality": "error", "check": {"function": "is_not_null", "for_each_column": ["n", "d"]}},
+    {"criticality": "warn", "filter": "n > 1", **_check("is_not_null", column="s")},
+    {"criticality": "error", "filter": "k IS NOT NULL", **_check("is_in_list", column="n",
+                                                                  allowed=[1, 2])},
+    _check("is_unique", columns=["k"]),
+    _check("is_unique", columns=["k"], nulls_distinct=False),
+    _check("is_unique", columns=["k", "n"]),
+    {"criticality": "error", "filter": "id < 6", **_check("is_unique", columns=["k"])},
+    _check("is_aggr_not_greater_than", column="*", aggr_type="count", limit=5),
+    _check("is_aggr_not_greater_than", column="n", aggr_type="count", limit=5),
+    _check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=100),
+    _check("is_aggr_equal", column="n", aggr_type="max", limit=10),
+    _check("is_aggr_not_equal", column="n", aggr_type="min", limit=-3),
+    _check("is_aggr_not_greater_than", column="x", aggr_type="avg", limit=0),
+    {"criticality": "error", "filter": "id > 100",
+     **_check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=1)},
+]  # fmt: skip
+
+
+class _Workspace:
+    """What DQX's engine asks of a Databricks workspace client: nothing runs remotely."""
+
+    class config:  # noqa: N801 - DQX reads ``ws.config._product_info``
+        _product_info = ("dqx", "test")
+
+    class clusters:  # noqa: N801
+        @staticmethod
+        def select_spark_version() -> str:
+            return ""
+
+
+def _named(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The checks each with a name of its own (DQX adds up the rows of checks sharing a
+    name); a ``for_each_column`` check is given as one check per column."""
+    named: list[dict[str, Any]] = []
+    for check in checks:
+        inner = check["check"]
+        for column in inner.get("for_each_column") or [None]:
+            one = {**check, "check": {k: v for k, v in inner.items() if k != "for_each_column"}}
+            if column is not None:
+                one["check"]["arguments"] = {**inner.get("arguments", {}), "column": column}
+            named.append({**one, "name": f"c{len(named)}"})
+    return named
+
+
+def _dqx_names(checks: list[dict[str, Any]]) -> list[str]:
+    """DQX's default name of each check (``for_each_column`` expanded)."""
+    from databricks.labs.dqx.checks_serializer import deserialize_checks
+
+    return [rule.name for rule in deserialize_checks(checks)]
+
+
+def _dqx_rows(spark, path: Path, checks: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per check name, the rows DQX puts in ``_errors`` and in ``_warnings``."""
+    engine = dqx_engine.DQEngineCore(_Workspace(), spark)  # type: ignore[arg-type]
+    checked = engine.apply_checks_by_metadata(spark.read.parquet(str(path)), checks)
+    found = {c["name"]: {"_errors": 0, "_warnings": 0} for c in checks}
+    for row in checked.select("_errors", "_warnings").collect():
+        for column in ("_errors", "_warnings"):
+            for item in row[column] or ():
+                found[item["name"]][column] += 1
+    return found
+
+
+def _assay(spark, tmp_path: Path, path: Path, checks: list[dict[str, Any]]):
+    file = tmp_path / "checks.json"
+    file.write_text(json.dumps(checks, indent=2))
+    return run(spark, load(file, source=str(path), for_run=True))
+
+
+@pytest.mark.parametrize("rows", [ROWS, []], ids=["tricky", "empty"])
+def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
+    # DQX builds its conditions with pyspark.sql.functions, which build Spark Connect
+    # columns only in Connect mode
+    monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    named = _named(CHECKS)
+    expected = _dqx_rows(spark, path, named)
+    results = _assay(spark, tmp_path, path, named).results
+    assert [r["rule"]["name"] for r in results] == [c["name"] for c in named]
+    differ: list[str] = []
+    for check, result in zip(named, results, strict=True):
+        name, level = check["name"], result["severity"]
+        what = f"{name} {check['check']['function']} {check['check']['arguments']}"
+        assert level != "error", f"{what}: {result['message']}"
+        counts = expected[name]
+        flagged = counts["_errors"] + counts["_warnings"]
+        if counts["_warnings"] and level != "warn":
+            differ.append(f"{what}: DQX warns on {counts['_warnings']} rows, assay {level}")
+        if result["failed_count"] is None:  # an aggregate: every row or none
+            if (flagged > 0) != (not result["passed"]):
+                differ.append(f"{what}: DQX flags {flagged} rows, assay passed={result['passed']}")
+        elif result["failed_count"] != flagged:
+            differ.append(f"{what}: DQX flags {flagged} rows, assay {result['failed_count']}")
+    assert not differ, "\n".join(differ)
+
+
+def test_assay_names_checks_as_dqx_does(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), path)
+    file = tmp_path / "checks.json"
+    file.write_text(json.dumps(CHECKS))
+    rules = load(file, source=str(path)).tables[0].rules
+    assert [r.name for r in rules] == _dqx_names(CHECKS)
