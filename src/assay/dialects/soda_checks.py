@@ -181,6 +181,9 @@ def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
     if any(not a for a in args):
         raise item.error(f"invalid Soda check '{got.text}': an empty argument")
     keys = _config_keys(got, metric)
+    if keys.validity and metric not in COUNTS and metric not in COLUMN_FNS:
+        key, node = next(iter(keys.validity.items()))
+        raise node.error(f"'{key}' on {metric}: Soda does not apply it there")
     if metric == "freshness":
         return _freshness(got, args, found.group("threshold"), dataset)
     if metric in REFUSED:
@@ -202,7 +205,7 @@ def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
         rounded = metric.endswith("_percent")
         return _metric_rule(
             got, metric, CountMetric(counted, percent=rounded), zones, (name,), dataset,
-            rounded=rounded, column=name,
+            rounded=rounded,
         )  # fmt: skip
     if metric == "duplicate_count":
         return _duplicates(got, args, zones, dataset)
@@ -323,18 +326,16 @@ def _shown(zones: Zones) -> str:
     return "; ".join(parts)
 
 
-def _metric_check(
-    metric: object, zones: Zones, *, rounded: bool = False, unit: str = "number"
-) -> MetricCheck:
+def _metric_check(metric: object, zones: Zones, *, rounded: bool = False) -> MetricCheck:
     must: Threshold = th.ANY_VALUE
     if zones.fail is not None:
         inline = not zones.fail_text.startswith("when ")
         text = zones.fail_text if inline else th.describe(zones.fail)
-        must = th.passing(zones.fail, text, rounded=rounded, unit=unit)  # type: ignore[arg-type]
+        must = th.passing(zones.fail, text, rounded=rounded)
     warn = None
     if zones.warn is not None:
         text = th.describe(zones.warn)
-        warn = th.passing(zones.warn, text, rounded=rounded, unit=unit)  # type: ignore[arg-type]
+        warn = th.passing(zones.warn, text, rounded=rounded)
     return MetricCheck(metric, must, warn)  # type: ignore[arg-type]
 
 
@@ -347,13 +348,11 @@ def _metric_rule(
     dataset: Dataset,
     *,
     rounded: bool = False,
-    column: str | None = None,
     requires: tuple[tuple[str, TypeFamily], ...] = (),
     where: Expr | None = None,
-    params: tuple[tuple[str, object], ...] = (),
 ) -> Rule:
     check = _metric_check(metric, zones, rounded=rounded)
-    return _rule(got, metric_name, check, columns, dataset, requires, where, _shown(zones), params)
+    return _rule(got, metric_name, check, columns, dataset, requires, where, _shown(zones))
 
 
 def _rule(

@@ -178,6 +178,7 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
         ("- row_count < ${UNDEFINED_IN_TEST}", "undefined variable"),
         ("- invalid_count(email) = 0:\n      valid format: mail", "format 'mail'"),
         ("- row_count between 5 and 1", "lower bound"),
+        ("- duplicate_count(id) = 0:\n      missing values: [x]", "does not apply it"),
     ],
 )
 def test_refused_at_its_line(tmp_path, check, said):
