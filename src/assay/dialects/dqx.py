@@ -167,7 +167,6 @@ def _rule(
         params.append(("expression", mapped.expression))
         places.append(("expression", args.require("expression").origin))
     params += [(k, v.plain()) for k, v in args.values.items() if k != "expression"]
-    params.append(("dqx_name", name or mapped.name))
     params.append(("dqx_message", mapped.message))
     return Rule(
         kind=f"{KIND}:{function}",

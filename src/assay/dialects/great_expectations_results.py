@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.dialects.dqx import is_dqx
+from assay.dialects.dqx_results import with_dqx_view
 from assay.dialects.great_expectations_map import EXPECTATIONS, NULL_EXPECTATIONS
 from assay.dialects.soda_checks import is_soda
 from assay.dialects.soda_results import with_soda_numbers
@@ -71,9 +73,12 @@ def with_gx_numbers(
 ) -> dict[str, Any] | None:
     """A result's ``details`` with GX's numbers under :data:`KEY` when the rule is an
     expectation, with Soda's (:mod:`assay.dialects.soda_results`) when it is a SodaCL
-    check (unchanged otherwise)."""
+    check, DQX's view (:mod:`assay.dialects.dqx_results`) when it is a DQX check
+    (unchanged otherwise)."""
     if is_soda(rule):
         return with_soda_numbers(details, rule, failed_count, rows, metric_value)
+    if is_dqx(rule):
+        return with_dqx_view(details, rule, failed_count)
     numbers = gx_numbers(rule, failed_count, rows, metric_value, samples)
     columns = (details or {}).get("columns")
     if isinstance(rule.check, SchemaCheck) and rule.kind in EXPECTATIONS and columns is not None:

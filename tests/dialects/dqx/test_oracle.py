@@ -189,6 +189,10 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
         assert level != "error", f"{what}: {result['message']}"
         counts = expected[name]
         flagged = counts["_errors"] + counts["_warnings"]
+        view = result["details"]["dqx"]
+        assert view["column"] == ("_warnings" if check["criticality"] == "warn" else "_errors")
+        if view["rows"] is not None and view["rows"] != counts[view["column"]]:
+            differ.append(f"{what}: DQX puts {counts} rows, details.dqx {view}")
         if counts["_warnings"] and level != "warn":
             differ.append(f"{what}: DQX warns on {counts['_warnings']} rows, assay {level}")
         if result["failed_count"] is None:  # an aggregate: every row or none
