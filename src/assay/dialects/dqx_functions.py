@@ -539,7 +539,8 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
                    f"limit: {shown}")  # fmt: skip
         targets = (t,) if t.shown != "*" else ()
         if a.row_filter is None:
-            value = f"{aggr}({column})"
+            # count(1) is count(*), in the form the aggregate pass folds
+            value = f"{aggr}({'1' if column == '*' else column})"
         elif column == "*":
             value = f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
         else:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from assay.config.node import Node
-from assay.dialects import great_expectations, soda, sources, validations
+from assay.dialects import dqx, great_expectations, soda, sources, validations
 from assay.dialects import params as p
 from assay.dialects.base import Context, Dialect
 from assay.dialects.catalogue import build_rule
@@ -44,6 +44,7 @@ TABLE_KEYS = frozenset(
         "validations",
         "expectations",
         "sodacl",
+        "dqx",
         "history",
     }
 )
@@ -256,6 +257,10 @@ def _table(
     if checks_node is not None:
         # a SodaCL checks file bound to this table (docs/dialects.md)
         rules += ctx.attempt(soda.bound_checks, checks_node, ctx, name or "") or ()
+    dqx_node = node.get("dqx")
+    if dqx_node is not None:
+        # a DQX checks file bound to this table (docs/dialects.md)
+        rules += ctx.attempt(dqx.bound_checks, dqx_node, ctx) or ()
     all_rules = rules + (block.rules if block else ())
     outputs = block.outputs if block else ()
     history_node = node.get("history")
@@ -283,7 +288,7 @@ def _table(
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
     if node.get("rules") is None and any(
-        node.get(key) is not None for key in ("validations", "expectations", "sodacl")
+        node.get(key) is not None for key in ("validations", "expectations", "sodacl", "dqx")
     ):
         return ()
     rules_node = ctx.attempt(node.require, "rules")

@@ -48,6 +48,11 @@ _TABLE: dict[str, Schema] = {
         "description": "A SodaCL checks file run on this table (its one dataset, or the one"
         " named as the table), relative to the config file (docs/dialects.md).",
     },
+    "dqx": {
+        **TEXT,
+        "description": "A DQX checks file (YAML or JSON) run on this table, relative to the"
+        " config file (docs/dialects.md).",
+    },
     "history": ref(
         "sink",
         description="Append every rule's verdict per run (the report's columns plus run_id, "
@@ -191,6 +196,7 @@ def structure() -> dict[str, Schema]:
                 required("validations"),
                 required("expectations"),
                 required("sodacl"),
+                required("dqx"),
             ],
         ),
         "rule": dispatch(),
