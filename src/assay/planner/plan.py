@@ -180,18 +180,22 @@ class AggregatePlan:
 
     @property
     def scans(self) -> tuple[ScanAggregate, ...]:
+        """The scan branches (a view of ``branches``)."""
         return self.of_kind(ScanAggregate)
 
     @property
     def groups(self) -> tuple[GroupAggregate, ...]:
+        """The group-by branches (a view of ``branches``)."""
         return self.of_kind(GroupAggregate)
 
     @property
     def references(self) -> tuple[ReferenceAggregate, ...]:
+        """The branches over referenced sources (a view of ``branches``)."""
         return self.of_kind(ReferenceAggregate)
 
     @property
     def values(self) -> tuple[ValueAggregate, ...]:
+        """The value branches (a view of ``branches``)."""
         return self.of_kind(ValueAggregate)
 
 
