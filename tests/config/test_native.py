@@ -651,6 +651,8 @@ def test_detect_recognises_native_by_shape():
         "sparquet",
         "spark-data-test",
         "great-expectations",
+        "sodacl",
+        "dqx",
     ]
 
 
