@@ -28,7 +28,7 @@ from assay.dialects.dqx_functions import (
 from assay.errors import ConfigError
 from assay.ir.expr import Sql
 from assay.ir.origin import Origin
-from assay.ir.rules import Level, RowCheck, Rule, UniqueCheck
+from assay.ir.rules import Level, Rule, SqlCheck
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
 
 NAME = "dqx"
@@ -159,7 +159,8 @@ def _rule(
     args: Args,
 ) -> Rule:
     places: list[tuple[str, Origin]] = []
-    keeps_filter = isinstance(mapped.check, (RowCheck, UniqueCheck))
+    # an aggregate over the whole table holds the filter in its query
+    keeps_filter = not isinstance(mapped.check, SqlCheck)
     if keeps_filter and row_filter is not None and filter_node is not None:
         places.append(("filter", filter_node.origin))
     params: list[tuple[str, object]] = [("function", function)]

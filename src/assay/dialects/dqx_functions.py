@@ -20,10 +20,13 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from assay.config.node import Node
-from assay.ir.expr import Sql, is_true
-from assay.ir.rules import Check, RowCheck, SqlCheck, TypeFamily, UniqueCheck
+from assay.ir.expr import Col, IsNull, Not, Sql, is_true
+from assay.ir.metrics import CountMetric, RowCountMetric
+from assay.ir.rules import Check, MetricCheck, RowCheck, SqlCheck, TypeFamily, UniqueCheck
+from assay.ir.values import Comparison, Op
 
 
 @dataclass(frozen=True, slots=True)
@@ -522,7 +525,9 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
                 f"DQX: aggr_type '{aggr}' is not supported",
                 hint=f"assay runs {', '.join(_AGGREGATES)} in the table's one scan",
             )
-        for key in ("group_by", "aggr_params", "row_filter", "abs_tolerance", "rel_tolerance"):
+        if a.get("group_by") is not None:
+            return _per_group(a, aggr, label, op_name)
+        for key in ("aggr_params", "row_filter", "abs_tolerance", "rel_tolerance"):
             node = a.get(key)
             if node is not None:
                 raise node.error(
@@ -550,6 +555,50 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         return Mapped(SqlCheck(query), columns, name, message, row_level=False)
 
     return build
+
+
+_PASSES = {"greater_than": Op.LE, "less_than": Op.GE, "not_equal_to": Op.EQ, "equal_to": Op.NE}
+"""What a group's count must be, by the DQX comparison that flags it."""
+
+
+def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
+    """``is_aggr_*`` with ``group_by``: DQX flags the rows of every group whose
+    aggregate compares TRUE with the limit. Only ``count`` (a number for every group,
+    never NULL or NaN) is run per group: a group's NULL or NaN aggregate is judged by
+    DQX's Spark comparison, which assay's per-group thresholds do not reproduce."""
+    if aggr != "count":
+        raise a.require("group_by").error(
+            f"DQX: group_by with aggr_type '{aggr}' is not supported",
+            hint="assay checks count per group; a group's sum, avg, min or max may be NULL "
+            "or NaN, which DQX judges by Spark's comparison",
+        )
+    for key in ("aggr_params", "row_filter"):
+        node = a.get(key)
+        if node is not None:
+            raise node.error(f"DQX: {key} is not supported in '{a.function}'")
+    by = _plain_columns(a.require("group_by"))
+    t = a.target()
+    node = a.require("limit")
+    if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        raise node.error(
+            "DQX: a per-group limit must be a number",
+            hint="assay compares each group's count with a number",
+        )
+    value = node.value
+    must = Comparison(_PASSES[op_name], Decimal(repr(value)), f"{_PASSES[op_name].value} {value}")
+    metric: RowCountMetric | CountMetric
+    if t.shown == "*":
+        metric = RowCountMetric()
+    elif t.column is not None:
+        metric = CountMetric(Not(IsNull(Col(t.column))))
+    else:
+        metric = CountMetric(Not(IsNull(Sql(t.sql))))
+    check = MetricCheck(metric, must, group_by=by)
+    name = f"{t.norm}_{aggr}_group_by_{'_'.join(by)}_{op_name}_limit".lstrip("_")
+    message = (f"Count value {{value}} in column '{t.shown}' per group of columns "
+               f"'{', '.join(by)}' is {label} limit: {value}")  # fmt: skip
+    columns = tuple(dict.fromkeys(((t.column,) if t.column else ()) + by))
+    return Mapped(check, columns, name, message, row_level=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,6 +114,11 @@ CHECKS: list[dict[str, Any]] = [
     _check("is_aggr_equal", column="n", aggr_type="max", limit=10),
     _check("is_aggr_not_equal", column="n", aggr_type="min", limit=-3),
     _check("is_aggr_not_greater_than", column="x", aggr_type="avg", limit=0),
+    _check("is_aggr_not_greater_than", column="*", aggr_type="count", group_by=["k"], limit=1),
+    {"criticality": "warn", "filter": "id > 1", **_check("is_aggr_not_less_than", column="n",
+                                                         group_by=["k"], limit=2)},
+    _check("is_aggr_equal", column="n", group_by=["k", "s"], limit=1),
+    _check("is_aggr_not_equal", column="n", group_by=["k"], limit=2),
     {"criticality": "error", "filter": "id > 100",
      **_check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=1)},
 ]  # fmt: skip
@@ -195,7 +200,7 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
             differ.append(f"{what}: DQX puts {counts} rows, details.dqx {view}")
         if counts["_warnings"] and level != "warn":
             differ.append(f"{what}: DQX warns on {counts['_warnings']} rows, assay {level}")
-        if result["failed_count"] is None:  # an aggregate: every row or none
+        if view["rows"] is None:  # an aggregate: every row (of a group) or none
             if (flagged > 0) != (not result["passed"]):
                 differ.append(f"{what}: DQX flags {flagged} rows, assay passed={result['passed']}")
         elif result["failed_count"] != flagged:
