@@ -12,6 +12,7 @@ import pytest
 
 from tests.dialects.helpers import load, run
 from tests.dialects.soda.fixtures.make_data import write
+from tests.helpers import validate_event
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ORACLE: dict[str, dict[str, Any]] = json.loads((FIXTURES / "oracle.json").read_text())["checks"]
@@ -38,6 +39,8 @@ def results(spark, tmp_path_factory) -> dict[str, dict[str, Any]]:
 
 def test_every_check_ran(results):
     assert sorted(results) == sorted(ORACLE)
+    for result in results.values():
+        validate_event(result)
 
 
 @pytest.mark.parametrize("name", sorted(ORACLE))
