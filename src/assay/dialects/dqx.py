@@ -68,7 +68,7 @@ def checks_rules(doc: Node, ctx: Context) -> tuple[Rule, ...]:
     items = ctx.attempt(doc.as_list, "a DQX checks file (a list of checks)")
     rules: list[Rule] = []
     for item in items or ():
-        built = ctx.attempt(check_rules, item)
+        built = ctx.attempt(check_rules, item, ctx)
         rules.extend(built or ())
     return tuple(rules)
 
@@ -100,9 +100,13 @@ def _criticality(item: Node) -> Level:
     return "warn" if text == "warn" else "error"
 
 
-def check_rules(item: Node) -> tuple[Rule, ...]:
+def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
     """One DQX check as rules (one per column of ``for_each_column``), with DQX's
     semantics; a function assay does not run as DQX does is an error naming it."""
+
+    def frames(node: Node) -> Source:
+        return frame_source(node, ctx)
+
     item.as_mapping("a DQX check (a mapping with 'check')")
     item.check_keys(ITEM_KEYS)
     level = _criticality(item)
@@ -131,7 +135,7 @@ def check_rules(item: Node) -> tuple[Rule, ...]:
     if each is None or each.value is None:
         if args_node is None:
             raise check.error(f"DQX: function '{function}' needs 'arguments'")
-        args = Args(args_node, function, spec.keys, row_filter)
+        args = Args(args_node, function, spec.keys, row_filter, frames)
         mapped = spec.build(args)
         return (_rule(item, function, mapped, level, name, row_filter, filter_node, args),)
     columns = each.as_list("a list of columns", non_empty=True)
@@ -142,7 +146,7 @@ def check_rules(item: Node) -> tuple[Rule, ...]:
         if key in base:
             raise base[key].error(f"DQX: '{key}' is given by for_each_column")
         merged = Node({**base, key: column}, args_node.origin if args_node else check.origin)
-        args = Args(merged, function, spec.keys, row_filter)
+        args = Args(merged, function, spec.keys, row_filter, frames)
         mapped = spec.build(args)
         rules.append(_rule(item, function, mapped, level, name, row_filter, filter_node, args))
     return tuple(rules)
@@ -181,6 +185,23 @@ def _rule(
         filter=Sql(row_filter) if keeps_filter and row_filter is not None else None,
         places=tuple(places),
     )
+
+
+def frame_source(node: Node, ctx: Context) -> Source:
+    """Where the DataFrame a check names (``ref_df_name``) is read from: ``--input
+    NAME=SOURCE`` (a catalog table or a path)."""
+    name = node.as_str("the name of a reference DataFrame")
+    given = ctx.options.inputs.get(name)
+    if given is None:
+        raise node.error(
+            f"DQX: the reference DataFrame '{name}' is not given",
+            hint=f"give its data with --input {name}=path/or/table",
+        )
+    try:
+        kind, fmt, target = sources.source_of(given, f"--input {name}")
+    except ConfigError as e:
+        raise ConfigError(e.message, origin=node.origin, hint=e.hint) from None
+    return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
 
 
 def _source(doc: Node, ctx: Context) -> Source:

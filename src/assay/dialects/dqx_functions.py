@@ -25,7 +25,9 @@ from decimal import Decimal
 from assay.config.node import Node
 from assay.ir.expr import Col, IsNull, Not, Sql, is_true
 from assay.ir.metrics import CountMetric, RowCountMetric
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import Check, MetricCheck, RowCheck, SqlCheck, TypeFamily, UniqueCheck
+from assay.ir.suite import CatalogSource, Source
 from assay.ir.values import Comparison, Op
 
 
@@ -134,9 +136,16 @@ class Args:
     signature validation refuses them."""
 
     def __init__(
-        self, node: Node, function: str, allowed: frozenset[str], row_filter: str | None = None
+        self,
+        node: Node,
+        function: str,
+        allowed: frozenset[str],
+        row_filter: str | None = None,
+        frames: Callable[[Node], Source] | None = None,
     ) -> None:
         self.node, self.function, self.row_filter = node, function, row_filter
+        self.frames = frames
+        """Where a DataFrame DQX is handed by name (``ref_df_name``) is read from."""
         mapping = node.as_mapping("the arguments of a check (a mapping)")
         self.values: dict[str, Node] = {}
         for key, value in mapping.items():
@@ -470,7 +479,7 @@ def _sql_expression(a: Args) -> Mapped:
 # --- dataset-level ----------------------------------------------------------------------
 
 
-def _plain_columns(node: Node) -> tuple[str, ...]:
+def _plain_columns(node: Node, *, keep_repeats: bool = False) -> tuple[str, ...]:
     """Column names only (DQX's ``F.col`` of each): a dotted path or an expression is
     refused, as assay's key checks read named columns."""
     items = node.as_list("a list of column names")
@@ -486,7 +495,7 @@ def _plain_columns(node: Node) -> tuple[str, ...]:
                 "is not supported here",
             )
         names.append(t.column)
-    return tuple(dict.fromkeys(names))
+    return tuple(names) if keep_repeats else tuple(dict.fromkeys(names))
 
 
 def _is_unique(a: Args) -> Mapped:
@@ -505,6 +514,50 @@ def _is_unique(a: Args) -> Mapped:
     shown = names[0] if len(names) == 1 else f"struct({', '.join(names)})"
     message = f"Value '{{value}}' in column '{shown}' is not unique, found {{count}} duplicates"
     return Mapped(check, names, f"{normalize(shown)}_is_not_unique", message, row_level=False)
+
+
+def _foreign_key(a: Args) -> Mapped:
+    """DQX's ``foreign_key``: a row whose key (no column null) has no match among the
+    referenced keys fails; ``ref_df_name`` is read from ``--input NAME=...``,
+    ``ref_table`` is a catalog table."""
+    for key, why in (
+        ("negate", "assay checks that keys are found; a key that must not be found has no "
+         "check of assay's"),
+        ("null_safe", "assay matches keys as SQL does: a null never matches"),
+        ("row_filter", "it is set from the check's filter; write it as 'filter:'"),
+    ):  # fmt: skip
+        node = a.get(key)
+        if node is not None and node.value is not False:
+            raise node.error(f"DQX: foreign_key with {key} is not supported", hint=why)
+    columns = _plain_columns(a.require("columns"), keep_repeats=True)
+    refs = _plain_columns(a.require("ref_columns"), keep_repeats=True)
+    if len(columns) != len(refs):
+        raise a.require("ref_columns").error(
+            "DQX: The number of columns to check against the reference columns must be equal."
+        )
+    frame, table = a.get("ref_df_name"), a.get("ref_table")
+    if (frame is None) == (table is None):
+        raise a.node.error(
+            "DQX: give one of ref_df_name and ref_table",
+            hint="ref_df_name names data given with --input NAME=path; ref_table a table",
+        )
+    if frame is not None:
+        if a.frames is None:
+            raise frame.error("DQX: ref_df_name is not read here")
+        source: Source = a.frames(frame)
+    else:
+        assert table is not None
+        source = CatalogSource(table.as_str("a table name"))
+    check = ForeignKeyCheck(Lookup(columns, Reference(source, refs)))
+    if len(columns) == 1:
+        shown, ref_shown = columns[0], refs[0]
+    else:
+        shown = "struct(" + ", ".join(f"{c} AS {c}" for c in columns) + ")"
+        pairs = zip(refs, columns, strict=True)
+        ref_shown = "struct(" + ", ".join(f"{r} AS {c}" for r, c in pairs) + ")"
+    name = f"{normalize(shown)}_not_exists_in_ref_{normalize(ref_shown)}"
+    message = f"Value '{{value}}' in column '{shown}' not found in reference column '{ref_shown}'"
+    return Mapped(check, tuple(dict.fromkeys(columns)), name, message, row_level=True)
 
 
 _AGGREGATES = {"count": "Count", "sum": "Sum", "avg": "Average", "min": "Min", "max": "Max"}
@@ -667,6 +720,19 @@ FUNCTIONS: dict[str, Function] = {
     "is_valid_ipv4_address": Function(
         _pattern(IPV4_ADDRESS, "ipv4_address", "IPV4_ADDRESS"), _COLUMN
     ),
+    "foreign_key": Function(
+        _foreign_key,
+        _keys(
+            "columns",
+            "ref_columns",
+            "ref_df_name",
+            "ref_table",
+            "negate",
+            "row_filter",
+            "null_safe",
+            "broadcast_ref",
+        ),
+    ),  # fmt: skip
     "is_unique": Function(
         _is_unique, _keys("columns", "nulls_distinct", "row_filter", "trim_strings")
     ),
@@ -697,7 +763,6 @@ NOT_RUN: dict[str, str] = {
     "sql_query": "its query runs apart from the table's scan, with DQX's merge of its "
     "results into rows; write it as a native sql rule",
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
-    "foreign_key": "write it as a native foreign_key rule",
     "is_in_distribution": "a distribution test has no mapping onto assay's checks",
     "has_no_outliers": "its outlier bounds are not computed by assay",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",

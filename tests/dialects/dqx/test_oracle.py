@@ -55,6 +55,11 @@ ROWS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
+REF_SCHEMA = pa.schema([("key", pa.string()), ("num", pa.int32())])
+REF_ROWS = [{"key": "k1", "num": 1}, {"key": "k1", "num": 10}, {"key": "k2", "num": None},
+            {"key": None, "num": 2}, {"key": "a", "num": 1}]  # fmt: skip
+
+
 def _check(function: str, criticality: str = "error", **arguments: Any) -> dict[str, Any]:
     return {"criticality": criticality, "check": {"function": function, "arguments": arguments}}
 
@@ -119,6 +124,10 @@ CHECKS: list[dict[str, Any]] = [
                                                          group_by=["k"], limit=2)},
     _check("is_aggr_equal", column="n", group_by=["k", "s"], limit=1),
     _check("is_aggr_not_equal", column="n", group_by=["k"], limit=2),
+    _check("foreign_key", columns=["k"], ref_columns=["key"], ref_df_name="ref"),
+    _check("foreign_key", columns=["k", "n"], ref_columns=["key", "num"], ref_df_name="ref"),
+    {"criticality": "warn", "filter": "n > 1",
+     **_check("foreign_key", columns=["s"], ref_columns=["key"], ref_df_name="ref")},
     {"criticality": "error", "filter": "id > 100",
      **_check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=1)},
 ]  # fmt: skip
@@ -160,7 +169,9 @@ def _dqx_names(checks: list[dict[str, Any]]) -> list[str]:
 def _dqx_rows(spark, path: Path, checks: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Per check name, the rows DQX puts in ``_errors`` and in ``_warnings``."""
     engine = dqx_engine.DQEngineCore(_Workspace(), spark)  # type: ignore[arg-type]
-    checked = engine.apply_checks_by_metadata(spark.read.parquet(str(path)), checks)
+    ref = spark.read.parquet(str(path.with_name("ref.parquet")))
+    df = spark.read.parquet(str(path))
+    checked = engine.apply_checks_by_metadata(df, checks, ref_dfs={"ref": ref})
     found = {c["name"]: {"_errors": 0, "_warnings": 0} for c in checks}
     for row in checked.select("_errors", "_warnings").collect():
         for column in ("_errors", "_warnings"):
@@ -172,7 +183,8 @@ def _dqx_rows(spark, path: Path, checks: list[dict[str, Any]]) -> dict[str, dict
 def _assay(spark, tmp_path: Path, path: Path, checks: list[dict[str, Any]]):
     file = tmp_path / "checks.json"
     file.write_text(json.dumps(checks, indent=2))
-    return run(spark, load(file, source=str(path), for_run=True))
+    inputs = {"ref": str(path.with_name("ref.parquet"))}
+    return run(spark, load(file, source=str(path), inputs=inputs, for_run=True))
 
 
 @pytest.mark.parametrize("rows", [ROWS, []], ids=["tricky", "empty"])
@@ -182,6 +194,7 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     path = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
+    pq.write_table(pa.Table.from_pylist(REF_ROWS, schema=REF_SCHEMA), tmp_path / "ref.parquet")
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     named = _named(CHECKS)
     expected = _dqx_rows(spark, path, named)
@@ -214,5 +227,5 @@ def test_assay_names_checks_as_dqx_does(tmp_path, monkeypatch):
     pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), path)
     file = tmp_path / "checks.json"
     file.write_text(json.dumps(CHECKS))
-    rules = load(file, source=str(path)).tables[0].rules
+    rules = load(file, source=str(path), inputs={"ref": str(path)}).tables[0].rules
     assert [r.name for r in rules] == _dqx_names(CHECKS)
