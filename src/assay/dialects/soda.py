@@ -65,6 +65,9 @@ class _Reading:
     rules: dict[str, list[Rule]] = field(default_factory=dict)
     origins: dict[str, Node] = field(default_factory=dict)
     filters: dict[tuple[str, str], Expr] = field(default_factory=dict)
+    checked: frozenset[str] = frozenset()
+    """The datasets the file's sections check (a plain ``--source`` is the data of the
+    one dataset of a file that checks one)."""
 
     def resolve(self, node: Node, text: str) -> str:
         """``text`` with Soda's ``${VAR}`` replaced: the environment, then ``--var``, then
@@ -94,16 +97,26 @@ class _Reading:
         return resolved
 
     def source_of(self, node: Node, name: str) -> Source:
-        return dataset_source(name, node, self.ctx)
+        return dataset_source(name, node, self.ctx, alone=self.checked == {name})
 
 
 def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     """One table per dataset the file checks, in the order of their first section."""
     reading = read_checks(doc, ctx)
     tables = []
+    text = ctx.options.source
+    if text is not None and not _named(text) and len(reading.checked) > 1:
+        ctx.errors.append(
+            doc.error(
+                f"--source {text}: the file checks {', '.join(sorted(reading.checked))}",
+                hint="give each dataset's data with --source NAME=... or --input NAME=...",
+            )
+        )
+        return ()
     for dataset, rules in reading.rules.items():
         origin_node = reading.origins[dataset]
-        source = ctx.attempt(dataset_source, dataset, origin_node, ctx)
+        alone = reading.checked == {dataset}
+        source = ctx.attempt(dataset_source, dataset, origin_node, ctx, alone)
         if source is None:
             continue
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("_.") or "dataset"
@@ -121,6 +134,7 @@ def read_checks(doc: Node, ctx: Context, only: str | None = None) -> _Reading:
     mapping = ctx.attempt(doc.as_mapping, "a SodaCL checks file (a mapping of sections)")
     if mapping is None:
         return reading
+    reading.checked = frozenset(_checked(mapping, reading))
     for header, content in mapping.items():  # filters first: a section may name one above
         found = _FILTER.match(header)
         if found:
@@ -140,6 +154,26 @@ def read_checks(doc: Node, ctx: Context, only: str | None = None) -> _Reading:
             continue
         ctx.attempt(_checks_section, reading, dataset, found.group("part"), content)
     return reading
+
+
+def _checked(mapping: dict[str, Node], reading: _Reading) -> set[str]:
+    """The datasets the file's sections name (errors are its sections' own, later)."""
+    named: list[tuple[str, Node]] = []
+    for header, content in mapping.items():
+        found = _CHECKS.match(header)
+        if found:
+            named.append((found.group("name"), content))
+        elif _FOR_EACH.match(header) and isinstance(content.value, dict):
+            listed = content.get("datasets") or content.get("tables")
+            if listed is not None and isinstance(listed.value, list):
+                named.extend((str(item.value), item) for item in listed.value)
+    names = set()
+    for name, node in named:
+        try:
+            names.add(reading.resolve(node, name).strip())
+        except ConfigError:
+            names.add(name)
+    return names
 
 
 def _refuse_section(header: str, content: Node) -> None:
@@ -210,18 +244,25 @@ def _with_filter(rule: Rule, where: Expr) -> Rule:
     return dataclasses.replace(rule, filter=where)
 
 
-def dataset_source(name: str, node: Node, ctx: Context) -> Source:
+def _named(text: str) -> bool:
+    """Whether a ``--source`` value is ``NAME=SOURCE``."""
+    bound, sep, _ = text.partition("=")
+    return bool(sep) and bool(_TABLE_NAME.fullmatch(bound.strip()))
+
+
+def dataset_source(name: str, node: Node, ctx: Context, alone: bool = False) -> Source:
     """Where a dataset's data is: ``--input name=...``, ``--source name=...``, ``--source
-    ...`` (a file of one dataset), else the catalog table ``name``."""
+    ...`` (``alone``: the one dataset of a file that checks one), else the catalog table
+    ``name``."""
     given = ctx.options.inputs.get(name)
     where = f"--input {name}"
     text = ctx.options.source
     if given is None and text is not None:
-        bound, sep, target = text.partition("=")
-        if sep and _TABLE_NAME.fullmatch(bound.strip()) and "/" not in bound:
+        if _named(text):
+            bound, _, target = text.partition("=")
             if bound.strip() == name:
                 given, where = target, f"--source {name}"
-        else:
+        elif alone:
             given, where = text, "--source"
     if given is None:
         if not _TABLE_NAME.fullmatch(name):

@@ -267,3 +267,21 @@ def test_for_each_dataset(tmp_path):
         "p.yml",
     )
     assert "patterns" in errors(pattern)
+
+
+def test_a_plain_source_is_the_one_dataset_of_the_file(tmp_path):
+    one = write(
+        tmp_path,
+        "checks for orders:\n  - values in (c) must exist in customers (c)\n",
+        "one.yml",
+    )
+    suite = load(one, source="data/o.parquet")
+    reference = suite.tables[0].rules[0].check.lookup.reference  # type: ignore[union-attr]
+    assert isinstance(suite.tables[0].source, PathSource)
+    assert reference.source == CatalogSource("customers")
+    two = write(
+        tmp_path, "checks for a:\n  - row_count > 0\nchecks for b:\n  - row_count > 0\n", "two.yml"
+    )
+    assert "the file checks a, b" in errors(two, source="data/o.parquet")
+    named = load(two, source="b=data/b.parquet")
+    assert [type(t.source).__name__ for t in named.tables] == ["CatalogSource", "PathSource"]
