@@ -560,6 +560,54 @@ def _foreign_key(a: Args) -> Mapped:
     return Mapped(check, tuple(dict.fromkeys(columns)), name, message, row_level=True)
 
 
+_PLACEHOLDER = re.compile(r"\{\{[^}]*\}\}")
+
+
+def _sql_query(a: Args) -> Mapped:
+    """DQX's dataset-level ``sql_query`` (no ``merge_columns``): its query runs over the
+    table (the rows of the check's filter) and returns at most one row; when its
+    condition column is TRUE (FALSE with ``negate``) DQX flags every row, NULL or no row
+    passes, several rows fail the run. Run as a SQL rule of the table's plan."""
+    merge = a.get("merge_columns")
+    if merge is not None and merge.as_list("a list of columns"):
+        raise merge.error(
+            "DQX: sql_query with merge_columns is not supported",
+            hint="assay runs the dataset-level form (one row: every row passes or fails)",
+        )
+    if a.get("row_filter") is not None:
+        raise a.require("row_filter").error(
+            "DQX: row_filter is set from the check's filter", hint="write it as 'filter:'"
+        )
+    query = a.require("query").as_str("a SQL query")
+    condition = a.get("condition_column")
+    column = condition.as_str("a column name") if condition is not None else "condition"
+    placeholder = a.get("input_placeholder")
+    view_name = placeholder.as_str("a name") if placeholder is not None else "input_view"
+    view = VIEW if a.row_filter is None else f"(SELECT * FROM {VIEW} WHERE ({a.row_filter}))"
+
+    def resolve(found: re.Match[str]) -> str:
+        key = found.group(0).strip("{} \t")
+        if key != view_name:
+            raise a.require("query").error(
+                f"DQX: the placeholder {found.group(0)} names a reference DataFrame",
+                hint="assay runs queries over the checked table ({{" + view_name + "}}) only",
+            )
+        return view
+
+    resolved = _PLACEHOLDER.sub(resolve, query)
+    negate = a.flag("negate")
+    value = f"{'NOT ' if negate else ''}q.{_quote(column)}"
+    # no row (of the filter): DQX has no row to flag
+    rows = f"(SELECT count(*) FROM {view}) > 0"
+    text = f"SELECT coalesce((SELECT {value} FROM ({resolved}) AS q) AND {rows}, false) = false"
+    name_node = a.get("name")
+    name = name_node.as_str("a name") if name_node is not None else f"query_{column}_violation"
+    msg = a.get("msg")
+    said = "Value is matching query" if negate else "Value is not matching query"
+    message = msg.as_str("a message") if msg is not None else f"{said}: '{query}'"
+    return Mapped(SqlCheck(text), (), name, message, row_level=False)
+
+
 _AGGREGATES = {"count": "Count", "sum": "Sum", "avg": "Average", "min": "Min", "max": "Max"}
 """DQX's curated aggregates that assay computes in the table's one scan."""
 VIEW = "_validation_df"
@@ -596,14 +644,18 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         message = (f"{_AGGREGATES[aggr]} value {{value}} in column '{t.shown}' is {label} "
                    f"limit: {shown}")  # fmt: skip
         targets = (t,) if t.shown != "*" else ()
-        if a.row_filter is None:
-            # count(1) is count(*), in the form the aggregate pass folds
-            value = f"{aggr}({'1' if column == '*' else column})"
-        elif column == "*":
-            value = f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
+        # count(1) is count(*), in the form the aggregate pass folds
+        rows = (
+            "count(1)" if a.row_filter is None else f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
+        )
+        if column == "*":
+            value = rows
+        elif a.row_filter is None:
+            value = f"{aggr}({column})"
         else:
             value = f"{aggr}(CASE WHEN ({a.row_filter}) THEN {column} END)"
-        query = f"SELECT coalesce({value} {op} {bound}, false) = false FROM {VIEW}"
+        # no row (of the filter): DQX has no row to flag, whatever the aggregate
+        query = f"SELECT coalesce({value} {op} {bound} AND {rows} > 0, false) = false FROM {VIEW}"
         columns = tuple(x.column for x in targets if x.column is not None)
         return Mapped(SqlCheck(query), columns, name, message, row_level=False)
 
@@ -733,6 +785,19 @@ FUNCTIONS: dict[str, Function] = {
             "broadcast_ref",
         ),
     ),  # fmt: skip
+    "sql_query": Function(
+        _sql_query,
+        _keys(
+            "query",
+            "merge_columns",
+            "msg",
+            "name",
+            "negate",
+            "condition_column",
+            "input_placeholder",
+            "row_filter",
+        ),
+    ),  # fmt: skip
     "is_unique": Function(
         _is_unique, _keys("columns", "nulls_distinct", "row_filter", "trim_strings")
     ),
@@ -760,8 +825,6 @@ COLUMN_ARGUMENT = {name: "columns" if name == "is_unique" else "column" for name
 """The argument ``for_each_column`` fills (DQX: the function's first parameter)."""
 
 NOT_RUN: dict[str, str] = {
-    "sql_query": "its query runs apart from the table's scan, with DQX's merge of its "
-    "results into rows; write it as a native sql rule",
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
     "is_in_distribution": "a distribution test has no mapping onto assay's checks",
     "has_no_outliers": "its outlier bounds are not computed by assay",
