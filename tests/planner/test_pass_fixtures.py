@@ -69,3 +69,30 @@ def test_the_fold_over_the_passes_is_the_plan_a_run_uses(path, tmp_path):
         key_range=context.key_range, without=context.without, columnar=context.columnar,
         types=context.types,
     )  # fmt: skip
+
+
+@pytest.mark.spark
+def test_a_run_plans_through_the_fold_alone(server, monkeypatch):
+    """The plan a run uses (executor/prepare.py, with the server's types and sizes) is
+    the fold of PASSES over the table as loaded: nothing rewrites the table before the
+    planner (its literals are typed by the fold's first pass)."""
+    from assay.executor import prepare
+    from assay.planner.cost import DEFAULT_OPTIONS
+    from tests.conftest import ROOT
+
+    calls: list[tuple[Table, PlanContext]] = []
+
+    def recorded(table: Table, options: PlannerOptions, **given: object):
+        unfold, without = (frozenset(given.pop(k, ())) for k in ("unfold", "without"))  # type: ignore[arg-type]
+        context = PlanContext(options=options, unfold=unfold, without=without, **given)  # type: ignore[arg-type]
+        calls.append((table, context))
+        return plan_table(table, options, unfold=unfold, without=without, **given)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare, "plan_table", recorded)
+    for table in load_suite([str(ROOT / "examples" / "orders.yaml")]).tables:
+        df, schema = prepare.read_source(server.spark, table)  # type: ignore[misc]
+        plan, _ = prepare.planned(server.spark, table, df, schema, DEFAULT_OPTIONS)
+        given, context = calls[-1]
+        assert given == table, "the executor hands the planner the table as loaded"
+        assert context.types, "with the column types: the literals are typed in the fold"
+        assert plan == planned(run(PASSES, PlanState(table), context))
