@@ -40,10 +40,23 @@ def trace(table: Table, context: PlanContext | None = None) -> str:
         if after is None:
             continue
         now = render_state(after)
-        lines += _parts({k: v for k, v in now.items() if before.get(k) != v})
-        lines += [f"    {k}: (none left)" for k in before if k not in now]
+        lines += _parts(_changed(before, now))
+        lines += [f"   {k}: (none left)" for k in before if k not in now]
         before = now
     return "\n".join(lines) + "\n"
+
+
+def _changed(before: dict[str, list[str]], now: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The parts of ``now`` that differ from ``before``; of a part that only grew (the
+    branches), the lines added."""
+    found = {}
+    for name, lines in now.items():
+        old = before.get(name, [])
+        if old == lines:
+            continue
+        grew = old and lines[: len(old)] == old
+        found[f"{name} (added)" if grew else name] = lines[len(old) :] if grew else lines
+    return found
 
 
 def after(name: str, table: Table, context: PlanContext | None = None) -> str:
