@@ -1,9 +1,10 @@
-"""Running validator functions (:mod:`assay.validators`) beside a table's fused plans.
+"""Running validator functions (:mod:`assay.dialects.validator_functions`) beside a table's
+fused plans.
 
 The planner never sees a validator rule: :func:`split` takes them out of the table before
 planning, :func:`run_validators` calls each function with the table's DataFrame after the
 table's own plans (through the table's submitter: :func:`call_validator`), its verdict
-judged by :data:`assay.evaluate.JUDGES`, and :func:`merged` puts their results back in
+judged by :data:`assay.judge.evaluate.JUDGES`, and :func:`merged` puts their results back in
 config order and adds their declared plans to the table's ``spark_plans``.
 """
 
