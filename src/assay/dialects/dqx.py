@@ -26,15 +26,15 @@ from assay.dialects.dqx_functions import (
     Mapped,
 )
 from assay.errors import ConfigError
-from assay.ir.expr import Sql
+from assay.ir.expr import Sql, walk
 from assay.ir.origin import Origin
-from assay.ir.rules import Level, Rule, SqlCheck
+from assay.ir.rules import Level, RowCheck, Rule, SqlCheck
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
 
 NAME = "dqx"
 KIND = "dqx"
 """A DQX rule's kind is ``dqx:<function>``."""
-ITEM_KEYS = frozenset({"name", "criticality", "check", "filter", "user_metadata"})
+ITEM_KEYS = frozenset({"name", "criticality", "check", "filter", "user_metadata", "message_expr"})
 CHECK_KEYS = frozenset({"function", "arguments", "for_each_column"})
 PLACEHOLDER = "<--source>"
 
@@ -110,6 +110,13 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
     item.as_mapping("a DQX check (a mapping with 'check')")
     item.check_keys(ITEM_KEYS)
     level = _criticality(item)
+    message_expr = item.get("message_expr")
+    if message_expr is not None and message_expr.value is not None:
+        raise message_expr.error(
+            "DQX: message_expr is not supported",
+            hint="DQX evaluates it per flagged row; assay reports its own message and DQX's "
+            "default one (details.dqx.message)",
+        )
     check = item.require("check")
     check.as_mapping("the check block (a mapping with 'function' and 'arguments')")
     check.check_keys(CHECK_KEYS)
@@ -171,6 +178,11 @@ def _rule(
     if mapped.expression is not None:
         params.append(("expression", mapped.expression))
         places.append(("expression", args.require("expression").origin))
+    elif args.sql_written and isinstance(mapped.check, RowCheck):
+        # the condition holds SQL the user wrote: Spark analyses it before any scan
+        (condition,) = (e for e in walk(mapped.check.failing) if isinstance(e, Sql))
+        params.append(("expression", condition.text))
+        places.append(("expression", args.node.origin))
     params += [(k, v.plain()) for k, v in args.values.items() if k != "expression"]
     params.append(("dqx_message", mapped.message))
     return Rule(

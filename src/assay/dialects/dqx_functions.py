@@ -103,6 +103,19 @@ def _date_sql(value: dt.date) -> str:
     return f"DATE'{value.isoformat()}'"
 
 
+def is_expression(node: Node) -> bool:
+    """Whether DQX reads this limit or list item as a SQL expression (a string that is
+    not all digits nor an ISO date or timestamp)."""
+    value = node.value
+    if not isinstance(value, str) or value.isdigit():
+        return False
+    try:
+        dt.datetime.fromisoformat(value)
+    except ValueError:
+        return True
+    return False
+
+
 def limit(node: Node, what: str = "limit") -> tuple[str, str]:
     """A limit as DQX's ``get_limit_expr`` reads it, as (SQL, text in messages): a
     number or a date as a literal of its type (a float a DOUBLE), a string of digits as
@@ -179,8 +192,18 @@ class Args:
         node = self.get(key)
         return default if node is None else node.as_int("an integer")
 
+    sql_written: bool = False
+    """Whether a column or a limit is a SQL expression the user wrote: the check's
+    condition is then analysed by Spark before any scan, at the arguments' place."""
+
     def target(self, key: str = "column") -> Target:
-        return target(self.require(key))
+        found = target(self.require(key))
+        self.sql_written = self.sql_written or found.column is None
+        return found
+
+    def limit(self, node: Node, what: str = "limit") -> tuple[str, str]:
+        self.sql_written = self.sql_written or is_expression(node)
+        return limit(node, what)
 
 
 _OLD_NAMES = {"col_name": "column", "col_names": "columns", "col_name1": "column1",
@@ -253,7 +276,7 @@ def _values(a: Args, key: str) -> tuple[list[str], list[str]]:
                 "DQX: list or map values in a list are not supported",
                 hint="assay compares scalar values only; write the check as sql_expression",
             )
-        one = limit(item, "a value")
+        one = a.limit(item, "a value")
         sql.append(one[0])
         shown.append(one[1])
     return sql, shown
@@ -292,7 +315,7 @@ def _nulls(a: Args, t: Target, condition: str, name: str, message: str) -> Mappe
 def _compare(op: str, name: str, what: str) -> Callable[[Args], Mapped]:
     def build(a: Args) -> Mapped:
         t = a.target()
-        bound, shown = limit(a.require("limit"))
+        bound, shown = a.limit(a.require("limit"))
         message = f"Value '{{value}}' in Column '{t.shown}' is {what} limit: {shown}"
         return _nulls(a, t, f"{t.sql} {op} {bound}", name, message)
 
@@ -302,8 +325,8 @@ def _compare(op: str, name: str, what: str) -> Callable[[Args], Mapped]:
 def _range(inside: bool) -> Callable[[Args], Mapped]:
     def build(a: Args) -> Mapped:
         t = a.target()
-        low, low_text = limit(a.require("min_limit"), "min_limit")
-        high, high_text = limit(a.require("max_limit"), "max_limit")
+        low, low_text = a.limit(a.require("min_limit"), "min_limit")
+        high, high_text = a.limit(a.require("max_limit"), "max_limit")
         x = t.sql
         if inside:
             condition = f"({x} >= {low}) AND ({x} <= {high})"
@@ -328,7 +351,7 @@ def _equal(equal: bool) -> Callable[[Args], Mapped]:
                     hint="assay compares exactly; remove the tolerance or write the check "
                     "as sql_expression",
                 )
-        value, shown = limit(a.require("value"), "value")
+        value, shown = a.limit(a.require("value"), "value")
         op, name = ("!=", "not_equal_to_value") if equal else ("=", "equal_to_value")
         what = "not equal to value" if equal else "equal to value"
         message = f"Value '{{value}}' in Column '{t.shown}' is {what}: {shown}"
@@ -638,7 +661,7 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         t = a.target()
         if t.shown == "*" and aggr != "count":
             raise a.require("column").error(f"DQX: '*' is only valid with count, not {aggr}")
-        bound, shown = limit(a.require("limit"))
+        bound, shown = a.limit(a.require("limit"))
         column = "*" if t.shown == "*" else t.sql
         name = f"{t.norm}_{aggr}_{op_name}_limit".lstrip("_")
         message = (f"{_AGGREGATES[aggr]} value {{value}} in column '{t.shown}' is {label} "
@@ -826,6 +849,7 @@ COLUMN_ARGUMENT = {name: "columns" if name == "is_unique" else "column" for name
 
 NOT_RUN: dict[str, str] = {
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
+    "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md)",
     "is_in_distribution": "a distribution test has no mapping onto assay's checks",
     "has_no_outliers": "its outlier bounds are not computed by assay",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",

@@ -72,6 +72,7 @@ CHECKS: list[dict[str, Any]] = [
     _check("is_not_null_and_not_empty", column="s"),
     _check("is_not_null_and_not_empty", column="s", trim_strings=True),
     _check("is_null_or_empty", column="s"),
+    _check("is_empty", column="s", trim_strings=True),
     _check("is_in_list", column="n", allowed=[1, 2, 3]),
     _check("is_in_list", column="s", allowed=["'a'", "'b'"], case_sensitive=False),
     _check("is_in_list", column="s", allowed=["'a'", "'Ünï'"]),

@@ -107,6 +107,20 @@ def test_limits_are_read_as_dqx_get_limit_expr_reads_them(tmp_path):
     ]
 
 
+def test_a_condition_holding_sql_the_user_wrote_is_analysed_before_any_scan(tmp_path):
+    plain, column, bound = rules(
+        tmp_path,
+        check("is_not_null", column="a"),
+        check("is_not_null", column="a + b"),
+        check("is_not_less_than", column="a", limit="b * 2"),
+    )
+    assert "expression" not in dict(plain.params) and not plain.places
+    assert dict(column.params)["expression"] == "a + b IS NULL"
+    assert dict(bound.params)["expression"] == "a < b * 2"
+    assert [name for name, _ in bound.places] == ["expression"]
+    assert bound.place("expression").path.endswith("check.arguments")
+
+
 def test_yaml_dates_are_dates(tmp_path):
     path = write(
         tmp_path,
@@ -280,6 +294,8 @@ def test_the_checks_file_binds_to_a_native_table(tmp_path):
          "names a reference DataFrame"),
         (check("is_not_in_future", column="a", curr_timestamp="x"),
          "curr_timestamp is a Spark Column in DQX"),
+        ({**check("is_not_null", column="a"), "message_expr": "'x'"},
+         "DQX: message_expr is not supported"),
     ],
 )  # fmt: skip
 def test_what_assay_does_not_run_as_dqx_does_is_an_error_at_its_place(tmp_path, item, said):
