@@ -410,6 +410,74 @@ def _pattern(pattern: str, suffix: str, label: str) -> Callable[[Args], Mapped]:
     return build
 
 
+def _invalid_json(sql: str) -> str:
+    """TRUE for a non-NULL value that is not JSON (DQX's ``is_valid_json`` condition)."""
+    return f"CASE WHEN {sql} IS NOT NULL THEN try_parse_json({sql}) IS NULL END"
+
+
+def _is_valid_json(a: Args) -> Mapped:
+    t = a.target()
+    message = f"Value '{{value}}' in Column '{t.shown}' is not a valid JSON string"
+    return _row(f"({_invalid_json(t.sql)})", (t,), f"{t.norm}_is_not_valid_json", message)
+
+
+def _has_json_keys(a: Args) -> Mapped:
+    t = a.target()
+    node = a.require("keys")
+    items = node.as_list("a list of keys")
+    if not items:
+        raise node.error("DQX: The 'keys' parameter must be a non-empty list of strings.")
+    keys = [item.as_str("a key (a string)", allow_empty=True) for item in items]
+    required = f"array_distinct(array({', '.join(_sql_string(k) for k in keys)}))"
+    found = f"json_object_keys({t.sql})"
+    if a.flag("require_all", default=True):
+        when_valid = f"size(array_except({required}, {found})) = 0"
+    else:
+        when_valid = f"arrays_overlap({found}, {required})"
+    invalid = f"coalesce({_invalid_json(t.sql)}, false)"
+    holds = f"(CASE WHEN NOT {invalid} THEN {when_valid} ELSE false END) OR {t.sql} IS NULL"
+    message = (f"Value '{{value}}' in Column '{t.shown}' is missing keys in the list: "
+               f"[{', '.join(keys)}]")  # fmt: skip
+    return _row(f"NOT ({holds})", (t,), f"{t.norm}_does_not_have_json_keys", message)
+
+
+def _string_case(a: Args) -> Mapped:
+    t = a.target()
+    node = a.require("case")
+    case = node.as_str("upper, lower, title or sentence")
+    if case not in ("upper", "lower", "title", "sentence"):
+        raise node.error(
+            f"DQX: 'case' must be one of ['lower', 'sentence', 'title', 'upper'], got '{case}'"
+        )
+    x = f"CAST({t.sql} AS STRING)"
+    if case in ("upper", "lower"):
+        normal = f"{case}({x})"
+    elif case == "title":
+        word = "concat(upper(substring(w, 1, 1)), substring(w, 2, length(w)))"
+        normal = f"array_join(transform(split({x}, ' '), w -> {word}), ' ')"
+    else:
+        prefix = "regexp_extract(g, '^(\\\\s*)', 1)"
+        start = f"length({prefix}) + 1"
+        segment = (f"concat(substring(g, 1, length({prefix})), upper(substring(g, {start}, 1)), "
+                   f"substring(g, {start} + 1, length(g)))")  # fmt: skip
+        normal = f"array_join(transform(split({x}, '\\\\.'), g -> {segment}), '.')"
+    message = f"Value '{{value}}' in Column '{t.shown}' does not have valid '{case}' string case"
+    return _row(f"{x} != {normal}", (t,), f"{t.norm}_has_invalid_{case}_string_case", message)
+
+
+def _is_data_fresh(a: Args) -> Mapped:
+    t = a.target()
+    minutes = a.require("max_age_minutes").as_int("a number of minutes")
+    node = a.get("base_timestamp")
+    base, shown = a.limit(node, "base_timestamp") if node is not None else (
+        "current_timestamp()", "<current time>"
+    )  # fmt: skip
+    condition = f"{t.sql} < {base} - INTERVAL {minutes} MINUTES"
+    message = (f"Value '{{value}}' in Column '{t.shown}' is older than {minutes} minutes from "
+               f"base timestamp '{shown}'")  # fmt: skip
+    return _row(condition, (t,), f"{t.norm}_is_data_fresh", message)
+
+
 _OCTET = r"(25[0-5]|2[0-4]\d|1\d{2}|[1-9]?\d)"
 IPV4_ADDRESS = rf"\A{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}\z"
 """DQX's ``DQPattern.IPV4_ADDRESS``."""
@@ -821,6 +889,10 @@ FUNCTIONS: dict[str, Function] = {
             "row_filter",
         ),
     ),  # fmt: skip
+    "is_valid_json": Function(_is_valid_json, _COLUMN),
+    "has_json_keys": Function(_has_json_keys, _keys("column", "keys", "require_all")),
+    "has_valid_string_case": Function(_string_case, _keys("column", "case")),
+    "is_data_fresh": Function(_is_data_fresh, _keys("column", "max_age_minutes", "base_timestamp")),
     "is_unique": Function(
         _is_unique, _keys("columns", "nulls_distinct", "row_filter", "trim_strings")
     ),
