@@ -139,6 +139,14 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
     name = name_node.as_str("a check name") if name_node and name_node.value else None
     args_node = check.get("arguments")
     each = check.get("for_each_column")
+    old_each = args_node.get("col_names") if args_node is not None else None
+    if old_each is not None and old_each.value is not None:
+        # DQX's first form: the check once per column of its col_names argument
+        if each is not None and each.value is not None:
+            raise old_each.error("DQX: give col_names or for_each_column, not both")
+        assert args_node is not None
+        rest = {k: v for k, v in args_node.as_mapping().items() if k != "col_names"}
+        each, args_node = old_each, Node(rest, args_node.origin)
     if each is None or each.value is None:
         if args_node is None:
             raise check.error(f"DQX: function '{function}' needs 'arguments'")

@@ -145,7 +145,7 @@ def limit(node: Node, what: str = "limit") -> tuple[str, str]:
 
 class Args:
     """The ``arguments`` of a check: read by name, DQX's earlier names accepted
-    (``col_name``, ``col_names``, ``col_name1``...), unknown names refused as DQX's
+    (``col_name``, ``col_name1``...), unknown names refused as DQX's
     signature validation refuses them."""
 
     def __init__(
@@ -206,9 +206,9 @@ class Args:
         return limit(node, what)
 
 
-_OLD_NAMES = {"col_name": "column", "col_names": "columns", "col_name1": "column1",
-              "col_name2": "column2"}  # fmt: skip
-"""DQX's first argument names (``col_functions.py``), read as the current ones."""
+_OLD_NAMES = {"col_name": "column", "col_name1": "column1", "col_name2": "column2"}
+"""DQX's first argument names (``col_functions.py``), read as the current ones (its
+``col_names``, the check once per column, is read as ``for_each_column``)."""
 
 
 def _row(condition: str, targets: tuple[Target, ...], name: str, message: str) -> Mapped:

@@ -166,11 +166,14 @@ def test_for_each_column_and_the_first_argument_names(tmp_path):
         {"check": {"function": "is_unique", "for_each_column": [["a"], ["a", "b"]]}},
         {"check": {"function": "value_is_in_list", "arguments": {"col_name": "c",
                                                                   "allowed": [1]}}},
+        {"check": {"function": "is_not_null_and_not_empty",
+                   "arguments": {"col_names": ["d", "e"], "trim_strings": True}}},
     )  # fmt: skip
     assert [r.name for r in found] == [
         "a_is_null", "b_is_null", "a_is_not_unique", "struct_a_b_is_not_unique",
-        "c_is_not_in_the_list",
+        "c_is_not_in_the_list", "d_is_null_or_empty", "e_is_null_or_empty",
     ]  # fmt: skip
+    assert failing(found[5]).startswith("trim(d) IS NULL")
     assert found[3].check == UniqueCheck(("a", "b"), nulls="any")
 
 
