@@ -483,6 +483,20 @@ IPV4_ADDRESS = rf"\A{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}\z"
 """DQX's ``DQPattern.IPV4_ADDRESS``."""
 
 
+_HEX = "[0-9A-Fa-f]"
+UUID = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}\z"
+"""The canonical 8-4-4-4-12 hexadecimal form of a UUID (RFC 9562), any case."""
+UUID_STRICT = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-[1-8]{_HEX}{{3}}-[89ABab]{_HEX}{{3}}-{_HEX}{{12}}\z"
+"""As :data:`UUID`, with a version (1-8) and the RFC variant (8, 9, a, b)."""
+
+
+def _is_valid_uuid(a: Args) -> Mapped:
+    strict = a.flag("strict")
+    pattern = UUID_STRICT if strict else UUID
+    label, suffix = ("UUID_STRICT", "uuid_strict") if strict else ("UUID", "uuid")
+    return _pattern(pattern, suffix, label)(a)
+
+
 def _future(near: bool) -> Callable[[Args], Mapped]:
     def build(a: Args) -> Mapped:
         t = a.target()
@@ -890,6 +904,7 @@ FUNCTIONS: dict[str, Function] = {
         ),
     ),  # fmt: skip
     "is_valid_json": Function(_is_valid_json, _COLUMN),
+    "is_valid_uuid": Function(_is_valid_uuid, _keys("column", "strict")),
     "has_json_keys": Function(_has_json_keys, _keys("column", "keys", "require_all")),
     "has_valid_string_case": Function(_string_case, _keys("column", "case")),
     "is_data_fresh": Function(_is_data_fresh, _keys("column", "max_age_minutes", "base_timestamp")),
