@@ -483,6 +483,37 @@ IPV4_ADDRESS = rf"\A{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}\z"
 """DQX's ``DQPattern.IPV4_ADDRESS``."""
 
 
+IPV4_CIDR = rf"\A{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}/(3[0-2]|[12]?\d)\z"
+"""An IPv4 CIDR block (DQX's ``DQPattern.IPV4_CIDR_BLOCK``)."""
+
+
+def _ipv4_bits(sql: str) -> str:
+    """The 32 bits of an IPv4 address as text (DQX's ``_convert_ipv4_to_bits``)."""
+    octets = f"split(regexp_extract({sql}, {_sql_string(IPV4_ADDRESS)}, 0), '\\\\.')"
+    return "concat(" + ", ".join(
+        f"lpad(conv({octets}[{i}], 10, 2), 8, '0')" for i in range(4)
+    ) + ")"  # fmt: skip
+
+
+def _ipv4_in_cidr(a: Args) -> Mapped:
+    """DQX's ``is_ipv4_address_in_cidr``: an invalid address fails, a valid one fails
+    when its first prefix bits are not the block's (NULL passes)."""
+    t = a.target()
+    node = a.require("cidr_block")
+    block = node.as_str("an IPv4 CIDR block", allow_empty=True)
+    found = re.match(IPV4_CIDR.replace("\\z", "\\Z"), block)
+    if not block or found is None:
+        raise node.error(f"DQX: CIDR block '{block}' is not a valid IPv4 CIDR block.")
+    prefix = int(found.group(5))
+    bits = "".join(f"{int(o):08b}" for o in block.split("/")[0].split("."))
+    network = bits[:prefix].ljust(32, "0")
+    invalid = (f"coalesce(CASE WHEN {t.sql} IS NOT NULL THEN NOT ({t.sql} RLIKE "
+               f"{_sql_string(IPV4_ADDRESS)}) ELSE NULL END, false)")  # fmt: skip
+    outside = f"rpad(substring({_ipv4_bits(t.sql)}, 1, {prefix}), 32, '0') != '{network}'"
+    message = f"Value '{{value}}' in Column '{t.shown}' is not in the CIDR block '{block}'"
+    return _row(f"{invalid} OR ({outside})", (t,), f"{t.norm}_is_not_ipv4_in_cidr", message)
+
+
 _HEX = "[0-9A-Fa-f]"
 UUID = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}\z"
 """The canonical 8-4-4-4-12 hexadecimal form of a UUID (RFC 9562), any case."""
@@ -903,6 +934,7 @@ FUNCTIONS: dict[str, Function] = {
             "row_filter",
         ),
     ),  # fmt: skip
+    "is_ipv4_address_in_cidr": Function(_ipv4_in_cidr, _keys("column", "cidr_block")),
     "is_valid_json": Function(_is_valid_json, _COLUMN),
     "is_valid_uuid": Function(_is_valid_uuid, _keys("column", "strict")),
     "has_json_keys": Function(_has_json_keys, _keys("column", "keys", "require_all")),

@@ -297,6 +297,8 @@ def test_the_checks_file_binds_to_a_native_table(tmp_path):
          "names a reference DataFrame"),
         (check("is_not_in_future", column="a", curr_timestamp="x"),
          "curr_timestamp is a Spark Column in DQX"),
+        (check("is_ipv4_address_in_cidr", column="a", cidr_block="10.0.0.0/33"),
+         "DQX: CIDR block '10.0.0.0/33' is not a valid IPv4 CIDR block."),
         ({**check("is_not_null", column="a"), "message_expr": "'x'"},
          "DQX: message_expr is not supported"),
     ],
