@@ -744,8 +744,63 @@ def _sql_query(a: Args) -> Mapped:
     return Mapped(SqlCheck(text), (), name, message, row_level=False)
 
 
-_AGGREGATES = {"count": "Count", "sum": "Sum", "avg": "Average", "min": "Min", "max": "Max"}
-"""DQX's curated aggregates that assay computes in the table's one scan."""
+_AGGREGATES = {
+    "count": "Count",
+    "sum": "Sum",
+    "avg": "Average",
+    "min": "Min",
+    "max": "Max",
+    "count_distinct": "Distinct count",
+    "approx_count_distinct": "Approximate distinct count",
+    "count_if": "Conditional count",
+    "stddev": "Standard deviation",
+    "stddev_pop": "Population standard deviation",
+    "stddev_samp": "Sample standard deviation",
+    "variance": "Variance",
+    "var_pop": "Population variance",
+    "var_samp": "Sample variance",
+    "median": "Median",
+    "mode": "Mode",
+    "skewness": "Skewness",
+    "kurtosis": "Kurtosis",
+    "percentile": "Percentile",
+    "approx_percentile": "Approximate percentile",
+}
+"""DQX's curated aggregates (``CURATED_AGGR_FUNCTIONS``), by the names DQX shows; the
+first five are folded into the table's scan, the others are SQL rules joined to it."""
+_PERCENTILE_ARGS = {"percentile": ("frequency",), "approx_percentile": ("accuracy",)}
+"""The further arguments of the percentile aggregates (after the percentage)."""
+
+
+def _aggregate_call(a: Args, aggr: str, item: str) -> tuple[str, str]:
+    """The SQL of ``aggr`` over ``item`` (DQX: ``getattr(F, aggr)(item, **aggr_params)``)
+    and the name DQX shows for it."""
+    node = a.get("aggr_params")
+    params = node.as_mapping("a mapping of parameters") if node is not None else {}
+    shown = _AGGREGATES[aggr]
+    if params:
+        shown += " (" + ", ".join(f"{k}={v.plain()}" for k, v in params.items()) + ")"
+    if aggr in _PERCENTILE_ARGS:
+        if "percentile" not in params:
+            raise (node or a.node).error(
+                f"DQX: '{aggr}' requires aggr_params with 'percentile' key "
+                "(e.g., {'percentile': 0.95})"
+            )
+        args = [_number_sql(params["percentile"].as_number("a percentage"))]
+        for key in params:
+            if key != "percentile" and key not in _PERCENTILE_ARGS[aggr]:
+                raise params[key].error(f"DQX: '{aggr}' takes no parameter '{key}'")
+        for key in _PERCENTILE_ARGS[aggr]:
+            if key in params:
+                args.append(str(params[key].as_int("an integer")))
+        return f"{aggr}({item}, {', '.join(args)})", shown
+    if params:
+        raise (node or a.node).error(f"DQX: aggr_params are not supported with '{aggr}'")
+    if aggr == "count_distinct":
+        return f"count(DISTINCT {item})", shown
+    return f"{aggr}({item})", shown
+
+
 VIEW = "_validation_df"
 
 
@@ -760,11 +815,11 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         if aggr not in _AGGREGATES:
             raise (kind or a.node).error(
                 f"DQX: aggr_type '{aggr}' is not supported",
-                hint=f"assay runs {', '.join(_AGGREGATES)} in the table's one scan",
+                hint=f"assay runs DQX's curated aggregates: {', '.join(_AGGREGATES)}",
             )
         if a.get("group_by") is not None:
             return _per_group(a, aggr, label, op_name)
-        for key in ("aggr_params", "row_filter", "abs_tolerance", "rel_tolerance"):
+        for key in ("row_filter", "abs_tolerance", "rel_tolerance"):
             node = a.get(key)
             if node is not None:
                 raise node.error(
@@ -777,19 +832,21 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         bound, shown = a.limit(a.require("limit"))
         column = "*" if t.shown == "*" else t.sql
         name = f"{t.norm}_{aggr}_{op_name}_limit".lstrip("_")
-        message = (f"{_AGGREGATES[aggr]} value {{value}} in column '{t.shown}' is {label} "
-                   f"limit: {shown}")  # fmt: skip
         targets = (t,) if t.shown != "*" else ()
         # count(1) is count(*), in the form the aggregate pass folds
         rows = (
             "count(1)" if a.row_filter is None else f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
         )
         if column == "*":
-            value = rows
+            value, called = rows, _AGGREGATES[aggr]
         elif a.row_filter is None:
-            value = f"{aggr}({column})"
+            value, called = _aggregate_call(a, aggr, column)
         else:
-            value = f"{aggr}(CASE WHEN ({a.row_filter}) THEN {column} END)"
+            value, called = _aggregate_call(
+                a, aggr, f"CASE WHEN ({a.row_filter}) THEN {column} END"
+            )
+        message = (f"{called} value {{value}} in column '{t.shown}' is {label} "
+                   f"limit: {shown}")  # fmt: skip
         # no row (of the filter): DQX has no row to flag, whatever the aggregate
         query = f"SELECT coalesce({value} {op} {bound} AND {rows} > 0, false) = false FROM {VIEW}"
         columns = tuple(x.column for x in targets if x.column is not None)
@@ -807,7 +864,7 @@ def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
     aggregate compares TRUE with the limit. Only ``count`` (a number for every group,
     never NULL or NaN) is run per group: a group's NULL or NaN aggregate is judged by
     DQX's Spark comparison, which assay's per-group thresholds do not reproduce."""
-    if aggr != "count":
+    if aggr != "count" or a.get("aggr_params") is not None:
         raise a.require("group_by").error(
             f"DQX: group_by with aggr_type '{aggr}' is not supported",
             hint="assay checks count per group; a group's sum, avg, min or max may be NULL "
