@@ -80,11 +80,22 @@ def target(node: Node) -> Target:
     quoted = _QUOTED.match(text)
     shown = quoted.group(1).replace("``", "`") if quoted else text
     if _STRUCTURE.search(text) or _OPERATOR.search(text):
-        sql = text
+        # an expression: one operand wherever the condition puts it, as DQX's Column is
+        sql = text if quoted else f"({text})"
     else:
         sql = ".".join(s if _IDENTIFIER.match(s) else _quote(s) for s in text.split("."))
     plain = shown if quoted or _IDENTIFIER.match(text) else None
     return Target(sql, shown, normalize(shown), plain)
+
+
+_SIMPLE = re.compile(r"^(?:'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)$")
+"""A quoted string or a (dotted) name: an operand as it is."""
+
+
+def _operand(text: str) -> str:
+    """A SQL expression as one operand wherever a condition puts it (as DQX's Column
+    is): parenthesized unless it is a quoted string or a name."""
+    return text if _SIMPLE.match(text) else f"({text})"
 
 
 def _number_sql(value: int | float) -> str:
@@ -136,7 +147,7 @@ def limit(node: Node, what: str = "limit") -> tuple[str, str]:
         try:
             parsed = dt.datetime.fromisoformat(value)
         except ValueError:
-            return value, value
+            return _operand(value), value
         if ":" in value:
             return _date_sql(parsed), str(parsed)
         return _date_sql(parsed.date()), str(parsed.date())
@@ -358,6 +369,31 @@ def _equal(equal: bool) -> Callable[[Args], Mapped]:
         return _nulls(a, t, f"{t.sql} {op} {value}", name, message)
 
     return build
+
+
+DECIMAL_NUMBER = r"\A[+-]?(?=\.?\d)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\z"
+"""A plain or exponent number as text: its digits before and after the point, and its
+exponent (DQX's ``DQPattern.DECIMAL_NUMBER``)."""
+
+
+def _decimal_places(a: Args) -> Mapped:
+    """DQX's ``has_num_decimal_places``: the value's decimal places, read from its text
+    (trailing zeros do not count, the exponent does), above the limit fail; a value that
+    is not a number fails, and so does a non-NULL value whose limit is NULL."""
+    t = a.target()
+    bound, shown = a.limit(a.require("limit"))
+    x = f"CAST({t.sql} AS STRING)"
+    pattern = _sql_string(DECIMAL_NUMBER)
+    integer, fraction, exponent = (f"regexp_extract({x}, {pattern}, {i})" for i in (1, 2, 3))
+    power = f"CASE WHEN {exponent} = '' THEN 0 ELSE CAST({exponent} AS DOUBLE) END"
+    significand = f"regexp_replace(concat({integer}, {fraction}), '0+\\\\z', '')"
+    zeros = f"(length({integer}) + length({fraction}) - length({significand}))"
+    places = (f"CASE WHEN {significand} = '' THEN 0 "
+              f"ELSE greatest(length({fraction}) - {zeros} - {power}, 0) END")  # fmt: skip
+    condition = (f"({t.sql} IS NOT NULL AND {bound} IS NULL) OR NOT ({x} RLIKE {pattern}) "
+                 f"OR ({places} > {bound})")  # fmt: skip
+    message = f"Value '{{value}}' in Column '{t.shown}' has more than {shown} decimal places"
+    return _nulls(a, t, condition, "num_decimal_places_greater_than_limit", message)
 
 
 def _regex_match(a: Args) -> Mapped:
@@ -992,6 +1028,7 @@ FUNCTIONS: dict[str, Function] = {
         ),
     ),  # fmt: skip
     "is_ipv4_address_in_cidr": Function(_ipv4_in_cidr, _keys("column", "cidr_block")),
+    "has_num_decimal_places": Function(_decimal_places, _LIMIT),
     "is_valid_json": Function(_is_valid_json, _COLUMN),
     "is_valid_uuid": Function(_is_valid_uuid, _keys("column", "strict")),
     "has_json_keys": Function(_has_json_keys, _keys("column", "keys", "require_all")),

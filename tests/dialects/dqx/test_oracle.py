@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -37,32 +38,33 @@ SCHEMA = pa.schema(
         ("j", pa.string()),
         ("w", pa.string()),
         ("u", pa.string()),
+        ("v", pa.decimal128(10, 4)),
     ]
 )
 _T = dt.datetime(2025, 2, 24, 1, 0, tzinfo=dt.UTC)
 ROWS: list[dict[str, Any]] = [
     {"id": 1, "s": "a", "n": 1, "x": 1.5, "d": dt.date(2025, 1, 1), "t": _T, "a": [1],
      "k": "k1", "txt": "2025-01-01", "j": '{"key1": 1}', "w": "Hello World",
-     "u": "123e4567-e89b-12d3-a456-426614174000"},
+     "u": "123e4567-e89b-12d3-a456-426614174000", "v": Decimal("1.5000")},
     {"id": 2, "s": "", "n": 10, "x": math.nan, "d": dt.date(2025, 2, 24), "t": None, "a": [],
      "k": "k1", "txt": "2025-13-01", "j": '{"key2": 2, "key1": null}', "w": "hello",
-     "u": "00000000-0000-0000-0000-000000000000"},
+     "u": "00000000-0000-0000-0000-000000000000", "v": Decimal("2.2500")},
     {"id": 3, "s": None, "n": None, "x": None, "d": None, "t": _T.replace(year=2999), "a": None,
      "k": None, "txt": None, "j": None, "w": None,
-     "u": None},
+     "u": None, "v": None},
     {"id": 4, "s": " ", "n": -3, "x": math.inf, "d": dt.date(2024, 12, 31),
      "t": _T.replace(hour=0), "a": [2, 3], "k": None, "txt": "not a date", "j": "not json",
      "w": "HELLO",
-     "u": "123E4567-E89B-92D3-C456-426614174000"},
+     "u": "123E4567-E89B-92D3-C456-426614174000", "v": Decimal("-0.0010")},
     {"id": 5, "s": "Ünï", "n": 2, "x": -0.0, "d": dt.date(2025, 2, 25), "t": _T, "a": [0],
      "k": "k2", "txt": "2025-02-24 01:00:00", "j": "[1, 2]", "w": " hello. world",
-     "u": "not-a-uuid"},
+     "u": "not-a-uuid", "v": Decimal("100.0000")},
     {"id": 6, "s": "A", "n": 3, "x": -math.inf, "d": dt.date(2025, 1, 15), "t": _T,
      "a": [4], "k": "k2", "txt": "192.168.0.1", "j": "{}", "w": "Hello.  World",
-     "u": "123e4567e89b12d3a456426614174000"},
+     "u": "123e4567e89b12d3a456426614174000", "v": Decimal("3.1234")},
     {"id": 7, "s": "b", "n": 2, "x": 2.0, "d": dt.date(2025, 1, 15), "t": _T, "a": [5],
      "k": "k3", "txt": "256.1.1.1", "j": '{"a": {"key1": 1}}', "w": "ünï Ünï",
-     "u": "123e4567-e89b-12d3-a456-4266141740001"},
+     "u": "123e4567-e89b-12d3-a456-4266141740001", "v": Decimal("0.0000")},
 ]  # fmt: skip
 
 
@@ -120,6 +122,10 @@ CHECKS: list[dict[str, Any]] = [
     _check("is_ipv4_address_in_cidr", column="txt", cidr_block="192.168.0.0/16"),
     _check("is_ipv4_address_in_cidr", column="txt", cidr_block="192.168.0.1/32"),
     _check("is_ipv4_address_in_cidr", column="txt", cidr_block="0.0.0.0/0"),
+    _check("has_num_decimal_places", column="x", limit=0),
+    _check("has_num_decimal_places", column="txt", limit=1, allow_nulls=False),
+    _check("has_num_decimal_places", column="v", limit=2),
+    _check("has_num_decimal_places", column="v", limit="n"),
     _check("is_valid_json", column="j"),
     _check("is_valid_uuid", column="u"),
     _check("is_valid_uuid", column="u", strict=True),

@@ -76,7 +76,7 @@ def test_columns_are_names_or_expressions_as_dqx_reads_them(tmp_path):
     assert [failing(r) for r in found] == [
         "`Customer Name` IS NULL",
         "s.field1 IS NULL",
-        "try_element_at(m, 'k') IS NULL",
+        "(try_element_at(m, 'k')) IS NULL",
         "`a b` IS NULL",
     ]
     assert [r.columns for r in found] == [(), (), (), ("a b",)]
@@ -102,7 +102,7 @@ def test_limits_are_read_as_dqx_get_limit_expr_reads_them(tmp_path):
         "n < 10",
         "d < DATE'2025-01-01'",
         "t < TIMESTAMP'2025-01-01 10:00:00'",
-        "n < m * 2",
+        "n < (m * 2)",
         "s < 'text'",
     ]
 
@@ -115,8 +115,8 @@ def test_a_condition_holding_sql_the_user_wrote_is_analysed_before_any_scan(tmp_
         check("is_not_less_than", column="a", limit="b * 2"),
     )
     assert "expression" not in dict(plain.params) and not plain.places
-    assert dict(column.params)["expression"] == "a + b IS NULL"
-    assert dict(bound.params)["expression"] == "a < b * 2"
+    assert dict(column.params)["expression"] == "(a + b) IS NULL"
+    assert dict(bound.params)["expression"] == "a < (b * 2)"
     assert [name for name, _ in bound.places] == ["expression"]
     assert bound.place("expression").path.endswith("check.arguments")
 
