@@ -18,7 +18,6 @@ from assay.config.node import Node
 from assay.dialects import sources
 from assay.dialects.base import Context, Dialect
 from assay.dialects.dqx_functions import (
-    COLUMN_ARGUMENT,
     FUNCTIONS,
     NOT_RUN,
     OLD_FUNCTIONS,
@@ -154,9 +153,10 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
         mapped = spec.build(args)
         return (_rule(item, function, mapped, level, name, row_filter, filter_node, args),)
     columns = each.as_list("a list of columns", non_empty=True)
-    key = COLUMN_ARGUMENT[function]
     rules: list[Rule] = []
     for column in columns:
+        # DQX's DQForEachColRule: a name fills 'column', a list 'columns'
+        key = "columns" if isinstance(column.value, list) else "column"
         base = dict(args_node.as_mapping("the arguments (a mapping)")) if args_node else {}
         if key in base:
             raise base[key].error(f"DQX: '{key}' is given by for_each_column")

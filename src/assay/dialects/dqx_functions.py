@@ -1057,8 +1057,6 @@ OLD_FUNCTIONS = {
 }
 """DQX's first function names (``col_functions.py``), read as the current ones."""
 
-COLUMN_ARGUMENT = {name: "columns" if name == "is_unique" else "column" for name in FUNCTIONS}
-"""The argument ``for_each_column`` fills (DQX: the function's first parameter)."""
 
 NOT_RUN: dict[str, str] = {
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
