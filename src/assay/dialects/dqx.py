@@ -209,9 +209,12 @@ def _rule(
 
 def frame_source(node: Node, ctx: Context) -> Source:
     """Where the DataFrame a check names (``ref_df_name``) is read from: ``--input
-    NAME=SOURCE`` (a catalog table or a path)."""
+    NAME=SOURCE`` (a catalog table or a path); a placeholder when the checks are not
+    about to run (``explain``, ``check``)."""
     name = node.as_str("the name of a reference DataFrame")
     given = ctx.options.inputs.get(name)
+    if given is None and not ctx.options.for_run:
+        return CatalogSource(f"<--input {name}>")
     if given is None:
         raise node.error(
             f"DQX: the reference DataFrame '{name}' is not given",

@@ -307,6 +307,6 @@ def test_the_checks_file_binds_to_a_native_table(tmp_path):
 )  # fmt: skip
 def test_what_assay_does_not_run_as_dqx_does_is_an_error_at_its_place(tmp_path, item, said):
     found = errors(checks_file(tmp_path, check("is_not_null", column="ok"), item),
-                   source="x.parquet", inputs={"r": "db.r"})  # fmt: skip
+                   source="x.parquet", inputs={"r": "db.r"}, for_run=True)  # fmt: skip
     assert said in found
     assert "checks.yml:" in found and "[1]" in found
