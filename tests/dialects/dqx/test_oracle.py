@@ -21,6 +21,7 @@ import pytest
 from databricks.labs.dqx import engine as dqx_engine
 
 from tests.dialects.helpers import load, run
+from tests.helpers import validate_event
 
 pytestmark = pytest.mark.spark
 
@@ -268,6 +269,7 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
         assert level != "error", f"{what}: {result['message']}"
         counts = expected[name]
         flagged = counts["_errors"] + counts["_warnings"]
+        validate_event(result)
         view = result["details"]["dqx"]
         assert view["column"] == ("_warnings" if check["criticality"] == "warn" else "_errors")
         if view["rows"] is not None and view["rows"] != counts[view["column"]]:
