@@ -26,7 +26,6 @@ from assay.ir.metrics import (
     CountMetric,
     FreshnessMetric,
     GroupMetric,
-    GroupNulls,
     Metric,
     RowCountMetric,
 )
@@ -42,8 +41,8 @@ from assay.ir.rules import (
     SqlCheck,
     UniqueCheck,
     ValidatorCheck,
-    complete,
 )
+from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Between
 from assay.judge.outcome import Evidence as Evidence
 from assay.judge.outcome import Number as Number
