@@ -6,16 +6,17 @@ commands that take it, the Python functions that take it as a keyword (``assay.r
 ``assay.load``) and, when the planner reads it, the ``PlannerOptions`` field it sets.
 From these declarations are generated the typer parameters of ``assay run``, ``check``
 and ``explain`` (and the annotations the other commands' parameters use:
-``assay.cli.options``), the keywords of ``assay.run`` and ``assay.load``
-(:func:`keywords`), the conversion of a command line into options
+``assay.cli.options``), the keywords of ``assay.run``, ``assay.load`` and
+``assay.explain`` (:func:`keywords`), the conversion of a command line into options
 (``assay.cli.options.run_options``) and the planner's options
-(``assay.api.running.planner_options``). Adding an option is adding a field here
+(:func:`planner_options`). Adding an option is adding a field here
 (docs/architecture.md#how-to-add-a-run-option).
 
 The options go down as one object: to the loader (``assay.dialects.base.LoadOptions`` is
 these options and ``for_run``), the session, the executor and the reports.
 
-This module imports nothing of the project (nor pyspark), so every layer can import it.
+This module imports nothing of the project (nor pyspark) when it loads, so every layer
+can import it; :func:`planner_options` imports the planner's options type when called.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from dataclasses import MISSING, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
+    from assay.planner.cost import PlannerOptions
     from assay.report.events import Event
 
 PLAN_TIMEOUT = 2 * 3600.0
@@ -91,8 +93,19 @@ def option(
     api: Iterable[str] = ("run",),
     planner: str | None = None,
 ) -> Any:
-    """A field of :class:`RunOptions` (or of a subclass) with its declaration."""
-    declared = Declared(group, tuple(flags), kind, frozenset(commands), frozenset(api), planner)
+    """A field of :class:`RunOptions` (or of a subclass) with its declaration.
+    ``assay.explain`` takes what ``assay.load`` takes; an option the planner reads is also
+    ``explain``'s (the command and the function), so the plan explained is the plan run."""
+    planned = {"explain"} if planner is not None else set()
+    explained = {"explain"} if planner is not None or "load" in api else set()
+    declared = Declared(
+        group,
+        tuple(flags),
+        kind,
+        frozenset(commands) | planned,
+        frozenset(api) | explained,
+        planner,
+    )
     return field(default=default, default_factory=factory, metadata={DECLARED: declared})
 
 
@@ -450,8 +463,8 @@ class RunOptions:
 
 def keywords(api: str, cls: type[RunOptions] = RunOptions) -> list[inspect.Parameter]:
     """The keyword parameters of the options the function ``api`` takes (``run``:
-    ``assay.run``, ``load``: ``assay.load``), in field order; a mapping's default is None
-    (empty)."""
+    ``assay.run``, ``load``: ``assay.load``, ``explain``: ``assay.explain``), in field
+    order; a mapping's default is None (empty)."""
     found = []
     for f, d in declarations(cls):
         if api in d.api:
@@ -461,6 +474,18 @@ def keywords(api: str, cls: type[RunOptions] = RunOptions) -> list[inspect.Param
             found.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
                                            default=default, annotation=annotation))  # fmt: skip
     return found
+
+
+def planner_options(options: RunOptions) -> PlannerOptions:
+    """The planner's options ``options`` set: each option declared with ``planner`` sets
+    that field of :class:`~assay.planner.cost.PlannerOptions`, the others keep theirs."""
+    from assay.planner.cost import PlannerOptions
+
+    return PlannerOptions(**{
+        d.planner: getattr(options, f.name)
+        for f, d in declarations(type(options))
+        if d.planner is not None
+    })  # fmt: skip
 
 
 def takes_options(api: str, cls: type[RunOptions] = RunOptions) -> Callable[[F], F]:

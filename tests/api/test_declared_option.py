@@ -14,9 +14,19 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from assay.api.running import planner_options, run_with
+from assay.api.explaining import explain_tables
+from assay.api.running import run_with
+from assay.api.suites import load
 from assay.cli import options as opt
-from assay.options import Flag, RunOptions, checked, keywords, option, takes_options
+from assay.options import (
+    Flag,
+    RunOptions,
+    checked,
+    keywords,
+    option,
+    planner_options,
+    takes_options,
+)
 from assay.planner.cost import PlannerOptions
 
 
@@ -63,7 +73,8 @@ def test_the_option_is_on_the_command_lines_its_declaration_names():
     assert "--openlineage-namespace" in "".join(lines[:at])
     assert "--debug" in "".join(lines[at:])
     assert "--dummy-outputs" in runner.invoke(app, ["check", "--help"]).output
-    assert "--dummy-outputs" not in runner.invoke(app, ["explain", "--help"]).output
+    # the planner reads it, so explain takes it too: the plan explained is the plan run
+    assert "--dummy-outputs" in runner.invoke(app, ["explain", "--help"]).output
 
 
 def test_its_parsed_value_is_in_the_options_and_the_planners():
@@ -88,6 +99,21 @@ def test_it_is_a_keyword_of_the_api():
     assert run("x.yaml", dummy_outputs=3).dummy_outputs == 3
     assert "dummy_outputs" not in inspect.signature(run_with).parameters  # one options object
     assert "dummy_outputs" not in [p.name for p in keywords("load", WithDummy)]
+
+
+def test_explain_plans_with_the_options_a_run_plans_with(tmp_path):
+    rules = [{"type": "range", "column": f"c{i}", "min": 0} for i in range(6)]
+    table = {"name": "t", "source": {"path": str(tmp_path / "t.parquet")}, "rules": rules}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"tables": [table]}))
+    suite = load(str(path), for_run=False)
+    default = explain_tables(suite, planner_options(WithDummy()))[0].plan
+    narrow = explain_tables(suite, planner_options(WithDummy(dummy_outputs=1)))[0].plan
+    assert default == explain_tables(suite)[0].plan
+    # one aggregate output per branch: the option reached the plan explain prints
+    assert (default["aggregate"]["branches"], narrow["aggregate"]["branches"]) == (1, 7)
+    assert keywords("explain", WithDummy)[-1].name == "dummy_outputs"
+    assert "dummy_outputs" in [p.name for p in keywords("explain", WithDummy)]
 
 
 def test_without_a_planner_field_the_planner_keeps_its_defaults():

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.api.suites import Config, load
 from assay.ir.monitoring import Monitoring
 from assay.ir.rules import ValidatorCheck
 from assay.ir.suite import Suite, Table
+from assay.options import RunOptions, checked, declarations, planner_options, takes_options
+
+if TYPE_CHECKING:
+    from assay.planner.cost import PlannerOptions
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,9 @@ PLAN_SCHEMA_VERSION = 1
 """The ``schema_version`` of ``plan`` lines."""
 
 
-def explain_tables(suite: Suite) -> list[TableExplain]:
-    """The plan of every table of ``suite``."""
+def explain_tables(suite: Suite, options: PlannerOptions | None = None) -> list[TableExplain]:
+    """The plan of every table of ``suite``, planned with ``options`` (a run's
+    :func:`~assay.options.planner_options`; None: the planner's defaults)."""
     from assay.dialects import validator_functions as validators
     from assay.planner import plan_table
     from assay.planner.plan_json import table_plan_json
@@ -50,7 +55,7 @@ def explain_tables(suite: Suite) -> list[TableExplain]:
     found = []
     for table in suite.tables:
         planned, _ = validators.split(table)
-        plan = plan_table(planned)
+        plan = plan_table(planned) if options is None else plan_table(planned, options)
         text = render_plan(plan) + _validators_text(table) + _outputs_text(planned)
         declared = validators.declared_plans(table)
         structure, writes = table_plan_json(plan), _writes_json(planned)
@@ -61,14 +66,21 @@ def explain_tables(suite: Suite) -> list[TableExplain]:
     return found
 
 
+@takes_options("explain")
 def explain(config: Config, **options: Any) -> str:
-    """The text ``assay explain`` prints for ``config`` (options as :func:`assay.load`).
+    """The text ``assay explain`` prints for ``config``: the options of :func:`assay.load`
+    and those the planner reads (as ``assay.run`` takes them), so the plan explained is
+    the plan run.
 
     Raises:
         ConfigErrors: the config is wrong.
     """
-    suite = load(config, for_run=False, **options)
-    tables = explain_tables(suite)
+    given = checked(explain, options)
+    planning = {f.name for f, d in declarations(RunOptions) if d.planner is not None}
+    loading = {k: v for k, v in given.items() if k not in planning}
+    suite = load(config, for_run=False, **loading)
+    planned = {k: v for k, v in given.items() if k in planning}
+    tables = explain_tables(suite, planner_options(RunOptions(**planned)) if planned else None)
     total = sum(t.spark_plans for t in tables)
     views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
     lines = [t.text + "\n" for t in tables]

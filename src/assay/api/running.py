@@ -24,13 +24,12 @@ from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
-from assay.options import RunOptions, checked, declarations, takes_options
+from assay.options import RunOptions, checked, planner_options, takes_options
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.dataframe import DataFrame
     from pyspark.sql.connect.session import SparkSession
 
-    from assay.planner.cost import PlannerOptions
     from assay.report.events import Event, RunSummary
     from assay.report.openlineage_http import Lineage
 
@@ -262,18 +261,6 @@ def execute(
         finally:
             getattr(streamed, "close", lambda: None)()  # what a run that stopped still holds
     return _reported(suite, summary, tuple(events), options, lineage)
-
-
-def planner_options(options: RunOptions) -> PlannerOptions:
-    """The planner's options a run's set: each option declared with ``planner`` sets
-    that field of :class:`~assay.planner.cost.PlannerOptions`, the others keep theirs."""
-    from assay.planner.cost import PlannerOptions
-
-    return PlannerOptions(**{
-        d.planner: getattr(options, f.name)
-        for f, d in declarations(type(options))
-        if d.planner is not None
-    })  # fmt: skip
 
 
 def _reported(

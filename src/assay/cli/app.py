@@ -158,6 +158,7 @@ def explain(
     from assay.api import explain_tables
     from assay.api.explaining import explain_history, history_text
     from assay.api.watching import monitoring_of
+    from assay.options import planner_options
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))
@@ -170,7 +171,7 @@ def explain(
                 + ", ".join(v.name for v in suite.deferred)
                 + f"): the {suite.unresolved_rules} rules using them are not shown"
             )
-        tables = explain_tables(suite)
+        tables = explain_tables(suite, planner_options(opt.run_options(given)))
         if passes:
             _explain_passes(format, suite)
         for table in tables:
