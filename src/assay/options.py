@@ -9,14 +9,13 @@ and ``explain`` (and the annotations the other commands' parameters use:
 ``assay.cli.options``), the keywords of ``assay.run``, ``assay.load`` and
 ``assay.explain`` (:func:`keywords`), the conversion of a command line into options
 (``assay.cli.options.run_options``) and the planner's options
-(:func:`planner_options`). Adding an option is adding a field here
+(``assay.planner.cost.planner_options``). Adding an option is adding a field here
 (docs/architecture.md#how-to-add-a-run-option).
 
 The options go down as one object: to the loader (``assay.dialects.base.LoadOptions`` is
 these options and ``for_run``), the session, the executor and the reports.
 
-This module imports nothing of the project (nor pyspark) when it loads, so every layer
-can import it; :func:`planner_options` imports the planner's options type when called.
+This module imports nothing of the project (nor pyspark), so every layer can import it.
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from dataclasses import MISSING, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
-    from assay.planner.cost import PlannerOptions
     from assay.report.events import Event
 
 PLAN_TIMEOUT = 2 * 3600.0
@@ -474,18 +472,6 @@ def keywords(api: str, cls: type[RunOptions] = RunOptions) -> list[inspect.Param
             found.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
                                            default=default, annotation=annotation))  # fmt: skip
     return found
-
-
-def planner_options(options: RunOptions) -> PlannerOptions:
-    """The planner's options ``options`` set: each option declared with ``planner`` sets
-    that field of :class:`~assay.planner.cost.PlannerOptions`, the others keep theirs."""
-    from assay.planner.cost import PlannerOptions
-
-    return PlannerOptions(**{
-        d.planner: getattr(options, f.name)
-        for f, d in declarations(type(options))
-        if d.planner is not None
-    })  # fmt: skip
 
 
 def takes_options(api: str, cls: type[RunOptions] = RunOptions) -> Callable[[F], F]:

@@ -24,10 +24,9 @@ from assay.options import (
     checked,
     keywords,
     option,
-    planner_options,
     takes_options,
 )
-from assay.planner.cost import PlannerOptions
+from assay.planner.cost import PlannerOptions, planner_options
 
 
 @dataclasses.dataclass(frozen=True)

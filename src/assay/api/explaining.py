@@ -9,7 +9,7 @@ from assay.api.suites import Config, load
 from assay.ir.monitoring import Monitoring
 from assay.ir.rules import ValidatorCheck
 from assay.ir.suite import Suite, Table
-from assay.options import RunOptions, checked, declarations, planner_options, takes_options
+from assay.options import RunOptions, checked, declarations, takes_options
 
 if TYPE_CHECKING:
     from assay.planner.cost import PlannerOptions
@@ -46,7 +46,7 @@ PLAN_SCHEMA_VERSION = 1
 
 def explain_tables(suite: Suite, options: PlannerOptions | None = None) -> list[TableExplain]:
     """The plan of every table of ``suite``, planned with ``options`` (a run's
-    :func:`~assay.options.planner_options`; None: the planner's defaults)."""
+    :func:`~assay.planner.cost.planner_options`; None: the planner's defaults)."""
     from assay.dialects import validator_functions as validators
     from assay.planner import plan_table
     from assay.planner.plan_json import table_plan_json
@@ -80,7 +80,14 @@ def explain(config: Config, **options: Any) -> str:
     loading = {k: v for k, v in given.items() if k not in planning}
     suite = load(config, for_run=False, **loading)
     planned = {k: v for k, v in given.items() if k in planning}
-    tables = explain_tables(suite, planner_options(RunOptions(**planned)) if planned else None)
+    if not planned:
+        return _explained(suite, explain_tables(suite))
+    from assay.planner.cost import planner_options
+
+    return _explained(suite, explain_tables(suite, planner_options(RunOptions(**planned))))
+
+
+def _explained(suite: Suite, tables: list[TableExplain]) -> str:
     total = sum(t.spark_plans for t in tables)
     views = f"; {len(suite.views)} temp views are created first" if suite.views else ""
     lines = [t.text + "\n" for t in tables]

@@ -24,7 +24,7 @@ from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor.connect import connect_frame, connect_session
 from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT, DEFAULT_PLAN_TIMEOUT
 from assay.ir.suite import Suite
-from assay.options import RunOptions, checked, planner_options, takes_options
+from assay.options import RunOptions, checked, takes_options
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.dataframe import DataFrame
@@ -239,6 +239,7 @@ def execute(
 
     with _session(target, reporter, suite) as (spark, url):
         from assay.executor.run import run_suite  # imports pyspark: not before the JVM's spawn
+        from assay.planner.cost import planner_options
 
         if suite.deferred:
             suite = _resolved(suite, loader, options.vars, spark, reporter)

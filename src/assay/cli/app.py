@@ -158,7 +158,7 @@ def explain(
     from assay.api import explain_tables
     from assay.api.explaining import explain_history, history_text
     from assay.api.watching import monitoring_of
-    from assay.options import planner_options
+    from assay.planner.cost import planner_options
 
     if format not in ("text", "json"):
         _fail(ConfigError(f"--format must be text or json, not {format!r}"))

@@ -66,6 +66,7 @@ from assay.ir.expr import (
     walk,
 )
 from assay.ir.suite import CatalogSource, PathSource, Source
+from assay.options import RunOptions, declarations
 from assay.planner.measures import CountIf, Measure, SqlAggregate, kind_of
 from assay.planner.packing import packed
 from assay.planner.plan import ScanAggregate, Slot
@@ -121,6 +122,17 @@ class PlannerOptions:
 
 
 DEFAULT_OPTIONS = PlannerOptions()
+
+
+def planner_options(options: RunOptions) -> PlannerOptions:
+    """The planner's options a run's ``options`` set: each option declared with
+    ``planner`` sets that field, the others keep theirs; a run and ``assay explain``
+    both plan with them."""
+    return PlannerOptions(**{
+        d.planner: getattr(options, f.name)
+        for f, d in declarations(type(options))
+        if d.planner is not None
+    })  # fmt: skip
 
 # The Spark optimizer rule that merges cross-joined single-row aggregates over one
 # relation into one aggregate (Spark 4.2+; older servers ignore an unknown name).
