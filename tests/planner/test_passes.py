@@ -49,3 +49,27 @@ def test_explain_prints_the_passes_in_order():
     assert first["event"] == "passes"
     assert [p["name"] for p in first["passes"]] == [p.name for p in PASSES]
     assert {p["name"]: p["option"] for p in first["passes"]}["sql folding"] == "fold_sql"
+    orders = next(t for t in first["tables"] if t["table"] == "orders")
+    assert [s["pass"] for s in orders["states"]] == [None, *(p.name for p in PASSES)]
+    sharing = next(s for s in orders["states"] if s["pass"] == "measure sharing")
+    assert "m000_rows  count(*)" in sharing["state"]["slots"][0]
+
+
+def test_the_json_states_are_the_text_states(tmp_path):
+    """Each pass's state as JSON is the text `after` prints, line for line; a pass turned
+    off has no state in either."""
+    from assay.planner.cost import PlannerOptions
+    from assay.planner.passes import PlanContext
+    from assay.planner.trace import after, traced
+    from tests.planner.test_pass_fixtures import FIXTURES, _case
+
+    _, table, _, _, _ = _case(FIXTURES / "sql_folding.txt", tmp_path)
+    for context in (PlanContext(), PlanContext(options=PlannerOptions(fold_sql=False))):
+        for step in traced(table, context)[1:]:
+            text = after(str(step["pass"]), table, context)
+            if step["state"] is None:
+                assert step["off"] == "fold_sql" and text.startswith("(off:")
+                continue
+            lines = [f"{k}:" if i == 0 else v for k, vs in step["state"].items()
+                     for i, v in enumerate([None, *vs])]  # fmt: skip
+            assert [line.strip() for line in text.splitlines()] == lines

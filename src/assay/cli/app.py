@@ -203,12 +203,15 @@ def _explain_passes(format: str, suite: Suite) -> None:
     or one ``passes`` line (the list only)."""
     from assay.dialects import validator_functions as validators
     from assay.planner.passes import PASSES, describe
-    from assay.planner.trace import trace
+    from assay.planner.trace import trace, traced
 
     if format == "json":
         listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
                    "option": p.option} for p in PASSES]  # fmt: skip
-        _out({"event": "passes", "passes": listed})
+        tables = [
+            {"table": t.name, "states": traced(validators.split(t)[0])} for t in suite.tables
+        ]
+        _out({"event": "passes", "passes": listed, "tables": tables})
         return
     sys.stdout.write(describe() + "\n")
     for table in suite.tables:

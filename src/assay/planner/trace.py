@@ -46,6 +46,23 @@ def trace(table: Table, context: PlanContext | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def traced(table: Table, context: PlanContext | None = None) -> list[dict[str, object]]:
+    """The states of :func:`trace` as JSON values (``assay explain --passes --format
+    json``): the first state, then one entry per pass with the whole state after it (its
+    parts as lines) or, for a pass its option turned off, ``off`` and no state."""
+    context = context or PlanContext()
+    state = PlanState(table)
+    found: list[dict[str, object]] = [{"pass": None, "off": None, "state": _json(state)}]
+    for step, later in states(state, context):
+        off = None if later is not None else step.option
+        found.append({"pass": step.name, "off": off, "state": _json(later) if later else None})
+    return found
+
+
+def _json(state: PlanState) -> dict[str, list[str]]:
+    return {name: [line.strip() for line in lines] for name, lines in render_state(state).items()}
+
+
 def _changed(before: dict[str, list[str]], now: dict[str, list[str]]) -> dict[str, list[str]]:
     """The parts of ``now`` that differ from ``before``; of a part that only grew (the
     branches), the lines added."""
