@@ -208,9 +208,7 @@ def _explain_passes(format: str, suite: Suite) -> None:
     if format == "json":
         listed = [{"name": p.name, "does": p.does, "where": p.where, "test": p.test,
                    "option": p.option} for p in PASSES]  # fmt: skip
-        tables = [
-            {"table": t.name, "states": traced(validators.split(t)[0])} for t in suite.tables
-        ]
+        tables = [{"table": t.name, "states": traced(validators.split(t)[0])} for t in suite.tables]
         _out({"event": "passes", "passes": listed, "tables": tables})
         return
     sys.stdout.write(describe() + "\n")
