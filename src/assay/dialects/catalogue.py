@@ -11,6 +11,7 @@ display).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
@@ -31,6 +32,10 @@ specs)."""
 ALIASES: dict[str, str] = {alias: kind for kind, spec in RULES.items() for alias in spec.aliases}
 """Alternative type names -> canonical type (``Rule.kind`` is always canonical)."""
 
+WORDED: dict[str, Callable[[str, Node], Rule]] = {}
+"""A rule written in another dialect's words: the key naming the dialect (in place of
+``type``) -> its reader, registered by :mod:`assay.dialects.embedded`."""
+
 
 def build_rule(node: Node) -> Rule:
     """The IR rule for one rule mapping; its origin is the mapping's.
@@ -38,7 +43,10 @@ def build_rule(node: Node) -> Rule:
     Raises:
         ConfigError: unknown type or key (with did-you-mean), wrong or missing parameter.
     """
-    node.as_mapping("a rule (a mapping with a 'type')")
+    mapping = node.as_mapping("a rule (a mapping with a 'type')")
+    worded = [key for key in WORDED if key in mapping]
+    if worded and "type" not in mapping:
+        return WORDED[worded[0]](worded[0], node)
     if node.get("targets") is not None:
         raise node.require("targets").error("'targets' must be expanded first (expand_targets)")
     kind = rule_type(node)

@@ -6,6 +6,7 @@ from assay.config.node import Node, describe, unknown_message
 from assay.dialects import (
     data_validator,
     dqx,
+    embedded,
     great_expectations,
     metorikku,
     native,
@@ -15,6 +16,8 @@ from assay.dialects import (
 )
 from assay.dialects.base import Dialect
 from assay.errors import ConfigError
+
+assert embedded.READERS  # native rules in a dialect's words (docs/config.md)
 
 DIALECTS: dict[str, Dialect] = {
     native.DIALECT.name: native.DIALECT,
