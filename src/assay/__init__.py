@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         validate,
     )
     from assay.api.comparing import compare, run_comparison_job, run_comparison_job_from_dfs
+    from assay.api.converting import convert
     from assay.dialects.validator_functions import (
         ValidatorResult,
         register_validator,
@@ -67,6 +68,7 @@ _LAZY = {
     "session": "assay.api",
     "validate": "assay.api",
     "compare": "assay.api.comparing",
+    "convert": "assay.api.converting",
     "run_comparison_job": "assay.api.comparing",
     "run_comparison_job_from_dfs": "assay.api.comparing",
     "AssayError": "assay.errors",
@@ -97,6 +99,7 @@ __all__ = [
     "UnsupportedSession",
     "ValidatorResult",
     "compare",
+    "convert",
     "explain",
     "history",
     "iter_run",

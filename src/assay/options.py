@@ -78,6 +78,9 @@ DECLARED = "assay.option"
 
 LOADING = frozenset({"run", "check", "explain"})
 """The commands that load a config: every loading option is theirs."""
+BINDING = (*sorted(LOADING), "convert")
+"""The commands that load a config and bind its files to data: ``assay convert`` loads as
+``assay check`` does, with the options that say what the files mean."""
 
 
 def option(
@@ -182,7 +185,7 @@ class RunOptions:
             _flag("--vars", param="vars_", help="Variables as k1=v1,k2=v2 (data-validator style)."),
         ],
         kind="variables",
-        commands=(*LOADING, "history"),
+        commands=(*BINDING, "history"),
         api=("run", "load"),
     )  # fmt: skip
     sample_size: int | None = option(
@@ -262,7 +265,7 @@ class RunOptions:
             help="Force the config format: native, data-validator, metorikku or sparquet "
             "(default: recognised per file by its shape).",
         )],
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     allow_shell: bool = option(
@@ -274,7 +277,7 @@ class RunOptions:
             "(the config is then code: only for configs you trust).",
         )],
         kind="switch",
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     inputs: Mapping[str, str] = option(
@@ -286,7 +289,7 @@ class RunOptions:
             "known extension (repeatable).",
         )],
         kind="assignments",
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     source: str | None = option(
@@ -296,7 +299,7 @@ class RunOptions:
             "--source",
             help="The table a sparquet validations file checks: a catalog table or a path.",
         )],
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     pipeline: str | None = option(
@@ -307,7 +310,7 @@ class RunOptions:
             help="sparquet pipeline name (report column 'pipeline'; default: the file's "
             "'name', else its file name).",
         )],
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     plugins: tuple[str, ...] = option(
@@ -318,7 +321,7 @@ class RunOptions:
             help="Import MODULE first: it registers custom rule types (repeatable).",
         )],
         kind="names",
-        commands=LOADING,
+        commands=BINDING,
         api=("run", "load"),
     )  # fmt: skip
     exit_error_on_fail: bool = option(

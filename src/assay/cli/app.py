@@ -21,6 +21,7 @@ from assay.cli.compare import compare as compare_command
 from assay.cli.console import RunStream, err, guarded, on_sigterm, stdout_closed, summarised
 from assay.cli.console import fail as _fail
 from assay.cli.console import out as _out
+from assay.cli.convert import convert_command
 from assay.cli.history import history_command
 from assay.cli.options import variables as _variables  # noqa: F401 - tests read it here
 from assay.cli.profile import profile_command, suggest_command
@@ -222,6 +223,7 @@ app.add_typer(server_app, name="server")
 app.command("history")(history_command)
 app.command("profile")(profile_command)
 app.command("suggest")(suggest_command)
+app.command("convert")(convert_command)
 
 
 def _version(value: bool) -> None:
