@@ -11,19 +11,15 @@ DQX's semantics; ``criticality: warn`` is a rule of level ``warn`` (DQX's ``_war
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from assay.config.document import read_document
 from assay.config.node import Node
 from assay.dialects import sources
 from assay.dialects.base import Context, Dialect
-from assay.dialects.dqx_functions import (
-    FUNCTIONS,
-    NOT_RUN,
-    OLD_FUNCTIONS,
-    Args,
-    Mapped,
-)
+from assay.dialects.dqx_args import Args, Function, Mapped
+from assay.dialects.dqx_functions import FUNCTIONS, NOT_RUN, OLD_FUNCTIONS
 from assay.errors import ConfigError
 from assay.ir.expr import Sql, walk
 from assay.ir.origin import Origin
@@ -109,6 +105,32 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
     item.as_mapping("a DQX check (a mapping with 'check')")
     item.check_keys(ITEM_KEYS)
     level = _criticality(item)
+    _refuse_message_expr(item)
+    check = item.require("check")
+    check.as_mapping("the check block (a mapping with 'function' and 'arguments')")
+    check.check_keys(CHECK_KEYS)
+    function, spec = _function(check)
+    filter_node = item.get("filter")
+    row_filter = None
+    if filter_node is not None and filter_node.value is not None:
+        row_filter = filter_node.as_str("a filter (a Spark SQL predicate)")
+    name_node = item.get("name")
+    name = name_node.as_str("a check name") if name_node and name_node.value else None
+
+    def rule_of(arguments: Node) -> Rule:
+        args = Args(arguments, function, spec.keys, row_filter, frames)
+        mapped = spec.build(args)
+        return _rule(item, function, mapped, level, name, row_filter, filter_node, args)
+
+    args_node, each = _arguments(check)
+    if each is None or each.value is None:
+        if args_node is None:
+            raise check.error(f"DQX: function '{function}' needs 'arguments'")
+        return (rule_of(args_node),)
+    return tuple(rule_of(merged) for merged in _per_column(each, args_node, check))
+
+
+def _refuse_message_expr(item: Node) -> None:
     message_expr = item.get("message_expr")
     if message_expr is not None and message_expr.value is not None:
         raise message_expr.error(
@@ -116,9 +138,11 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
             hint="DQX evaluates it per flagged row; assay reports its own message and DQX's "
             "default one (details.dqx.message)",
         )
-    check = item.require("check")
-    check.as_mapping("the check block (a mapping with 'function' and 'arguments')")
-    check.check_keys(CHECK_KEYS)
+
+
+def _function(check: Node) -> tuple[str, Function]:
+    """The check's function (DQX's first names read as the current ones) and its entry;
+    a function assay does not run is an error naming it."""
     fn_node = check.require("function")
     function = fn_node.as_str("a DQX check function")
     function = OLD_FUNCTIONS.get(function, function)
@@ -130,41 +154,33 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
             hint=(why + "; " if why else "")
             + "docs/dialects.md lists the DQX functions assay runs",
         )
-    filter_node = item.get("filter")
-    row_filter = None
-    if filter_node is not None and filter_node.value is not None:
-        row_filter = filter_node.as_str("a filter (a Spark SQL predicate)")
-    name_node = item.get("name")
-    name = name_node.as_str("a check name") if name_node and name_node.value else None
+    return function, spec
+
+
+def _arguments(check: Node) -> tuple[Node | None, Node | None]:
+    """The check's arguments and the columns it runs once for (``for_each_column``, or
+    DQX's first form: the ``col_names`` argument, taken out of the arguments)."""
     args_node = check.get("arguments")
     each = check.get("for_each_column")
     old_each = args_node.get("col_names") if args_node is not None else None
     if old_each is not None and old_each.value is not None:
-        # DQX's first form: the check once per column of its col_names argument
         if each is not None and each.value is not None:
             raise old_each.error("DQX: give col_names or for_each_column, not both")
         assert args_node is not None
         rest = {k: v for k, v in args_node.as_mapping().items() if k != "col_names"}
         each, args_node = old_each, Node(rest, args_node.origin)
-    if each is None or each.value is None:
-        if args_node is None:
-            raise check.error(f"DQX: function '{function}' needs 'arguments'")
-        args = Args(args_node, function, spec.keys, row_filter, frames)
-        mapped = spec.build(args)
-        return (_rule(item, function, mapped, level, name, row_filter, filter_node, args),)
-    columns = each.as_list("a list of columns", non_empty=True)
-    rules: list[Rule] = []
-    for column in columns:
-        # DQX's DQForEachColRule: a name fills 'column', a list 'columns'
+    return args_node, each
+
+
+def _per_column(each: Node, args_node: Node | None, check: Node) -> Iterator[Node]:
+    """The arguments once per column of ``for_each_column`` (DQX's DQForEachColRule: a
+    name fills 'column', a list 'columns'), each read when its rule is built."""
+    for column in each.as_list("a list of columns", non_empty=True):
         key = "columns" if isinstance(column.value, list) else "column"
         base = dict(args_node.as_mapping("the arguments (a mapping)")) if args_node else {}
         if key in base:
             raise base[key].error(f"DQX: '{key}' is given by for_each_column")
-        merged = Node({**base, key: column}, args_node.origin if args_node else check.origin)
-        args = Args(merged, function, spec.keys, row_filter, frames)
-        mapped = spec.build(args)
-        rules.append(_rule(item, function, mapped, level, name, row_filter, filter_node, args))
-    return tuple(rules)
+        yield Node({**base, key: column}, args_node.origin if args_node else check.origin)
 
 
 def _rule(

@@ -1,0 +1,182 @@
+"""DQX's ``is_aggr_*`` check functions: an aggregate of a column compared with a limit,
+over the whole table (``SELECT coalesce(<aggregate> <op> <limit>, false) = false``, a SQL
+rule folded into or joined to the table's one scan) or per group (``group_by``: a count
+per group), each with DQX's semantics (databricks-labs-dqx 0.17, ``check_funcs.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+
+from assay.dialects.dqx_args import Args, Function, Mapped, number_sql, takes
+from assay.dialects.dqx_dataset import VIEW, plain_columns
+from assay.ir.expr import Col, IsNull, Not, Sql
+from assay.ir.metrics import CountMetric, RowCountMetric
+from assay.ir.rules import MetricCheck, SqlCheck
+from assay.ir.values import Comparison, Op
+
+_AGGREGATES = {
+    "count": "Count",
+    "sum": "Sum",
+    "avg": "Average",
+    "min": "Min",
+    "max": "Max",
+    "count_distinct": "Distinct count",
+    "approx_count_distinct": "Approximate distinct count",
+    "count_if": "Conditional count",
+    "stddev": "Standard deviation",
+    "stddev_pop": "Population standard deviation",
+    "stddev_samp": "Sample standard deviation",
+    "variance": "Variance",
+    "var_pop": "Population variance",
+    "var_samp": "Sample variance",
+    "median": "Median",
+    "mode": "Mode",
+    "skewness": "Skewness",
+    "kurtosis": "Kurtosis",
+    "percentile": "Percentile",
+    "approx_percentile": "Approximate percentile",
+}
+"""DQX's curated aggregates (``CURATED_AGGR_FUNCTIONS``), by the names DQX shows; the
+first five are folded into the table's scan, the others are SQL rules joined to it."""
+_PERCENTILE_ARGS = {"percentile": ("frequency",), "approx_percentile": ("accuracy",)}
+"""The further arguments of the percentile aggregates (after the percentage)."""
+
+
+def _aggregate_call(a: Args, aggr: str, item: str) -> tuple[str, str]:
+    """The SQL of ``aggr`` over ``item`` (DQX: ``getattr(F, aggr)(item, **aggr_params)``)
+    and the name DQX shows for it."""
+    node = a.get("aggr_params")
+    params = node.as_mapping("a mapping of parameters") if node is not None else {}
+    shown = _AGGREGATES[aggr]
+    if params:
+        shown += " (" + ", ".join(f"{k}={v.plain()}" for k, v in params.items()) + ")"
+    if aggr in _PERCENTILE_ARGS:
+        if "percentile" not in params:
+            raise (node or a.node).error(
+                f"DQX: '{aggr}' requires aggr_params with 'percentile' key "
+                "(e.g., {'percentile': 0.95})"
+            )
+        args = [number_sql(params["percentile"].as_number("a percentage"))]
+        for key in params:
+            if key != "percentile" and key not in _PERCENTILE_ARGS[aggr]:
+                raise params[key].error(f"DQX: '{aggr}' takes no parameter '{key}'")
+        for key in _PERCENTILE_ARGS[aggr]:
+            if key in params:
+                args.append(str(params[key].as_int("an integer")))
+        return f"{aggr}({item}, {', '.join(args)})", shown
+    if params:
+        raise (node or a.node).error(f"DQX: aggr_params are not supported with '{aggr}'")
+    if aggr == "count_distinct":
+        return f"count(DISTINCT {item})", shown
+    return f"{aggr}({item})", shown
+
+
+def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
+    """``is_aggr_*``: DQX fails every row (of the filter) when ``aggregate <op> limit``
+    is TRUE; a NULL aggregate (sum of no value) passes. ``count`` of a column counts its
+    non-null values, ``count`` of ``*`` the rows."""
+
+    def build(a: Args) -> Mapped:
+        kind = a.get("aggr_type")
+        aggr = "count" if kind is None else kind.as_str("an aggregate function")
+        if aggr not in _AGGREGATES:
+            raise (kind or a.node).error(
+                f"DQX: aggr_type '{aggr}' is not supported",
+                hint=f"assay runs DQX's curated aggregates: {', '.join(_AGGREGATES)}",
+            )
+        if a.get("group_by") is not None:
+            return _per_group(a, aggr, label, op_name)
+        for key in ("row_filter", "abs_tolerance", "rel_tolerance"):
+            node = a.get(key)
+            if node is not None:
+                raise node.error(
+                    f"DQX: {key} is not supported in '{a.function}'",
+                    hint="assay checks the aggregate over the whole table (and the check's filter)",
+                )
+        t = a.target()
+        if t.shown == "*" and aggr != "count":
+            raise a.require("column").error(f"DQX: '*' is only valid with count, not {aggr}")
+        bound, shown = a.limit(a.require("limit"))
+        column = "*" if t.shown == "*" else t.sql
+        name = f"{t.norm}_{aggr}_{op_name}_limit".lstrip("_")
+        targets = (t,) if t.shown != "*" else ()
+        # count(1) is count(*), in the form the aggregate pass folds
+        rows = (
+            "count(1)" if a.row_filter is None else f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
+        )
+        if column == "*":
+            value, called = rows, _AGGREGATES[aggr]
+        elif a.row_filter is None:
+            value, called = _aggregate_call(a, aggr, column)
+        else:
+            value, called = _aggregate_call(
+                a, aggr, f"CASE WHEN ({a.row_filter}) THEN {column} END"
+            )
+        message = (f"{called} value {{value}} in column '{t.shown}' is {label} "
+                   f"limit: {shown}")  # fmt: skip
+        # no row (of the filter): DQX has no row to flag, whatever the aggregate
+        query = f"SELECT coalesce({value} {op} {bound} AND {rows} > 0, false) = false FROM {VIEW}"
+        columns = tuple(x.column for x in targets if x.column is not None)
+        return Mapped(SqlCheck(query), columns, name, message, row_level=False)
+
+    return build
+
+
+_PASSES = {"greater_than": Op.LE, "less_than": Op.GE, "not_equal_to": Op.EQ, "equal_to": Op.NE}
+"""What a group's count must be, by the DQX comparison that flags it."""
+
+
+def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
+    """``is_aggr_*`` with ``group_by``: DQX flags the rows of every group whose
+    aggregate compares TRUE with the limit. Only ``count`` (a number for every group,
+    never NULL or NaN) is run per group: a group's NULL or NaN aggregate is judged by
+    DQX's Spark comparison, which assay's per-group thresholds do not reproduce."""
+    if aggr != "count" or a.get("aggr_params") is not None:
+        raise a.require("group_by").error(
+            f"DQX: group_by with aggr_type '{aggr}' is not supported",
+            hint="assay checks count per group; a group's sum, avg, min or max may be NULL "
+            "or NaN, which DQX judges by Spark's comparison",
+        )
+    for key in ("aggr_params", "row_filter"):
+        node = a.get(key)
+        if node is not None:
+            raise node.error(f"DQX: {key} is not supported in '{a.function}'")
+    by = plain_columns(a.require("group_by"))
+    t = a.target()
+    node = a.require("limit")
+    if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        raise node.error(
+            "DQX: a per-group limit must be a number",
+            hint="assay compares each group's count with a number",
+        )
+    value = node.value
+    must = Comparison(_PASSES[op_name], Decimal(repr(value)), f"{_PASSES[op_name].value} {value}")
+    metric: RowCountMetric | CountMetric
+    if t.shown == "*":
+        metric = RowCountMetric()
+    elif t.column is not None:
+        metric = CountMetric(Not(IsNull(Col(t.column))))
+    else:
+        metric = CountMetric(Not(IsNull(Sql(t.sql))))
+    check = MetricCheck(metric, must, group_by=by)
+    name = f"{t.norm}_{aggr}_group_by_{'_'.join(by)}_{op_name}_limit".lstrip("_")
+    message = (f"Count value {{value}} in column '{t.shown}' per group of columns "
+               f"'{', '.join(by)}' is {label} limit: {value}")  # fmt: skip
+    columns = tuple(dict.fromkeys(((t.column,) if t.column else ()) + by))
+    return Mapped(check, columns, name, message, row_level=False)
+
+
+_AGGR = takes("column", "limit", "aggr_type", "group_by", "row_filter", "aggr_params")
+
+FUNCTIONS: dict[str, Function] = {
+    "is_aggr_not_greater_than": Function(_aggregate(">", "greater than", "greater_than"), _AGGR),
+    "is_aggr_not_less_than": Function(_aggregate("<", "less than", "less_than"), _AGGR),
+    "is_aggr_equal": Function(
+        _aggregate("!=", "not equal to", "not_equal_to"),
+        _AGGR | {"abs_tolerance", "rel_tolerance"},
+    ),
+    "is_aggr_not_equal": Function(_aggregate("=", "equal to", "equal_to"), _AGGR),
+}
+"""The aggregate functions, by DQX's name."""
