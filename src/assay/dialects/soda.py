@@ -23,6 +23,7 @@ from assay.config.document import read_document
 from assay.config.node import Node
 from assay.dialects import soda_checks, sources
 from assay.dialects.base import Context, Dialect
+from assay.dialects.soda_rule import Dataset
 from assay.errors import ConfigError
 from assay.ir.expr import Expr, Sql, all_of
 from assay.ir.rules import Rule, SchemaCheck
@@ -227,7 +228,7 @@ def _checks_section(reading: _Reading, dataset: str, part: str | None, content: 
             )
     reading.origins.setdefault(dataset, content)
     rules = reading.rules.setdefault(dataset, [])
-    ds = soda_checks.Dataset(reading.resolve, reading.source_of)
+    ds = Dataset(reading.resolve, reading.source_of)
     for item in items:
         if isinstance(item.value, dict) and list(item.value) == ["attributes"]:
             continue  # Soda Cloud's dataset attributes: nothing to run

@@ -1,0 +1,117 @@
+"""Soda's checks of a dataset's shape and keys, each with Soda's semantics (soda-core 3.x,
+``execution/check/schema_check.py``, ``reference_check.py``): ``schema`` (required,
+forbidden and typed columns) and ``values in ... must exist in`` another dataset.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from assay.config.node import Node
+from assay.dialects.soda_rule import Dataset, Entry, column_name, rule_of
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference
+from assay.ir.rules import Rule, SchemaCheck
+
+_REFERENCE = re.compile(
+    r"^values in (?:\((?P<many>[^)]*)\)|(?P<one>[^ ]+)) must (?P<neg>not )?exist in "
+    r"(?P<target>[^ ]+) (?:\((?P<tmany>[^)]*)\)|(?P<tone>[^ ]+))$"
+)
+
+
+def schema(got: Entry, dataset: Dataset) -> Rule:
+    """Soda's schema check: ``fail``/``warn`` with ``when required column missing``,
+    ``when forbidden column present`` and ``when wrong column type`` (names compared as
+    written)."""
+    if got.config is None:
+        raise got.node.error("a schema check needs 'fail' or 'warn' validations")
+    levels = {}
+    for key, value in got.config.as_mapping().items():
+        if key in ("fail", "warn"):
+            levels[key] = value
+        elif key not in ("name", "attributes"):
+            raise value.error(f"invalid schema check configuration '{key}'")
+    if len(levels) != 1:
+        raise got.node.error(
+            "a schema check with both 'fail' and 'warn' is not supported: write two schema checks"
+            if levels
+            else "a schema check needs 'fail' or 'warn' validations"
+        )
+    ((level, node),) = levels.items()
+    required: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    types: tuple[tuple[str, str], ...] = ()
+    for key, value in node.as_mapping(f"the {level} validations (a mapping)").items():
+        if key == "when required column missing":
+            required = tuple(
+                column_name(i.as_str("a column name")) for i in value.as_list("a list")
+            )
+        elif key == "when forbidden column present":
+            forbidden = tuple(
+                column_name(i.as_str("a column name")) for i in value.as_list("a list")
+            )
+            if any(any(ch in c for ch in "%*") for c in forbidden):
+                raise value.error("forbidden column patterns (% or *) are not supported")
+        elif key == "when wrong column type":
+            mapping = value.as_mapping("a mapping of column to type")
+            types = tuple((column_name(c), _type(t)) for c, t in mapping.items())
+        else:
+            raise value.error(
+                f"schema validation '{key}' is not supported",
+                hint="assay runs 'when required column missing', 'when forbidden column "
+                "present' and 'when wrong column type'",
+            )
+    check = SchemaCheck(required=required, forbidden=forbidden, types=types, case_sensitive=True)
+    rule = rule_of(got, "schema", check, (), dataset)
+    if level == "warn":
+        rule = dataclasses.replace(rule, level="warn")
+    return rule
+
+
+SODA_TYPE_ALIASES = {
+    "character varying": "string",
+    "varchar": "string",
+    "text": "string",
+    "integer": "int",
+    "decimal": "double",
+    "timestamptz": "timestamp",
+}
+"""The expected types Soda's ``spark_df`` data source also accepts for another Spark type
+(``SCHEMA_CHECK_TYPES_MAPPING``: a ``double`` column passes ``decimal``)."""
+
+
+def _type(node: Node) -> str:
+    """An expected column type, lowercased as Soda compares it; Soda's aliases refused."""
+    written = node.as_str("a type").strip().lower()
+    if written in SODA_TYPE_ALIASES:
+        raise node.error(
+            f"type '{written}': Soda on Spark also accepts a {SODA_TYPE_ALIASES[written]} "
+            "column for it, which assay does not",
+            hint="write the column's Spark type name (string, int, bigint, double, "
+            "decimal(10,2), timestamp...)",
+        )
+    return written
+
+
+def reference(got: Entry, dataset: Dataset) -> Rule:
+    found = _REFERENCE.match(got.text)
+    if found is None:
+        raise got.node.error(f"invalid reference check '{got.text}'")
+    if found.group("neg"):
+        raise got.node.error("'must not exist in' is not supported")
+    sources = (found.group("many") or found.group("one") or "").split(",")
+    targets = (found.group("tmany") or found.group("tone") or "").split(",")
+    names = tuple(column_name(s.strip()) for s in sources)
+    target_names = tuple(column_name(t.strip()) for t in targets)
+    if len(names) != 1 or len(target_names) != 1:
+        raise got.node.error(
+            "a reference check of several columns is not supported: Soda counts a row with "
+            "some null key columns as missing, assay's foreign key passes it"
+        )
+    if got.config is not None:
+        for key, value in got.config.as_mapping().items():
+            if key not in ("name", "attributes", "samples limit"):
+                raise value.error(f"invalid reference check configuration '{key}'")
+    target = dataset.source_of(got.node, found.group("target"))
+    check = ForeignKeyCheck(Lookup(names, Reference(target, target_names)))
+    return rule_of(got, "reference", check, names, dataset, ((names[0], "any"),))
