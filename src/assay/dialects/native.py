@@ -249,18 +249,7 @@ def _table(
     if block_node is not None:
         # sparquet's validations block (docs/dialects.md): its rules follow the table's.
         block = validations.block(block_node, ctx, name or "", len(rules))
-    suite_node = node.get("expectations")
-    if suite_node is not None:
-        # a Great Expectations suite file bound to this table (docs/dialects.md)
-        rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx) or ()
-    checks_node = node.get("sodacl")
-    if checks_node is not None:
-        # a SodaCL checks file bound to this table (docs/dialects.md)
-        rules += ctx.attempt(soda.bound_checks, checks_node, ctx, name or "") or ()
-    dqx_node = node.get("dqx")
-    if dqx_node is not None:
-        # a DQX checks file bound to this table (docs/dialects.md)
-        rules += ctx.attempt(dqx.bound_checks, dqx_node, ctx) or ()
+    rules += _bound_rules(node, ctx, name or "")
     all_rules = rules + (block.rules if block else ())
     outputs = block.outputs if block else ()
     history_node = node.get("history")
@@ -284,6 +273,25 @@ def _table(
         hold_outputs=block.hold if block else (),
         places=node.places({"source": "source", "filter": "filter", "keys": "keys"}),
     )
+
+
+def _bound_rules(node: Node, ctx: Context, name: str) -> tuple[Rule, ...]:
+    """The rules of the checks files another dialect wrote, bound to the table
+    (docs/dialects.md): after the table's own rules, before its validations block's."""
+    rules: tuple[Rule, ...] = ()
+    suite_node = node.get("expectations")
+    if suite_node is not None:
+        # a Great Expectations suite file bound to this table
+        rules += ctx.attempt(great_expectations.bound_suite, suite_node, ctx) or ()
+    checks_node = node.get("sodacl")
+    if checks_node is not None:
+        # a SodaCL checks file bound to this table
+        rules += ctx.attempt(soda.bound_checks, checks_node, ctx, name) or ()
+    dqx_node = node.get("dqx")
+    if dqx_node is not None:
+        # a DQX checks file bound to this table
+        rules += ctx.attempt(dqx.bound_checks, dqx_node, ctx) or ()
+    return rules
 
 
 def _rules(node: Node, ctx: Context) -> tuple[Rule, ...]:
