@@ -15,7 +15,7 @@ import yaml
 from assay.config.document import parse_text
 from assay.config.node import Node
 from assay.convert.documents import Documents, python
-from assay.dialects.catalogue import build_rule
+from assay.dialects.catalogue import RULES, build_rule
 from assay.dialects.data_validator.checks import CHECKS
 from assay.dialects.embedded import BESIDE
 from assay.dialects.great_expectations_map import EXPECTATIONS
@@ -159,7 +159,8 @@ def converted(rule: Rule, at: Place) -> Entry:
     """
     reasons: list[str] = []
     worded = worded_entries(rule, at.docs, at.inputs, at.position)
-    for entry in (native_entry(rule), *worded):
+    native = (native_entry(rule),) if rule.kind in RULES else ()
+    for entry in (*native, *worded):
         try:
             back = dataclasses.replace(built(entry, at.file), on_failure=rule.on_failure)
         except (ConfigError, ConfigErrors) as e:
