@@ -14,6 +14,7 @@ from collections import Counter
 
 from assay.dialects.catalogue import ALIASES
 from assay.dialects.catalogue import RULES as _ALL_RULES
+from assay.dialects.embedded import BESIDE
 from assay.dialects.native_rules import METRIC_KEYS
 from assay.dialects.rule_spec import (
     KEY_VALUES,
@@ -158,12 +159,17 @@ def target_schema(kind: str) -> Schema:
     }
 
 
+WORDED = tuple(BESIDE)
+"""The keys of a rule written in a dialect's words (:mod:`assay.dialects.embedded`)."""
+
+
 def dispatch() -> Schema:
-    """Any rule: its type names the schema it must satisfy."""
+    """Any rule: its type names the schema it must satisfy; a rule in a dialect's words
+    (docs/config.md) is its dialect's to check."""
     every = sorted(RULES.keys() | ALIASES.keys())
     return {
         "type": "object",
-        "required": ["type"],
+        "anyOf": [required("type"), *(required(key) for key in WORDED)],
         "properties": {
             "type": {
                 "enum": every,
