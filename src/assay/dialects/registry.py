@@ -10,6 +10,7 @@ from assay.dialects import (
     great_expectations,
     metorikku,
     native,
+    odcs,
     soda,
     spark_data_test,
     sparquet,
@@ -28,6 +29,7 @@ DIALECTS: dict[str, Dialect] = {
     great_expectations.DIALECT.name: great_expectations.DIALECT,
     soda.DIALECT.name: soda.DIALECT,
     dqx.DIALECT.name: dqx.DIALECT,
+    odcs.DIALECT.name: odcs.DIALECT,
 }
 
 

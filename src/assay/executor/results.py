@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.dialects.great_expectations_results import with_gx_numbers
+from assay.dialects.odcs_results import with_odcs_view
 from assay.ir.rules import Rule
 from assay.ir.suite import RunPolicy, Table
 from assay.judge.outcome import Outcome
@@ -112,7 +113,13 @@ def rule_result(
         samples=shown,
         origin=rule.origin,
         elapsed_ms=elapsed_ms,
-        details=with_gx_numbers(outcome.details, rule, *numbers),  # GX suites: docs/dialects.md
+        details=with_odcs_view(  # GX suites, data contracts: docs/dialects.md
+            with_gx_numbers(outcome.details, rule, *numbers),
+            rule,
+            outcome.severity,
+            outcome.failed_count,
+            outcome.metric_value,
+        ),  # fmt: skip
         expect=expectation(rule),
         params=expect_params(rule),
         identity=identity,

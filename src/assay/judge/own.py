@@ -6,6 +6,7 @@ a validator function's (from what it returned). Each is registered in
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +57,13 @@ def type_matches(expected: str, actual: str) -> bool:
 
     >>> type_matches("decimal", "decimal(10,2)"), type_matches("bigint", "int")
     (True, False)
+    >>> type_matches("tinyint|int|decimal(*,0)", "decimal(12,0)")
+    True
     """
     actual = actual.lower().replace(" ", "")
+    if "|" in expected or "*" in expected:
+        # a data contract's family of types (dialects/odcs_types.py): alternatives, globs
+        return any(fnmatch.fnmatchcase(actual, one) for one in expected.split("|"))
     if expected == "decimal":
         return actual.startswith("decimal")
     return actual == expected.replace(" ", "")
