@@ -12,6 +12,7 @@ import typer
 
 from assay.cli import options as opt
 from assay.cli.console import guarded
+from assay.errors import ConfigError
 
 Out = Annotated[
     Path | None,
@@ -38,7 +39,10 @@ def convert_command(
         text = convert_with(configs, opt.run_options(given), out=output)
         if output is None:
             sys.stdout.write(text)
-        else:
+            return
+        try:
             atomic_write(str(output), text.encode())
+        except OSError as e:
+            raise ConfigError(f"--output {output}: cannot write it: {e.strerror or e}") from None
 
     guarded(debug, action)
