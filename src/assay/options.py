@@ -79,8 +79,7 @@ DECLARED = "assay.option"
 LOADING = frozenset({"run", "check", "explain"})
 """The commands that load a config: every loading option is theirs."""
 BINDING = (*sorted(LOADING), "convert")
-"""The commands that load a config and bind its files to data: ``assay convert`` loads as
-``assay check`` does, with the options that say what the files mean."""
+"""And ``assay convert``, which loads as ``assay check`` does: the options binding files."""
 
 
 def option(
@@ -99,14 +98,8 @@ def option(
     ``explain``'s (the command and the function), so the plan explained is the plan run."""
     planned = {"explain"} if planner is not None else set()
     explained = {"explain"} if planner is not None or "load" in api else set()
-    declared = Declared(
-        group,
-        tuple(flags),
-        kind,
-        frozenset(commands) | planned,
-        frozenset(api) | explained,
-        planner,
-    )
+    commands, api = frozenset(commands) | planned, frozenset(api) | explained
+    declared = Declared(group, tuple(flags), kind, commands, api, planner)
     return field(default=default, default_factory=factory, metadata={DECLARED: declared})
 
 
