@@ -21,6 +21,7 @@ from pyspark.sql.connect.session import SparkSession
 from assay.config import load_suite
 from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
+from assay.emit.histogram import histogram_frame
 from assay.ir.suite import Table
 from assay.planner import plan_table
 from assay.planner.lower import plan_detail
@@ -298,7 +299,7 @@ def test_histograms_are_one_aggregate_of_bucket_arrays(session, tmp_path):
     plan = planned(tmp_path, "{type: colstats, column: x}", "{type: colstats, column: y}")
     assert plan.histogram is not None
     names = [h.name for h in plan.histogram.columns]
-    rel = relation(emit.histogram_frame(source(session, plan), plan.histogram, {names[0]: (0, 10)}))
+    rel = relation(histogram_frame(source(session, plan), plan.histogram, {names[0]: (0, 10)}))
     assert chain(rel) == ["aggregate", "project", "read"]  # each row's buckets, then counts
     (bucket,) = rel.aggregate.input.project.expressions  # y has no bounds: left out
     assert bucket.alias.name[0] == names[0]

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
-from assay.emit.spark import aggregate_frame, group_frame, histogram_bucket, histogram_frame
+from assay.emit.histogram import histogram_bucket, histogram_frame
+from assay.emit.spark import aggregate_frame, group_frame
 from assay.ir.expr import Col, Length, rebuild
 from assay.planner.measures import CountIf, ExprAggregate
 from assay.profiling.plan import ProfilePlan

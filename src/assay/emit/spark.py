@@ -1,5 +1,6 @@
-"""Plan IR -> Spark Connect DataFrames: a table's source, its aggregate, histogram, SQL and
-detail passes (a row expression's column is ``emit.columns``').
+"""Plan IR -> Spark Connect DataFrames: a table's source, its aggregate and SQL passes (a
+row expression's column is ``emit.columns``', the histogram pass ``emit.histogram``'s, the
+detail pass ``emit.detail``'s).
 
 Every union of parts is reduced as a balanced tree, so 1,000 rules stay ~10 levels deep
 (Spark Connect fails on plans deeper than a few hundred levels).
@@ -40,7 +41,6 @@ from assay.planner.plan import (
     AggregatePlan,
     Branch,
     GroupAggregate,
-    HistogramPlan,
     ReferenceAggregate,
     ScanAggregate,
     SqlPlan,
@@ -337,48 +337,6 @@ _branch_frame.register(ScanAggregate, lambda b, df, _: _scan_frame(df, b))
 _branch_frame.register(GroupAggregate, lambda b, df, _: _group_frame(df, b))
 _branch_frame.register(ReferenceAggregate, lambda b, df, sides: reference_frame(df, b, sides))
 _branch_frame.register(ValueAggregate, lambda b, df, _: _value_frame(df, b))
-
-
-# --- the histogram pass (colstats) --------------------------------------------------------
-
-
-def histogram_frame(
-    df: DataFrame, plan: HistogramPlan, bounds: Mapping[str, tuple[float, float]]
-) -> DataFrame:
-    """ONE single-row DataFrame with, per column of ``plan`` that has ``bounds`` (its
-    finite min and max), an array of bucket counts under the column's output name.
-
-    A value's bucket is ``min(bins - 1, floor((x - min) / width))`` with ``width =
-    (max - min) / bins`` in double arithmetic (data-validator's formula), so the last
-    bucket is closed; with min = max every value is in the first bucket. Each row's
-    buckets are computed once, in a projection, then counted (computed inside every
-    bucket's count, the 8 histograms of TPC-H lineitem at SF0.1 took 7-11 s; computed
-    once, 0.9-2 s).
-    """
-    buckets, outputs = [], []
-    for h in plan.columns:
-        if h.name not in bounds:
-            continue
-        low, high = bounds[h.name]
-        bins = h.measure.bins
-        buckets.append(histogram_bucket(col(h.measure.column), low, high, bins).alias(h.name))
-        counts = [F.count_if(F.col(h.name) == F.lit(i)) for i in range(bins)]
-        outputs.append(F.array(*counts).alias(h.name))
-    return df.select(*buckets).agg(*outputs)
-
-
-def histogram_bucket(value: Column, low: float, high: float, bins: int) -> Column:
-    """The bucket (an int in ``[0, bins)``) of ``value`` in :func:`histogram_frame`'s
-    equal-width bins over ``[low, high]``; null for a null or NaN value."""
-    x = value.cast("double")
-    width = (high - low) / bins
-    # least() skips nulls and ranks NaN above every number, so a null or NaN value
-    # must stay out of every bucket explicitly.
-    if width > 0:
-        index = F.least(F.floor((x - F.lit(low)) / F.lit(width)), F.lit(bins - 1))
-    else:
-        index = F.lit(0)
-    return F.when(x.isNotNull() & ~F.isnan(x), index).cast("int")
 
 
 # --- SQL rules ----------------------------------------------------------------------------

@@ -156,7 +156,7 @@ def _bucketed(
 
 def histogram_by_value(table: FrequencyTable, found: list[dict[str, Any]]) -> list[int]:
     """The bucket counts of ``table``'s histogram: each distinct value's count added to
-    its bucket (Spark computed the bucket, as :func:`~assay.emit.spark.histogram_bucket`
+    its bucket (Spark computed the bucket, as :func:`~assay.emit.histogram.histogram_bucket`
     does for every row of a scan); a null or NaN value is in none."""
     assert table.bucketed is not None
     counts = [0] * table.bucketed[2]

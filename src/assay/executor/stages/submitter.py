@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assay.dialects.validator_functions import ValidatorResult
 from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
+from assay.emit.histogram import histogram_frame
 from assay.executor.deadline import deadline
 from assay.executor.outputs import write_outputs
 from assay.executor.validators import call_validator
@@ -117,7 +118,7 @@ class SparkSubmitter:
         self, plan: HistogramPlan, bounds: Mapping[str, tuple[float, float]]
     ) -> Mapping[Histogram, object]:
         self.step = "histogram plan"
-        row = self._collect(emit.histogram_frame(self.prepared.df, plan, bounds))[0].asDict()
+        row = self._collect(histogram_frame(self.prepared.df, plan, bounds))[0].asDict()
         self.plans += 1
         return {h.measure: row[h.name] for h in plan.columns if h.name in bounds}
 
