@@ -227,6 +227,7 @@ def nulls(a: Args, t: Target, condition: str, name: str, message: str) -> Mapped
 
 
 def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -246,3 +247,4 @@ def takes(*names: str) -> frozenset[str]:
 COLUMN = takes("column")
 TRIM = takes("column", "trim_strings")
 LIMIT = takes("column", "limit", "allow_nulls")
+"""The arguments several functions take alike."""
