@@ -103,9 +103,11 @@ def _soda(doc: Node, scope: Scope, ctx: Context) -> list[Rule]:
 
 
 def _expectations(doc: Node, ctx: Context) -> list[Rule]:
-    """Great Expectations: a suite, a list of expectations, or one expectation."""
+    """Great Expectations: a suite (named or not), a list of expectations, or one."""
     if great_expectations.matches(doc):
         return list(great_expectations.suite_rules(doc, ctx))
+    if isinstance(doc.value, dict) and list(doc.value) == ["expectations"]:
+        doc = doc.require("expectations")  # a suite's expectations, the suite unnamed
     items = doc.value if isinstance(doc.value, list) else [doc]
     built = (ctx.attempt(great_expectations.expectation_rule, item) for item in items)
     return [rule for rule in built if rule is not None]

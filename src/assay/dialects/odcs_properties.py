@@ -189,15 +189,16 @@ def composite_key(props: list[Property], node: Node, schema: str) -> Rule:
 
 def _row_rule(
     at: Node, scope: Scope, what: str, check_type: str, failing: Expr,
-    needs: TypeFamily = "any", **more: object,
+    needs: TypeFamily = "any", written: object = None, **more: object,
 ) -> Rule:  # fmt: skip
     """A constraint on each non-NULL value: a row fails when ``failing`` is true."""
     column = scope.column
     assert column is not None
     check: Check = RowCheck(is_true(failing))
-    written = at.plain()
+    written = at.plain() if written is None else written
     odcs = view(scope, check_type, option=what, limit=written, **more)
-    name = f"{scope.prop} {what} {written}"
+    shown = ", ".join(map(str, written)) if isinstance(written, tuple) else written
+    name = f"{scope.prop} {what} {shown}"
     return odcs_rule(
         at, what, check, odcs, columns=(column,), name=name, requires=((column, needs),)
     )
@@ -302,4 +303,4 @@ def _enum(node: Node, scope: Scope) -> Rule:
     col = Col(scope.column or "")
     allowed: Expr = InSet(col, tuple(values)) if values else Lit(False)  # type: ignore[arg-type]
     failing = all_of(Not(IsNull(col)), Not(allowed))
-    return _row_rule(node, scope, "enum", "field_enum", failing, values=tuple(values))  # type: ignore[arg-type]
+    return _row_rule(node, scope, "enum", "field_enum", failing, written=tuple(values))

@@ -41,6 +41,16 @@ METRICS = {
     "invalidValues": ("property",),
 }
 """ODCS's library metrics and the levels each means something at (datacontract-cli's)."""
+CHECK_TYPES = {
+    ("rowCount", "schema"): "row_count",
+    ("duplicateValues", "schema"): "model_duplicate_values",
+    ("duplicateValues", "property"): "field_duplicate_values",
+    ("nullValues", "property"): "field_null_values",
+    ("missingValues", "property"): "field_missing_values",
+    ("invalidValues", "property"): "field_invalid_values",
+}
+"""A library metric's check type as datacontract-cli names it (its key is the schema's,
+the property's and this, joined by ``__``)."""
 PERCENT_METRICS = ("nullValues", "missingValues", "invalidValues")
 ARGUMENTS = {
     "rowCount": frozenset(),
@@ -150,8 +160,7 @@ def _library(item: Node, scope: Scope) -> Rule:
     threshold, text, written = threshold_of(item, unit="percent" if unit == "percent" else "")
     target = scope.prop or scope.schema
     name = _name(item) or f"{target} {metric} {text}"
-    check_type = ("field" if scope.prop else "model") + "_quality_library"
-    odcs = view(scope, check_type, metric=metric, threshold=written, unit=unit)
+    odcs = view(scope, CHECK_TYPES[metric, level], metric=metric, threshold=written, unit=unit)
     level = level_of(item)
     columns: tuple[str, ...] = ()
     needs: TypeFamily = "any"

@@ -58,10 +58,11 @@ def view(scope: Scope, check: str, **more: object) -> Pairs:
     datacontract-cli names it (``field_required``, ``row_count``...) and its key
     (``orders__email__field_required``), and ``more`` (metric, threshold, unit...)."""
     key = "__".join(p for p in (scope.schema, scope.column, check) if p is not None)
-    if check.startswith(("model_quality", "quality_custom")):
-        key = f"{scope.schema}__{check}_{scope.quality}"
-    elif check.startswith("field_quality"):
-        key = f"{scope.schema}__{scope.column}__{check}_{scope.quality}"
+    if check.startswith("quality_custom"):
+        key = f"{scope.schema}__quality_custom_{scope.quality}"
+    elif check.endswith("quality_sql"):
+        key = "__".join(p for p in (scope.schema, scope.column, "quality_sql") if p is not None)
+        key += f"_{scope.quality}"
     items = {
         "schema": scope.schema,
         "property": scope.prop,

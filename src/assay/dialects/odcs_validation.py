@@ -114,10 +114,15 @@ def _problem(doc: Node, error: ValidationError, standard: str) -> ConfigError:
             message = f"'{named[0]}' is not a key {standard} defines here"
         elif named:
             message = f"{', '.join(repr(k) for k in named)} are not keys {standard} defines here"
-    return node.error(
-        f"{standard}: {_short(message)}",
-        hint=f"the file is checked against {standard}'s JSON Schema before anything is read",
-    )
+    hint = f"the file is checked against {standard}'s JSON Schema before anything is read"
+    path = list(error.absolute_path)
+    if "logicalTypeOptions" in path:
+        prop = _at(doc, path[: path.index("logicalTypeOptions")])
+        if isinstance(prop.value, dict) and "logicalType" not in prop.value:
+            hint = (
+                "the logicalTypeOptions a property may have depend on its logicalType: declare it"
+            )
+    return node.error(f"{standard}: {_short(message)}", hint=hint)
 
 
 def _short(message: str) -> str:
