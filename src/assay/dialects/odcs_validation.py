@@ -101,7 +101,9 @@ def _problem(doc: Node, error: ValidationError, standard: str) -> ConfigError:
     from jsonschema.exceptions import best_match
 
     if error.validator in ("oneOf", "anyOf") and error.context:
-        same_type = [c for c in error.context if not (c.validator == "type" and not c.path)]
+        # the branch the value meant (its key is there) explains it, not the others'
+        meant = [c for c in error.context if c.validator != "required"] or error.context
+        same_type = [c for c in meant if not (c.validator == "type" and not c.path)]
         if same_type:
             best = best_match(same_type)
             message = best.message
