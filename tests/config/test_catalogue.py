@@ -43,6 +43,8 @@ from assay.ir import (
     any_of,
     is_true,
 )
+from assay.ir.expr import Sql
+from assay.ir.metrics import AggregateMetric, ComplianceMetric, FrequencyMetric
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
 from assay.ir.sources import CatalogSource, PathSource, SqlSource
 from assay.judge.evaluate import judge
@@ -385,6 +387,57 @@ CASES = [
         (),
         (),
     ),
+    # deequ's analyzers beyond plain aggregates (tests/integration/test_deequ_sketch_metrics.py)
+    (
+        "{type: approx_distinct_count, column: a, must_be: 1}",
+        "approx_distinct_count",
+        MetricCheck(
+            AggregateMetric("approx_count_distinct", "a", (Decimal("0.05"),)),
+            Comparison(Op.EQ, Decimal(1), "1"),
+        ),
+        ("a",),
+        (("a", "any"),),
+    ),
+    (
+        "{type: correlation, columns: [a, b], must_be: '> 0.5'}",
+        "correlation",
+        MetricCheck(
+            AggregateMetric("corr", "a", more=("b",)), Comparison(Op.GT, Decimal("0.5"), "> 0.5")
+        ),
+        ("a", "b"),
+        (("a", "numeric"), ("b", "numeric")),
+    ),
+    (
+        "{type: compliance, expression: 'a > 1', must_be: '>= 0.9'}",
+        "compliance",
+        MetricCheck(ComplianceMetric(Sql("a > 1")), Comparison(Op.GE, Decimal("0.9"), ">= 0.9")),
+        (),
+        (),
+    ),
+    (
+        "{type: entropy, column: a, must_be: '> 1'}",
+        "entropy",
+        MetricCheck(FrequencyMetric(("a",), "entropy"), Comparison(Op.GT, Decimal(1), "> 1")),
+        ("a",),
+        (("a", "any"),),
+    ),
+    (
+        "{type: mutual_information, columns: [a, b], must_be: '> 1'}",
+        "mutual_information",
+        MetricCheck(
+            FrequencyMetric(("a", "b"), "mutual_information"),
+            Comparison(Op.GT, Decimal(1), "> 1"),
+        ),
+        ("a", "b"),
+        (("a", "any"), ("b", "any")),
+    ),
+    (
+        "{type: count, column: a, must_be: '> 1'}",
+        "count",
+        MetricCheck(CountMetric(Not(IsNull(A))), Comparison(Op.GT, Decimal(1), "> 1")),
+        ("a",),
+        (("a", "any"),),
+    ),
     (
         "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE a < 0'}",
         "sql",
@@ -412,7 +465,8 @@ REFERENCE_TYPES = {
     "duplicate_percent", "invalid_count", "invalid_percent", "freshness", "negative_check",
     "range_check", "string_length_check", "string_regex_check", "column_sum_check",
     "column_max_check", "colstats", "has_size", "has_uniqueness", "is_contained_in",
-    "foreign_key", "row_count_match",
+    "foreign_key", "row_count_match", "approx_distinct_count", "correlation", "compliance",
+    "entropy", "mutual_information", "count",
 }  # fmt: skip
 REFERENCE_ALIASES = {
     "custom_sql", "nullCheck", "null_check", "negativeCheck", "rangeCheck", "stringLengthCheck",
@@ -521,6 +575,11 @@ def test_every_named_format_compiles(tmp_path, name):
             "exactly one of 'table', 'path' or 'sql'",
         ),
         ("{type: row_count_match, references: {table: c}}", "missing required key 'must_be'"),
+        ("{type: approx_distinct_count, column: a, rsd: 0.5, must_be: 1}", "from 0.005 to 0.39"),
+        ("{type: correlation, columns: [a, b, c], must_be: 1}", "expected two columns, got 3"),
+        ("{type: mutual_information, columns: [a], must_be: 1}", "expected two columns, got 1"),
+        ("{type: entropy, column: a, group_by: b, must_be: 1}", "unknown key 'group_by'"),
+        ("{type: compliance, expression: ' ', must_be: 1}", "expected a SQL condition"),
         (
             "{type: row_count_match, references: {table: c, columns: [x]}, must_be: 0}",
             "unknown key 'columns'",

@@ -251,6 +251,7 @@ def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str
     for _ in range(variants):
         rules += _sql(rng, table)
     rules += _references(rng, table, names)
+    rules += _sketches(rng, names)
     # the column's max itself, as a config writes it (worked out here in Python, with
     # Spark's order: NaN above every number), so the oracle's one query measures it too
     for column in names:
@@ -260,6 +261,30 @@ def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str
             rules.append({"type": "column_max_check", "column": column,
                           "value": _max_value(column, top, table)})  # fmt: skip
     return rules
+
+
+def _sketches(rng: random.Random, names: list[str]) -> list[dict[str, Any]]:
+    """deequ's analyzers beyond plain aggregates: an approximate distinct count and a
+    non-null count of every column, a compliance, a correlation of two numeric columns,
+    and (a scalar subquery each in the oracle: few) an entropy and a mutual information."""
+    out: list[dict[str, Any]] = []
+    for column in names:
+        out.append({"type": "count", "column": column})
+        rule: dict[str, Any] = {"type": "approx_distinct_count", "column": column}
+        if rng.random() < 0.5:
+            rule["rsd"] = rng.choice([0.005, 0.01, 0.1, 0.39])
+        out.append(rule)
+    out.append({"type": "compliance", "expression": rng.choice(EXPRESSIONS)})
+    out.append({"type": "correlation", "columns": rng.sample(NUMERIC, 2)})
+    out.append(
+        {
+            "type": "correlation",
+            "columns": [rng.choice([c for c in NUMERIC if c != "dec.38"]), "dec.38"],
+        }
+    )
+    out.append({"type": "entropy", "column": rng.choice(names)})
+    out.append({"type": "mutual_information", "columns": rng.sample(names, 2)})
+    return out
 
 
 def spark_max(values: list[Any]) -> Any:
@@ -853,4 +878,12 @@ EDGE_RULES: list[dict[str, Any]] = [
     {"type": "sql", "failed_rows": "SELECT * FROM _validation_df WHERE `f` < 0"},
     {"type": "length", "column": "s", "max": 1},  # '1' only; 'x\u2028' is 2
     {"type": "string_length_check", "column": "fmt`s", "min_length": 4, "max_length": "`i"},
+    # deequ's analyzers: -0.0 and 0.0 one value, NaN one value, infinities, nulls
+    {"type": "entropy", "column": "dbl val", "must_be": "> 1"},
+    {"type": "approx_distinct_count", "column": "dbl val", "must_be": "= 4"},
+    {"type": "correlation", "columns": ["f", "dbl val"], "must_be": "> 0"},  # NaN: fails
+    {"type": "correlation", "columns": ["i", "dec.38"], "must_be": "between -1 and 1"},
+    {"type": "compliance", "expression": "`i` >= 0", "must_be": ">= 0.5"},  # null: not
+    {"type": "mutual_information", "columns": ["s", "i"], "must_be": "> 0"},
+    {"type": "count", "column": "s", "must_be": "= 5"},
 ]

@@ -50,6 +50,15 @@ Decisions where the docs leave room (each marked DECISION below):
    promises a value of the column (its numbers as doubles, NaN left out) whose rank is
    within floor(n / N + 1/2) of ceil(quantile * n) (at least 1), n the numbers. Any
    value at such a rank is right, and the verdict must be that value's.
+12. deequ's analyzers (docs/rules.md): ``approx_distinct_count`` is the exact
+   ``count(DISTINCT c)`` within ``max(2, ceil(4 * rsd * exact))`` (four standard errors,
+   and a collision or two of a small count), each value judged as it is; ``count`` is
+   ``count(c)``; ``compliance`` the exact fraction of the rows whose expression is true
+   (no value without rows); ``correlation`` the sample covariance over the product of
+   the sample standard deviations of the pairs with no null (no value when one is 0);
+   ``entropy`` ``-sum(p ln p)`` over the non-null values' shares; ``mutual_information``
+   deequ's own joins written in SQL. The last three are doubles computed by another
+   formula than Spark's: equal within 1e-9 relative (and absolute near 0).
 """
 
 from __future__ import annotations
@@ -70,6 +79,26 @@ ROW_KINDS = frozenset(
     }
 )  # fmt: skip
 """Row-level rule types: a failed-row count judged against a tolerance."""
+
+SKETCH_KINDS = frozenset(
+    {"approx_distinct_count", "count", "compliance", "correlation", "entropy",
+     "mutual_information"}
+)  # fmt: skip
+"""deequ's analyzers beyond plain aggregates (DECISION 12)."""
+TOLERANCE = 1e-9
+"""How close a correlation, entropy or mutual information must be to the oracle's."""
+
+
+def _near_threshold(rule: dict[str, Any], value: Any) -> bool:
+    """A threshold within the oracle's tolerance of a double it computes otherwise."""
+    if not isinstance(value, float) or not math.isfinite(value):
+        return False
+    text = " ".join(str(rule.get(k, "")) for k in ("must_be", "warn"))
+    return any(
+        abs(float(x) - value) <= 10 * TOLERANCE * (1 + abs(value))
+        for x in re.findall(r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", text)
+    )
+
 
 INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 
@@ -446,6 +475,9 @@ class Expected:
     fragile: bool = False
     """The verdict sits exactly on a boundary of a double computed by a sum or an
     interpolation: a different (legal) summation order or formula may flip it."""
+    tolerance: float | None = None
+    """A double the oracle computes by another formula (a correlation, an entropy): equal
+    within ``tolerance * (1 + |value|)``; a threshold that close makes it fragile."""
     alternatives: dict[Any, tuple[bool, str]] | None = None
     """An approximate answer: every value assay may report (its ``metric_value``), with
     the ``passed`` and ``severity`` each must come with; ``metric_value`` above is then
@@ -603,6 +635,9 @@ class Oracle:
             mean = f"avg({c})" if t.startswith("decimal") else f"CAST(avg({c}) AS DOUBLE)"
             m.aliases["mean"] = self._out(mean)
             return m
+        if kind in SKETCH_KINDS:
+            m.aliases["value"] = self._out(self._sketch(rule))
+            return m
         if kind == "sql":
             if "query" in rule:
                 m.aliases["value"] = self._out(f"({rule['query']})")
@@ -610,6 +645,39 @@ class Oracle:
                 m.aliases["rows"] = self._out(f"(SELECT count(*) FROM ({rule['failed_rows']}))")
             return m
         raise ValueError(f"no oracle for rule type {kind}")
+
+    def _sketch(self, rule: dict[str, Any]) -> str:
+        """deequ's analyzers by their definitions (DECISION 12)."""
+        kind = rule["type"]
+        if kind == "approx_distinct_count":
+            return f"count(DISTINCT {self._col(rule)[1]})"
+        if kind == "count":
+            return f"count({self._col(rule)[1]})"
+        if kind == "compliance":
+            return f"count_if(({rule['expression']}))"
+        if kind == "correlation":  # Pearson: covariance over the product of deviations
+            x, y = (ident(c) for c in rule["columns"])
+            both = f"{x} IS NOT NULL AND {y} IS NOT NULL"
+            xs, ys = (f"CASE WHEN {both} THEN CAST({c} AS DOUBLE) END" for c in (x, y))
+            return f"try_divide(covar_samp({xs}, {ys}), stddev_samp({xs}) * stddev_samp({ys}))"
+        if kind == "entropy":
+            c = self._col(rule)[1]
+            return (
+                f"(SELECT -sum((k / t) * ln(k / t)) FROM (SELECT count(*) AS k FROM w"
+                f" WHERE {c} IS NOT NULL GROUP BY {c}) CROSS JOIN (SELECT count(*) AS t FROM w"
+                f" WHERE {c} IS NOT NULL))"
+            )
+        # mutual information as deequ computes it: the pairs' counts over the rows with a
+        # value in either column, the marginals summed from them and joined on the value
+        # (an equi-join: a null value joins nothing)
+        a, b = (ident(c) for c in rule["columns"])
+        return (
+            f"(WITH f AS (SELECT {a} AS a, {b} AS b, count(*) AS k FROM w WHERE {a} IS NOT NULL"
+            f" OR {b} IS NOT NULL GROUP BY {a}, {b}), fa AS (SELECT a, sum(k) AS ka FROM f"
+            " GROUP BY a), fb AS (SELECT b, sum(k) AS kb FROM f GROUP BY b), t AS (SELECT"
+            " sum(k) AS n FROM f) SELECT sum((k / n) * ln((k / n) / ((ka / n) * (kb / n))))"
+            " FROM f JOIN fa ON f.a = fa.a JOIN fb ON f.b = fb.b CROSS JOIN t)"
+        )
 
     def _unmatched(self, rule: dict[str, Any]) -> str:
         """Rows of ``w`` whose key has no null and that no referenced row equals (a
@@ -746,6 +814,10 @@ class Oracle:
             return None if micros is None else Fraction(micros, 10**6)
         if kind == "column_max_check":
             return got["value"]
+        if kind == "compliance":
+            return Fraction(got["value"], n) if n else None
+        if kind in SKETCH_KINDS:
+            return got["value"]
         if kind == "row_count_match":  # no value against an empty referenced side
             return Fraction(100 * n, got["ref_rows"]) if got["ref_rows"] else None
         return None
@@ -787,6 +859,23 @@ class Oracle:
             return expected
         if kind in ("min", "max", "avg", "sum", "stddev", "percentile", "median"):
             return self._judged(rule, value, None, n, _json(value))
+        if kind == "approx_distinct_count":  # DECISION 12: within the sketch's error
+            width = max(2, math.ceil(4 * float(rule.get("rsd", 0.05)) * value))
+            expected = self._judged(rule, value, None, n, value)
+            expected.alternatives = {
+                v: (e.passed, e.severity)
+                for v in range(max(0, value - width), value + width + 1)
+                for e in (self._judged(rule, v, None, n, v),)
+            }
+            return expected
+        if kind in ("count", "compliance"):
+            failed = got["value"] if kind == "count" else None
+            return self._judged(rule, value, failed, n, value)
+        if kind in SKETCH_KINDS:
+            expected = self._judged(rule, value, None, n, _json(value))
+            expected.tolerance = TOLERANCE
+            expected.fragile = _near_threshold(rule, value)
+            return expected
         if kind == "row_count_match":
             return self._judged(rule, value, None, n, value)
         if kind in ("missing_count", "invalid_count", "duplicate_count"):

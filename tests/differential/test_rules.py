@@ -351,11 +351,14 @@ def _number(value: Any) -> Decimal:
     return Decimal(str(value))
 
 
-def same_number(got: Any, want: Any) -> bool:
+def same_number(got: Any, want: Any, tolerance: float | None = None) -> bool:
     if want is None or got is None:
         return got is None and want is None
     if isinstance(got, bool):
         return False
+    if tolerance is not None:  # another formula for the same double
+        a, b = float(_number(got)), float(want)
+        return abs(a - b) <= tolerance * (1 + abs(b))
     if isinstance(want, Fraction):
         return _close(float(_number(got)), float(want))
     if isinstance(want, float):
@@ -384,7 +387,7 @@ def compare(want: Expected, got: dict[str, Any], slack: float) -> list[str]:
             )
     elif want.alternatives is not None:  # an approximate answer: one of these
         return problems + _approximate(want, got)
-    elif not same_number(got.get("metric_value"), want.metric_value):
+    elif not same_number(got.get("metric_value"), want.metric_value, want.tolerance):
         metric_ok = False
         problems.append(
             f"metric_value: assay {got.get('metric_value')!r}, oracle {_show(want.metric_value)}"

@@ -29,6 +29,7 @@ from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.judge.evaluate import judge
 from assay.planner import plan_table
+from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
     AgeMicros,
@@ -65,6 +66,7 @@ SAMPLES: dict[type, Measure] = {
     Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
     ReferenceRows: ReferenceRows(CatalogSource("r")),
     PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
+    Frequencies: Frequencies(("a", "b"), Col("d")),
 }
 
 
@@ -149,6 +151,8 @@ def _value(measure: Measure) -> object:
         return 3_600_000_000
     if isinstance(measure, ColumnAgg):
         return 5
+    if isinstance(measure, Frequencies):
+        return {"groups": 2, "rows": 8, "paired": 6, "n_log_n": 4.0, "n_log_marginals": 9.0}
     return 10 if isinstance(measure, RowCount) else 2
 
 

@@ -18,13 +18,14 @@ from assay.dialects import params as p
 from assay.dialects.catalogue_metrics import METRIC_RULES
 from assay.dialects.catalogue_references import REFERENCE_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
+from assay.dialects.catalogue_sketches import SKETCH_RULES
 from assay.dialects.over_time import over_time
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
 from assay.ir.metrics import GroupMetric
 from assay.ir.rules import Level, MetricCheck, Rule
 
-RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES}
+RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES, **SKETCH_RULES}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list
 them, and the types a plugin registers (:func:`assay.dialects.plugins.register_rule`, ``custom``
 specs)."""

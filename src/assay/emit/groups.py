@@ -19,7 +19,9 @@ from assay.emit.columns import COMPARISONS, col, column
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
+    ComplianceMetric,
     CountMetric,
+    FrequencyMetric,
     FreshnessMetric,
     GroupMetric,
     Metric,
@@ -30,10 +32,10 @@ from assay.ir.shapes import complete
 from assay.ir.values import Between, Comparison, Threshold
 from assay.planner.measures import (
     AgeMicros,
-    Aggregate,
     ColumnAgg,
     PerGroup,
     RowCount,
+    aggregate_of,
     count_if,
 )
 
@@ -62,9 +64,11 @@ GROUP_VALUES: dict[type, Callable[[Any, Measured], Column] | None] = {
     FreshnessMetric: lambda metric, m: (
         m[AgeMicros(metric.column, metric.whole_seconds)].cast("decimal(38,0)") / F.lit(10**6)
     ),
-    AggregateMetric: lambda metric, m: m[
-        Aggregate(metric.function, metric.column, metric.args, metric.where, metric.cast)
-    ],
+    AggregateMetric: lambda metric, m: m[aggregate_of(metric)],
+    ComplianceMetric: lambda metric, m: F.when(
+        m[RowCount()] > 0, m[count_if(metric.predicate)] / m[RowCount()]
+    ),
+    FrequencyMetric: None,  # refused with group_by at load (a group-by within a group-by)
 }
 """Each metric's value of one group, from its measures; complete over the IR's Metric
 union (None: not offered per group)."""

@@ -19,9 +19,11 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
+from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
+from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
     AgeMicros,
@@ -151,8 +153,11 @@ def _(measure: ColumnAgg, name: str) -> list[Column]:
 def _(measure: Aggregate, name: str) -> list[Column]:
     # a decimal argument is a fraction Spark reads as a DOUBLE (percentile's percentage)
     args = [F.lit(float(a) if isinstance(a, Decimal) else a) for a in measure.args]
-    value = col(measure.column) if measure.cast is None else col(measure.column).cast(measure.cast)
-    return [F.call_function(measure.function, _kept(value, measure.where), *args).alias(name)]
+    columns = [col(c) for c in (measure.column, *measure.more)]
+    values = [
+        _kept(c if measure.cast is None else c.cast(measure.cast), measure.where) for c in columns
+    ]
+    return [F.call_function(measure.function, *values, *args).alias(name)]
 
 
 @_emit_measure.register(ExprAggregate)
@@ -216,6 +221,8 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
     if isinstance(measure, PerGroup):
         rows = groups.per_group_rows(df, measure, measure_columns)
         return groups.per_group_counts(rows, group.slot.name)
+    if isinstance(measure, Frequencies):
+        return frequencies_frame(df, measure, group.slot.name)
     nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
     if isinstance(measure, GroupStats) and measure.where is not None:
         df = df.where(column(measure.where))  # a rule's filter: the groups of its rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from assay.ir.expr import Expr, Scalar
+from assay.ir.expr import Coalesce, Expr, Lit, Not, Scalar
 from assay.ir.references import RowCountMatchMetric
 from assay.ir.shapes import WHOLE_TABLE, CheckShape, FailingRows, GroupNulls, complete
 
@@ -95,10 +95,50 @@ class AggregateMetric:
     args: tuple[Scalar, ...] = ()
     where: Expr | None = None
     cast: str | None = None
+    more: tuple[str, ...] = ()
+    """Further columns, each an argument after ``column`` (before ``args``), cast and
+    kept by ``where`` as it is: ``corr(x, y)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ComplianceMetric:
+    """The fraction (0-1) of the rows for which ``predicate`` is true (deequ's
+    Compliance: a null predicate is not compliant); no value without rows."""
+
+    predicate: Expr
+
+    @property
+    def failing(self) -> Expr:
+        """The rows that do not comply: the predicate false or null."""
+        return Not(Coalesce((self.predicate, Lit(False))))
+
+
+FrequencyStat = Literal["entropy", "mutual_information"]
+
+
+@dataclass(frozen=True, slots=True)
+class FrequencyMetric:
+    """A statistic of the frequencies of the values of ``columns`` (deequ's
+    frequency-based analyzers: the rows where at least one of them is not null, grouped
+    by their values, a null being a value): ``entropy`` of one column, ``-sum(p ln p)``
+    over its values' shares p; ``mutual_information`` of two, ``sum(pxy ln(pxy / (px
+    py)))`` over the pairs of values with neither null, px and py the shares of each
+    value among those rows (deequ joins the marginals on the value, which drops nulls).
+    Natural logarithm; no value without such rows (or pairs)."""
+
+    columns: tuple[str, ...]
+    stat: FrequencyStat
 
 
 Metric = (
-    RowCountMetric | ColumnMetric | CountMetric | GroupMetric | FreshnessMetric | AggregateMetric
+    RowCountMetric
+    | ColumnMetric
+    | CountMetric
+    | GroupMetric
+    | FreshnessMetric
+    | AggregateMetric
+    | ComplianceMetric
+    | FrequencyMetric
 ) | RowCountMatchMetric
 
 METRIC_SHAPES: dict[type, CheckShape] = {
@@ -112,6 +152,10 @@ METRIC_SHAPES: dict[type, CheckShape] = {
     AggregateMetric: CheckShape(
         lambda m: FailingRows(), lambda m: (m.where,) if m.where is not None else ()
     ),
+    ComplianceMetric: CheckShape(
+        lambda m: FailingRows(m.failing, sampled=True), lambda m: (m.predicate,)
+    ),
+    FrequencyMetric: WHOLE_TABLE,
     RowCountMatchMetric: WHOLE_TABLE,
 }
 """What each kind of metric reads of the rows: a new metric is its dataclass above, its place

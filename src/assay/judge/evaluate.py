@@ -23,7 +23,9 @@ from typing import Any
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
+    ComplianceMetric,
     CountMetric,
+    FrequencyMetric,
     FreshnessMetric,
     GroupMetric,
     Metric,
@@ -52,15 +54,16 @@ from assay.judge.outcome import Values as Values
 from assay.judge.outcome import failed_severity as failed_severity
 from assay.judge.own import schema_judge, sql_judge, validator_judge
 from assay.planner.expectation import expectation, render
+from assay.planner.frequencies import frequencies_of, frequency_value
 from assay.planner.measures import (
     AgeMicros,
-    Aggregate,
     ColumnAgg,
     Filtered,
     Histogram,
     PerGroup,
     RowCount,
     agg_equals,
+    aggregate_of,
     colstats_measures,
     count_if,
     group_stats_of,
@@ -481,9 +484,11 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
         metric, _group(values, metric.columns, metric.nulls), rows
     ),
     FreshnessMetric: _freshness_value,
-    AggregateMetric: lambda metric, values, rows: _number(
-        values[Aggregate(metric.function, metric.column, metric.args, metric.where, metric.cast)]
+    AggregateMetric: lambda metric, values, rows: _number(values[aggregate_of(metric)]),
+    ComplianceMetric: lambda metric, values, rows: (
+        int(values[count_if(metric.predicate)] or 0) / rows if rows else None  # type: ignore[call-overload]
     ),
+    FrequencyMetric: lambda m, values, rows: frequency_value(m, values[frequencies_of(m)]),  # type: ignore[arg-type]
     RowCountMatchMetric: _match_percent,
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""

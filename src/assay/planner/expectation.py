@@ -42,7 +42,9 @@ from assay.ir.expr import (
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
+    ComplianceMetric,
     CountMetric,
+    FrequencyMetric,
     FreshnessMetric,
     GroupMetric,
     RowCountMetric,
@@ -182,8 +184,14 @@ def metric_text(metric: object, rule: Rule) -> str:
         return f"row_count as % of {_reference(metric.reference)}"
     if isinstance(metric, AggregateMetric):
         shown = metric.args[: _SHOWN_ARGS.get(rule.kind, 0)]
-        args = "".join(f", {_value(a)}" for a in shown)
+        args = "".join(f", {c}" for c in metric.more) + "".join(f", {_value(a)}" for a in shown)
+        if metric.function == "approx_count_distinct":  # HLL++: its relative standard error
+            args = f", relative standard error {_value(metric.args[0])}"
         return f"{rule.kind}({metric.column}{args})"
+    if isinstance(metric, FrequencyMetric):
+        return f"{rule.kind}({', '.join(metric.columns)})"
+    if isinstance(metric, ComplianceMetric):
+        return f"compliance({_text(metric.predicate)})"
     if isinstance(metric, (ColumnMetric, FreshnessMetric)):
         return f"{rule.kind}({metric.column})"
     if isinstance(metric, GroupMetric):

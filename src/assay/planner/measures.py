@@ -16,7 +16,9 @@ from assay.ir.metrics import (
     AggregateMetric,
     ColumnFn,
     ColumnMetric,
+    ComplianceMetric,
     CountMetric,
+    FrequencyMetric,
     FreshnessMetric,
     GroupMetric,
     Metric,
@@ -37,6 +39,11 @@ from assay.ir.rules import (
 )
 from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Threshold
+from assay.planner.frequencies import FREQUENCIES_KIND, Frequencies, frequencies_of
+from assay.planner.kinds import OBJECT_AGGREGATES as OBJECT_AGGREGATES
+from assay.planner.kinds import MeasureKind as MeasureKind
+from assay.planner.kinds import read
+from assay.planner.kinds import where_text as _where
 from assay.planner.references import (
     ReferenceRows,
     Unmatched,
@@ -162,6 +169,13 @@ class Aggregate:
     args: tuple[Scalar, ...] = ()
     where: Expr | None = None
     cast: str | None = None
+    more: tuple[str, ...] = ()
+    """Further columns, arguments after ``column``: ``corr(x, y)``."""
+
+
+def aggregate_of(m: AggregateMetric) -> Aggregate:
+    """The measure of an aggregate metric (planned and judged by the same key)."""
+    return Aggregate(m.function, m.column, m.args, m.where, m.cast, m.more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,61 +213,16 @@ Measure = (
     | Unmatched
     | ReferenceRows
     | PerGroup
+    | Frequencies
 )
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 """Named outputs of one :class:`GroupStats` measure, in order."""
 
 
-# --- measure kinds: what each layer knows of a measure, in one place ------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MeasureKind:
-    """Everything the pure layers know of one kind of measure: the suffix of its slot
-    names, how ``explain`` renders it, the columns it reads (the cost model groups slots
-    by them), its named outputs (empty: one value under the slot's own name; else one
-    output ``<slot>_<name>`` each, read back as a mapping), and whether a scan aggregate
-    computes it (else a group-by of its own). How it is emitted to Spark lives in
-    :mod:`assay.emit.spark` (the only module that builds plans), which refuses to import
-    when a kind registered here has no emitter there."""
-
-    suffix: Callable[[Any], str]
-    render: Callable[[Any], str]
-    columns: Callable[[Any], tuple[str, ...]]
-    outputs: tuple[str, ...] = ()
-    scan: bool = True
-    apart: Callable[[Any], bool] = lambda m: False
-    """Whether Spark computes the measure as an object aggregate (no generated code): one
-    such function turns the whole aggregate into an ``ObjectHashAggregate`` whose every
-    other expression is interpreted (a percentile made a 100-rule scan of TPC-H SF1 about
-    3x slower), so these get a scan branch of their own."""
-    reference: bool = False
-    """Computed by a branch over a referenced source (:mod:`assay.planner.references`),
-    not by a scan or group-by of the table."""
-
-
-OBJECT_AGGREGATES = frozenset(
-    {"percentile", "percentile_approx", "approx_percentile", "approx_count_distinct",
-     "approx_top_k"}
-)  # fmt: skip
-"""Aggregate functions Spark runs without generated code: ``TypedImperativeAggregate``
-(the percentiles, ``approx_top_k``) and ``ImperativeAggregate`` (``approx_count_distinct``'s
-HyperLogLog++), either of which turns a generated aggregate into an interpreted one."""
-
-
-def _where(m: Any) -> str:
-    return f" FILTER (WHERE {render_expr(m.where)})" if m.where is not None else ""
-
-
-def _read(m: Any, *columns: str) -> tuple[str, ...]:
-    """The columns a measure reads: its own, then those of its ``where``."""
-    extra = sorted(set(columns_of(m.where)) - set(columns)) if m.where is not None else []
-    return (*columns, *extra)
-
-
-def _argument(m: Aggregate) -> str:
-    return quote(m.column) if m.cast is None else f"CAST({quote(m.column)} AS {m.cast.upper()})"
+def _arguments(m: Aggregate) -> list[str]:
+    columns = (quote(c) for c in (m.column, *m.more))
+    return [c if m.cast is None else f"CAST({c} AS {m.cast.upper()})" for c in columns]
 
 
 def _arg_text(arg: Scalar | tuple[Scalar, ...]) -> str:
@@ -273,7 +242,7 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
     ColumnAgg: MeasureKind(
         lambda m: m.fn,
         lambda m: f"{'stddev_samp' if m.fn == 'stddev' else m.fn}({quote(m.column)})" + _where(m),
-        lambda m: _read(m, m.column),
+        lambda m: read(m, m.column),
     ),
     ServerNow: MeasureKind(lambda m: "now", lambda m: "current_timestamp()", lambda m: ()),
     AggEquals: MeasureKind(
@@ -282,7 +251,7 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
             f"{MEASURE_KINDS[ColumnAgg].render(ColumnAgg(m.fn, m.column, m.where))} = "
             + (literal(m.value, m.cast) if m.representable else f"{literal(m.value)} (never)")
         ),
-        lambda m: _read(m, m.column),
+        lambda m: read(m, m.column),
     ),
     AgeMicros: MeasureKind(
         lambda m: "age",
@@ -291,12 +260,12 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
             f"unix_{'seconds' if m.whole_seconds else 'micros'}"
             f"(CAST(max({quote(m.column)}){_where(m)} AS TIMESTAMP))"
         ),
-        lambda m: _read(m, m.column),
+        lambda m: read(m, m.column),
     ),
     Aggregate: MeasureKind(
         lambda m: m.function,
-        lambda m: f"{m.function}({', '.join([_argument(m), *map(literal, m.args)])})" + _where(m),
-        lambda m: _read(m, m.column),
+        lambda m: f"{m.function}({', '.join([*_arguments(m), *map(literal, m.args)])})" + _where(m),
+        lambda m: read(m, m.column, *m.more),
         apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),
     ExprAggregate: MeasureKind(
@@ -304,7 +273,7 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         lambda m: (
             f"{m.function}({', '.join([render_expr(m.expr), *map(_arg_text, m.args)])})" + _where(m)
         ),
-        lambda m: _read(m, *sorted(columns_of(m.expr))),
+        lambda m: read(m, *sorted(columns_of(m.expr))),
         apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),
     PerGroup: MeasureKind(
@@ -316,27 +285,28 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
             + (f", warn unless {m.warn.text}" if m.warn is not None else "")
             + _where(m)
         ),
-        lambda m: _read(m, *m.group_by, *(c for x in m.inner for c in kind_of(x).columns(x))),
+        lambda m: read(m, *m.group_by, *(c for x in m.inner for c in kind_of(x).columns(x))),
         outputs=PER_GROUP_OUTPUTS,
         scan=False,
     ),
     GroupStats: MeasureKind(
         lambda m: "groups",
         lambda m: ", ".join(GROUP_OUTPUTS) + _where(m),
-        lambda m: _read(m, *m.columns),
+        lambda m: read(m, *m.columns),
         outputs=GROUP_OUTPUTS,
         scan=False,
     ),
     Unmatched: MeasureKind(
         lambda m: "unmatched",
         render_unmatched,
-        lambda m: _read(m, *m.lookup.columns),
+        lambda m: read(m, *m.lookup.columns),
         scan=False,
         reference=True,
     ),
     ReferenceRows: MeasureKind(
         lambda m: "ref_rows", render_reference_rows, lambda m: (), scan=False, reference=True
     ),
+    Frequencies: FREQUENCIES_KIND,
 }
 """Every measure kind the planner can plan. A new kind is a dataclass above, its entry
 here, and its emitter in :mod:`assay.emit.spark`."""
@@ -397,6 +367,7 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     Unmatched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
     PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    Frequencies: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
 }
 """Each measure kind over the rows where a condition holds (a rule's ``filter``): the one
 rewrite that planning (:func:`measures_of`) and judging (:class:`Filtered`) share;
@@ -472,7 +443,9 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     CountMetric: lambda m: (RowCount(), count_if(m.counted)),
     GroupMetric: lambda m: (RowCount(), group_stats(m)),
     FreshnessMetric: lambda m: (AgeMicros(m.column, m.whole_seconds),),
-    AggregateMetric: lambda m: (Aggregate(m.function, m.column, m.args, m.where, m.cast),),
+    AggregateMetric: lambda m: (aggregate_of(m),),
+    ComplianceMetric: lambda m: (RowCount(), count_if(m.predicate)),
+    FrequencyMetric: lambda m: (frequencies_of(m),),
     RowCountMatchMetric: lambda m: (RowCount(), ReferenceRows(m.reference.source)),
 }
 """The measures of each kind of metric."""

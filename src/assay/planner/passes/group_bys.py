@@ -8,6 +8,7 @@ import dataclasses
 
 from assay.ir.suite import Table
 from assay.planner.cost import PlannerOptions, group_partitions
+from assay.planner.frequencies import Frequencies
 from assay.planner.measures import GroupStats, PerGroup, kind_of
 from assay.planner.passes.state import PlanContext, PlanState
 from assay.planner.plan import GroupAggregate, Slot, expects_unique
@@ -29,6 +30,8 @@ def _group(
 ) -> GroupAggregate:
     if isinstance(slot.measure, PerGroup):
         return GroupAggregate(slot.measure.group_by, slot)
+    if isinstance(slot.measure, Frequencies):
+        return GroupAggregate(slot.measure.columns, slot)
     assert isinstance(slot.measure, GroupStats)
     if not expects_unique(table, slot):
         return GroupAggregate(slot.measure.columns, slot)
