@@ -71,6 +71,20 @@ def frequency_value(metric: FrequencyMetric, stats: Mapping[str, Any]) -> float 
     if metric.stat == "entropy":
         if int(stats["groups"] or 0) == 1:
             return 0.0  # one value: exactly 0, not ln N - N ln N / N rounded
-        return max(0.0, math.log(rows) - n_log_n / rows)
+        return _snapped(math.log(rows) - n_log_n / rows, math.log(rows), floor=True)
     marginals = float(stats["n_log_marginals"] or 0.0)
-    return (n_log_n + paired * math.log(rows) - marginals) / rows
+    scale = (abs(n_log_n) + paired * math.log(rows) + abs(marginals)) / rows
+    return _snapped((n_log_n + paired * math.log(rows) - marginals) / rows, scale)
+
+
+CANCELLATION = 1e-12
+"""The sums' rounding relative to their size (doubles carry about 1e-16): a difference
+that small is 0 (independent columns give 0, as deequ's per-pair terms ln 1 do)."""
+
+
+def _snapped(value: float, scale: float, floor: bool = False) -> float:
+    """``value`` computed as a difference of terms of size ``scale``: 0 within their
+    rounding (and never below 0 when ``floor``: an entropy)."""
+    if abs(value) <= CANCELLATION * scale:
+        return 0.0
+    return max(0.0, value) if floor else value
