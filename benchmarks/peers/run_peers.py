@@ -310,9 +310,15 @@ GX_RESULT_FORMAT = "SUMMARY"  # GX's default: counts plus up to 20 unexpected va
 
 
 def run_gx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int], list[int]]:
-    import great_expectations as gx
-
     expressed, _ = gx_plan(cases)
+    expectations = [e for i in expressed for e in gx_expectations(i, cases[i].yaml)]
+    return expressed, gx_validate(spark, df, expectations)
+
+
+def gx_validate(spark: Any, df: Any, expectations: list[Any]) -> list[int]:
+    """Validate ``df`` against a suite of ``expectations`` (each with ``meta.rule``) as
+    ``run_gx`` does; the rules of the expectations that failed."""
+    import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     context = gx.get_context(mode="ephemeral")
@@ -323,9 +329,8 @@ def run_gx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int]
     asset = context.data_sources.add_spark(name="benchmark").add_dataframe_asset(name="lineitem")
     batch_definition = asset.add_batch_definition_whole_dataframe("lineitem")
     suite = context.suites.add(gx.ExpectationSuite(name="assay-benchmark"))
-    for i in expressed:
-        for expectation in gx_expectations(i, cases[i].yaml):
-            suite.add_expectation(expectation)
+    for expectation in expectations:
+        suite.add_expectation(expectation)
     batch = batch_definition.get_batch(batch_parameters={"dataframe": df})
     try:
         result = batch.validate(suite, result_format=GX_RESULT_FORMAT)
@@ -339,7 +344,7 @@ def run_gx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int]
         rule = int(r.expectation_config.meta["rule"])
         if not r.success:
             failed.add(rule)
-    return expressed, sorted(failed)
+    return sorted(failed)
 
 
 # --- soda-core-spark-df --------------------------------------------------------------------------
@@ -422,6 +427,18 @@ def soda_checks(i: int, y: dict[str, Any]) -> list[dict[str, Any]]:
 
 def run_soda(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int], list[int]]:
     import yaml
+
+    expressed, _ = soda_plan(cases)
+    checks: list[dict[str, Any]] = []
+    for i in expressed:
+        checks += soda_checks(i, cases[i].yaml)
+    text = yaml.safe_dump({f"checks for {SODA_TABLE}": checks}, sort_keys=False)
+    return expressed, soda_scan(spark, df, text, len(checks))
+
+
+def soda_scan(spark: Any, df: Any, sodacl: str, count: int) -> list[int]:
+    """Scan ``df`` (as the view ``lineitem``) with the SodaCL text ``sodacl`` of ``count``
+    checks named r<i>, as ``run_soda`` does; the rules of the checks that did not pass."""
     from soda.common.config_helper import ConfigHelper
 
     # Soda reads (and, when missing, writes) ~/.soda/config.yml and sends usage telemetry
@@ -429,24 +446,20 @@ def run_soda(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[in
     ConfigHelper.get_instance(str(HERE / "soda_config.yml"))
     from soda.scan import Scan
 
-    expressed, _ = soda_plan(cases)
-    checks: list[dict[str, Any]] = []
-    for i in expressed:
-        checks += soda_checks(i, cases[i].yaml)
     df.createOrReplaceTempView(SODA_TABLE)
     scan = Scan()
     scan.set_scan_definition_name("assay-benchmark")
     scan.set_data_source_name("spark_df")
     scan.add_spark_session(spark, data_source_name="spark_df")
-    scan.add_sodacl_yaml_str(yaml.safe_dump({f"checks for {SODA_TABLE}": checks}, sort_keys=False))
+    scan.add_sodacl_yaml_str(sodacl)
     scan.execute()
     if scan.has_error_logs():
         raise RuntimeError("soda scan errors: " + scan.get_error_logs_text()[:1500])
     results = scan.get_scan_results()["checks"]
-    if len(results) != len(checks):
-        raise RuntimeError(f"soda evaluated {len(results)} of {len(checks)} checks")
+    if len(results) != count:
+        raise RuntimeError(f"soda evaluated {len(results)} of {count} checks")
     failed = {int(r["name"][1:]) for r in results if r.get("outcome") != "pass"}
-    return expressed, sorted(failed)
+    return sorted(failed)
 
 
 # --- databricks-labs-dqx -------------------------------------------------------------------------
@@ -554,7 +567,6 @@ def _dqx_workspace_client() -> Any:
 
 def run_dqx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int], list[int]]:
     from databricks.labs.dqx.engine import DQEngine
-    from pyspark.sql import functions as F
 
     expressed, _ = dqx_plan(cases)
     rules: list[Any] = []
@@ -562,6 +574,13 @@ def run_dqx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int
         rules += dqx_rules(i, cases[i].yaml)
     engine = DQEngine(_dqx_workspace_client(), spark=spark)
     checked = engine.apply_checks(df, rules)
+    return expressed, dqx_failed(checked)
+
+
+def dqx_failed(checked: Any) -> list[int]:
+    """The rules (checks named r<i>) DQX flagged in its annotated rows ``checked``."""
+    from pyspark.sql import functions as F
+
     # DQX annotates rows (an `_errors` array of the failed checks per row); per-rule
     # verdicts need one more query over the annotated rows.
     # A check DQX could not evaluate (e.g. an unknown column) is reported in `_errors` too,
@@ -572,7 +591,7 @@ def run_dqx(spark: Any, df: Any, cases: list[suites_mod.Case]) -> tuple[list[int
     skipped = sorted(r["name"] for r in rows if r["skipped"])
     if skipped:
         raise RuntimeError(f"DQX skipped checks {skipped} (could not evaluate them)")
-    return expressed, sorted(int(r["name"][1:]) for r in rows)
+    return sorted({int(r["name"][1:]) for r in rows})
 
 
 DQX_SKIPPED = "Check evaluation skipped"
