@@ -21,7 +21,7 @@ from assay.dialects.base import Context, Dialect
 from assay.dialects.great_expectations_map import EXPECTATIONS
 from assay.errors import ConfigError
 from assay.ir.origin import Origin
-from assay.ir.rules import Rule
+from assay.ir.rules import Rule, SchemaCheck
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
 
 NAME = "great-expectations"
@@ -132,6 +132,8 @@ def expectation_rule(item: Node) -> Rule:
     kwargs.check_keys(expectation.keys)
     mapped = expectation.build(kwargs)
     condition = kw.row_condition(kwargs) if expectation.keys >= kw.CONDITION else None
+    if isinstance(mapped.check, SchemaCheck):  # a type: GX on Spark reads no row
+        condition = None
     places: tuple[tuple[str, Origin], ...] = ()
     condition_node = kwargs.get("row_condition")
     if condition is not None and condition_node is not None:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from assay.config.node import Node
 from assay.dialects import great_expectations_kwargs as kw
+from assay.dialects import great_expectations_types as types
 from assay.ir.expr import (
     Col,
     Compare,
@@ -107,12 +108,15 @@ def _between(kwargs: Node) -> Mapped:
 
 def _values(kwargs: Node, *, nullable: bool) -> tuple[Scalar, ...] | None:
     """``value_set``; None when null and ``nullable`` (GX's Spark metric of
-    ``_to_be_in_set`` then expects every value). A null item is left out: Spark's ``isin``
-    never matches it."""
+    ``_to_be_in_set`` then expects every value), or when it holds a null and ``nullable``
+    (Spark's ``isin`` is then true or null, never false: GX finds no value unexpected).
+    A null item is otherwise left out: ``isin`` never matches it."""
     node = kwargs.require("value_set")
     if node.value is None and nullable:
         return None
     items = node.as_list("a list of values")
+    if nullable and any(item.value is None for item in items):
+        return None
     what = "a value (a number, a string or a boolean)"
     return tuple(kw.scalar(item, what) for item in items if item.value is not None)
 
@@ -215,13 +219,56 @@ def _columns_match(kwargs: Node, key: str, exactly: Literal["set", "order"]) -> 
         return Mapped(check, (), (), None, None)
     if exactly == "set":
         names = tuple(dict.fromkeys(names))
-        exactly_set = kw.flag(kwargs, "exact_match")
+        # GX 1.x: exact_match is True unless given (null or false: these at least)
+        exactly_set = "exact_match" not in kwargs.as_mapping() or kw.flag(kwargs, "exact_match")
         check = SchemaCheck(
             required=names, case_sensitive=True, exactly="set" if exactly_set else "superset"
         )
     else:
         check = SchemaCheck(required=names, case_sensitive=True, exactly="order")
     return Mapped(check, (), (), None, None)
+
+
+def _of_type(kwargs: Node) -> Mapped:
+    """GX on Spark: the column's type is an instance of the ``pyspark.sql.types`` class
+    named (:mod:`assay.dialects.great_expectations_types`); judged from the schema."""
+    name = kw.column(kwargs)
+    node = kwargs.require("type_")
+    return _typed(kwargs, name, (_type_name(node, node.as_str("a type name")),))
+
+
+def _in_type_list(kwargs: Node) -> Mapped:
+    """GX on Spark: names that are no class of ``pyspark.sql.types`` are skipped
+    (``int``, ``INTEGER``: the names a suite gives for other backends), none known is
+    an error; a null list is vacuously true."""
+    name = kw.column(kwargs)
+    node = kwargs.require("type_list")
+    if node.value is None:
+        return _typed(kwargs, name, ())
+    items = node.as_list("a list of type names")
+    names = tuple(item.as_str("a type name") for item in items)
+    known = tuple(n for n in names if n in types.NAMES)
+    if not known:
+        _type_name(node, ", ".join(names) or "[]")
+    return _typed(kwargs, name, known)
+
+
+def _type_name(node: Node, text: str) -> str:
+    if text not in types.NAMES:
+        raise node.error(
+            f"Great Expectations on Spark knows no type {text!r}",
+            hint="name a class of pyspark.sql.types: " + ", ".join(types.NAMES),
+        )
+    return text
+
+
+def _typed(kwargs: Node, name: str, names: tuple[str, ...]) -> Mapped:
+    """A type expectation: ``mostly`` and ``row_condition`` are read (GX takes them) but
+    change nothing, as on Spark GX judges the column's type, not its values."""
+    kw.mostly(kwargs)
+    typed = ((name, types.pattern(names)),) if names else ()
+    check = SchemaCheck(required=(name,), types=typed, case_sensitive=True, exactly="superset")
+    return Mapped(check, (name,), (), None, None)
 
 
 def _column_stat(fn: ColumnFn) -> Builder:
@@ -354,6 +401,10 @@ EXPECTATIONS: dict[str, Expectation] = {
         lambda kwargs: _columns_match(kwargs, "column_set", "set"),
         frozenset({"column_set", "exact_match"}) | kw.IGNORED,
     ),
+    "expect_column_values_to_be_of_type": Expectation(_of_type, _COLUMN_MAP | {"type_"}),
+    "expect_column_values_to_be_in_type_list": Expectation(
+        _in_type_list, _COLUMN_MAP | {"type_list"}
+    ),
     "expect_column_mean_to_be_between": Expectation(_column_stat("avg"), _AGG),
     "expect_column_min_to_be_between": Expectation(_column_stat("min"), _AGG),
     "expect_column_max_to_be_between": Expectation(_column_stat("max"), _AGG),
@@ -379,3 +430,7 @@ NULL_EXPECTATIONS = frozenset(
     {"expect_column_values_to_not_be_null", "expect_column_values_to_be_null"}
 )
 """The column-map expectations that consider every row (GX's own ``_validate``)."""
+TYPE_EXPECTATIONS = frozenset(
+    {"expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list"}
+)
+"""The expectations judged from a column's type (GX's ``observed_value``: its class)."""

@@ -11,7 +11,12 @@ from typing import Any
 
 from assay.dialects.dqx import is_dqx
 from assay.dialects.dqx_results import with_dqx_view
-from assay.dialects.great_expectations_map import EXPECTATIONS, NULL_EXPECTATIONS
+from assay.dialects.great_expectations_map import (
+    EXPECTATIONS,
+    NULL_EXPECTATIONS,
+    TYPE_EXPECTATIONS,
+)
+from assay.dialects.great_expectations_types import class_name
 from assay.dialects.soda_checks import is_soda
 from assay.dialects.soda_results import with_soda_numbers
 from assay.ir.rules import MetricCheck, RowCheck, Rule, SchemaCheck, UniqueCheck
@@ -28,24 +33,32 @@ def gx_numbers(
     rows: int | None,
     metric_value: object,
     samples: Sequence[Mapping[str, Any]] | None,
+    table_rows: int | None = None,
 ) -> dict[str, Any] | None:
-    """GX's result numbers of ``rule`` (None for a rule not read from a GX suite or one
-    not measured). ``rows`` are the rows the rule considered (its filter's)."""
-    if rule.kind not in EXPECTATIONS or failed_count is None and metric_value is None:
-        return None
+    """GX's result numbers of ``rule`` (None for a rule not read from a GX suite). ``rows``
+    are the rows the rule considered (its filter's), ``table_rows`` the table's: GX's
+    ``element_count`` of an expectation without ``row_condition``, and its
+    ``missing_count`` the rows it leaves out (nulls, ``ignore_row_if``)."""
     check = rule.check
-    if isinstance(check, SchemaCheck):
+    if rule.kind not in EXPECTATIONS or isinstance(check, SchemaCheck):
         return None
-    if isinstance(check, MetricCheck):
+    if isinstance(check, MetricCheck):  # no value (an empty column, NaN): GX's null
         if rule.filter is None and rows is not None:
             return {"observed_value": metric_value, "element_count": rows}
         return {"observed_value": metric_value}
     if not isinstance(check, (RowCheck, UniqueCheck)) or failed_count is None:
         return None
-    found: dict[str, Any] = {"unexpected_count": failed_count}
+    # a column's values GX sums (F.sum(F.when(...))): no row considered, no sum
+    summed = len(rule.columns) == 1 and isinstance(check, RowCheck)
+    found: dict[str, Any] = {"unexpected_count": None if summed and not rows else failed_count}
     found["unexpected_percent"] = failed_count / rows * 100 if rows else None
+    conditioned = dict(rule.params).get("row_condition") is not None
     if rule.kind in NULL_EXPECTATIONS or (rule.filter is None and rows is not None):
         found["element_count"] = rows
+    elif not conditioned and table_rows is not None and rows is not None:
+        found["element_count"] = table_rows
+    if rule.kind not in NULL_EXPECTATIONS and "element_count" in found and rows is not None:
+        found["missing_count"] = found["element_count"] - rows
     if samples is not None:
         found["partial_unexpected_list"] = _partial(rule.columns, samples)
     return found
@@ -70,21 +83,34 @@ def with_gx_numbers(
     rows: int | None,
     metric_value: object,
     samples: Sequence[Mapping[str, Any]] | None,
+    table_rows: int | None = None,
+    measured: bool = True,
 ) -> dict[str, Any] | None:
     """A result's ``details`` with GX's numbers under :data:`KEY` when the rule is an
-    expectation, with Soda's (:mod:`assay.dialects.soda_results`) when it is a SodaCL
-    check, DQX's view (:mod:`assay.dialects.dqx_results`) when it is a DQX check
-    (unchanged otherwise)."""
+    expectation (that was ``measured``: not an error), with Soda's
+    (:mod:`assay.dialects.soda_results`) when it is a SodaCL check, DQX's view
+    (:mod:`assay.dialects.dqx_results`) when it is a DQX check (unchanged otherwise)."""
     if is_soda(rule):
         return with_soda_numbers(details, rule, failed_count, rows, metric_value)
     if is_dqx(rule):
         return with_dqx_view(details, rule, failed_count)
-    numbers = gx_numbers(rule, failed_count, rows, metric_value, samples)
-    columns = (details or {}).get("columns")
-    if isinstance(rule.check, SchemaCheck) and rule.kind in EXPECTATIONS and columns is not None:
-        # the table's columns: GX's observed_value (sorted by GX when a set fails)
-        failed = bool(failed_count) and rule.check.exactly != "order"
-        return {KEY: {"observed_value": sorted(columns) if failed else list(columns)}}
+    if not measured:
+        return dict(details) if details is not None else None
+    found = details or {}
+    if isinstance(rule.check, SchemaCheck) and rule.kind in EXPECTATIONS and "columns" in found:
+        return {KEY: {"observed_value": _observed_schema(rule, rule.check, found)}}
+    numbers = gx_numbers(rule, failed_count, rows, metric_value, samples, table_rows)
     if numbers is None:
         return dict(details) if details is not None else None
-    return {**(details or {}), KEY: numbers}
+    return {**found, KEY: numbers}
+
+
+def _observed_schema(rule: Rule, check: SchemaCheck, details: Mapping[str, Any]) -> Any:
+    """GX's ``observed_value`` of a schema expectation: the table's columns (sorted for a
+    set, as GX sorts them), or the class name of a column's type."""
+    columns = list(details["columns"])
+    if rule.kind in TYPE_EXPECTATIONS:
+        kinds = dict(zip(columns, details.get("types") or (), strict=False))
+        kind = kinds.get(rule.columns[0])
+        return class_name(kind) if kind is not None else None
+    return columns if check.exactly == "order" else sorted(columns)

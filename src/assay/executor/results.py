@@ -114,7 +114,9 @@ def rule_result(
         origin=rule.origin,
         elapsed_ms=elapsed_ms,
         details=with_odcs_view(  # GX suites, data contracts: docs/dialects.md
-            with_gx_numbers(outcome.details, rule, *numbers),
+            with_gx_numbers(
+                outcome.details, rule, *numbers, row_count, outcome.severity != "error"
+            ),
             rule,
             outcome.severity,
             outcome.failed_count,

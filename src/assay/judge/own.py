@@ -34,7 +34,8 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
         elif not type_matches(expected, actual):
             problems.append(f"column {column} is {actual}, expected {expected}")
     # a rule on the whole column list reports it (Great Expectations' observed_value)
-    columns = {"columns": [c for c, _ in schema]} if check.exactly else None
+    listed = {"columns": [c for c, _ in schema], "types": [k for _, k in schema]}
+    columns = listed if check.exactly else None
     if problems:
         said = "schema: " + "; ".join(problems)
         return Outcome(_fail(rule), len(problems), None, said, columns)

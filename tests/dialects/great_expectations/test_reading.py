@@ -163,7 +163,7 @@ def test_pairs_columns_and_proportions(tmp_path):
         ("expect_column_pair_values_a_to_be_greater_than_b",
          {"column_A": "a", "column_B": "b", "or_equal": True, "ignore_row_if": "neither"}),
         ("expect_table_columns_to_match_set", {"column_set": ["a", "b"], "exact_match": True}),
-        ("expect_table_columns_to_match_set", {"column_set": ["a"]}),
+        ("expect_table_columns_to_match_set", {"column_set": ["a"], "exact_match": False}),
         ("expect_table_columns_to_match_ordered_list", {"column_list": ["b", "a"]}),
         ("expect_column_proportion_of_unique_values_to_be_between",
          {"column": "a", "min_value": 0.5}),
@@ -179,3 +179,88 @@ def test_pairs_columns_and_proportions(tmp_path):
     assert ordered.check == SchemaCheck(("b", "a"), case_sensitive=True, exactly="order")
     assert isinstance(proportion.check, MetricCheck)
     assert proportion.check.metric == GroupMetric(("a",), "distinct_ratio")
+
+
+def test_what_gx_1x_reads_where_0x_fixtures_are_silent(tmp_path):
+    # the oracle (test_oracle.py) found both: GX 1.x's exact_match is True unless given,
+    # and Spark's isin with a null in the set is never false
+    exact, explicit_null, in_set, not_in_set = rules(
+        tmp_path,
+        ("expect_table_columns_to_match_set", {"column_set": ["a"]}),
+        ("expect_table_columns_to_match_set", {"column_set": ["a"], "exact_match": None}),
+        ("expect_column_values_to_be_in_set", {"column": "a", "value_set": ["x", None]}),
+        ("expect_column_values_to_not_be_in_set", {"column": "a", "value_set": ["x", None]}),
+    )  # fmt: skip
+    assert exact.check == SchemaCheck(("a",), case_sensitive=True, exactly="set")
+    assert explicit_null.check.exactly == "superset"
+    assert in_set.check == RowCheck(is_true(Lit(False)))  # no value is unexpected
+    assert not_in_set.check == RowCheck(is_true(InSet(Col("a"), ("x",))))
+
+
+def test_type_expectations_are_schema_checks_of_pyspark_classes(tmp_path):
+    of_type, numeric, in_list, no_list = rules(
+        tmp_path,
+        ("expect_column_values_to_be_of_type", {"column": "a", "type_": "IntegerType"}),
+        ("expect_column_values_to_be_of_type", {"column": "a", "type_": "IntegralType",
+                                                "mostly": 0.5}),
+        ("expect_column_values_to_be_in_type_list",
+         {"column": "a", "type_list": ["int", "INTEGER", "StringType", "DateType"]}),
+        ("expect_column_values_to_be_in_type_list", {"column": "a", "type_list": None}),
+    )  # fmt: skip
+    assert of_type.check == SchemaCheck(("a",), types=(("a", "int"),), case_sensitive=True,
+                                        exactly="superset")  # fmt: skip
+    assert numeric.check.types == (("a", "tinyint|smallint|int|bigint"),)
+    assert in_list.check.types == (("a", "string|stringcollate*|date"),)
+    assert no_list.check.types == () and no_list.filter is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "said"),
+    [
+        ({"type_": "int"}, "kwargs.type_: Great Expectations on Spark knows no type 'int'"),
+        ({"type_": "STRING"}, "knows no type 'STRING'"),
+        ({"type_": "StructField"}, "knows no type 'StructField'"),
+        ({"type_list": ["int", "str"]}, "kwargs.type_list: Great Expectations on Spark knows "
+                                        "no type 'int, str'"),
+        ({"type_list": []}, "knows no type '[]'"),
+    ],
+)  # fmt: skip
+def test_type_names_gx_would_not_match_are_refused(tmp_path, kwargs, said):
+    kind = "in_type_list" if "type_list" in kwargs else "of_type"
+    text = errors(suite(tmp_path, (f"expect_column_values_to_be_{kind}", {"column": "a", **kwargs})),
+                  source="d.parquet")  # fmt: skip
+    assert said in text and "IntegerType" in text  # the hint names the valid names
+
+
+def test_type_names_are_pysparks_classes():
+    """The dialect's table of type names (no pyspark) against pyspark.sql.types: every
+    class a column's type can be an instance of, each matching exactly the type strings
+    of its instances."""
+    import inspect
+
+    import pyspark.sql.types as T
+
+    from assay.dialects import great_expectations_types as types
+    from assay.judge.own import type_matches
+
+    classes = {n: c for n, c in vars(T).items() if inspect.isclass(c) and issubclass(c, T.DataType)}
+    assert set(types.NAMES) == set(classes) - {"StructField"}
+    for name in types.NAMES:
+        subclasses = {c for c in types.CONCRETE if issubclass(classes[c], classes[name])}
+        assert subclasses == set(types.ABSTRACT.get(name, (name,))), name
+    samples = [T.NullType(), T.StringType(), T.StringType("UTF8_LCASE"), T.CharType(3),
+               T.VarcharType(5), T.BinaryType(), T.BooleanType(), T.DateType(), T.TimeType(6),
+               T.TimestampType(), T.TimestampNTZType(), T.DecimalType(38, 18), T.DoubleType(),
+               T.FloatType(), T.ByteType(), T.ShortType(), T.IntegerType(), T.LongType(),
+               T.DayTimeIntervalType(), T.DayTimeIntervalType(1, 1), T.DayTimeIntervalType(2, 3),
+               T.YearMonthIntervalType(), T.YearMonthIntervalType(1, 1),
+               T.CalendarIntervalType(), T.ArrayType(T.IntegerType()),
+               T.MapType(T.StringType(), T.IntegerType()),
+               T.StructType([T.StructField("Interval", T.IntegerType())]), T.VariantType(),
+               T.GeographyType(4326), T.GeometryType("ANY")]  # fmt: skip
+    assert {type(t).__name__ for t in samples} == set(types.CONCRETE) - {"UserDefinedType"}
+    for sample in samples:
+        assert types.class_name(sample.simpleString()) == type(sample).__name__
+        for name in types.NAMES:
+            matched = type_matches(types.pattern((name,)), sample.simpleString())
+            assert matched == isinstance(sample, classes[name]), (name, sample.simpleString())
