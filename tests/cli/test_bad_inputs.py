@@ -56,7 +56,7 @@ CASES: list[dict] = yaml.safe_load((CORPUS / "cases.yaml").read_text(encoding="u
 FORMATS = ("native", "data_validator", "metorikku", "sparquet", "spark_data_test")
 COMMANDS = ("run", "check", "explain", "compare", "report")
 # commands the corpus tries too, without a quota of cases of their own
-MORE_COMMANDS = ("suggest", "profile", "history")
+MORE_COMMANDS = ("suggest", "profile", "history", "convert")
 KNOWN_KEYS = {
     "id", "args", "exit", "stderr", "stderr_not", "events", "tables", "comparisons",
     "results", "summary", "writes", "subprocess", "xfail",

@@ -653,6 +653,7 @@ def test_detect_recognises_native_by_shape():
         "great-expectations",
         "sodacl",
         "dqx",
+        "odcs",
     ]
 
 
