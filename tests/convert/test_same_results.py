@@ -17,6 +17,8 @@ EX = ROOT / "examples"
 ORDERS = str(EX / "data" / "orders.parquet")
 CUSTOMERS = str(EX / "data" / "customers.parquet")
 
+pytestmark = pytest.mark.spark
+
 CASES: dict[str, tuple[Path, dict[str, Any]]] = {
     "native": (EX / "orders.yaml", {}),
     "dqx": (EX / "dqx" / "checks.yml", {"source": ORDERS}),
