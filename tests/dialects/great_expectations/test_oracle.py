@@ -11,6 +11,7 @@ the differences of ``DIFFERS`` (docs/dialects.md, "Great Expectations suites")."
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import math
 from decimal import Decimal
@@ -207,19 +208,26 @@ DIFFERS: dict[tuple[str, int, str], str] = {
 (docs/dialects.md); a difference listed that no longer occurs fails the test."""
 
 
-def _gx_results(spark, path: Path, suite: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """GX's result of each expectation (by its ``meta.n``): success and its numbers."""
+@functools.cache
+def _gx() -> tuple[Any, Any]:
+    """GX's batch definition (an ephemeral context, a Spark data source, a dataframe
+    asset) and the suite, made once for both tables."""
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     asset = context.data_sources.add_spark(name="oracle").add_dataframe_asset(name="data")
-    batches = asset.add_batch_definition_whole_dataframe("whole")
+    return asset.add_batch_definition_whole_dataframe("whole"), gx.ExpectationSuite(**SUITE)
+
+
+def _gx_results(spark, path: Path) -> dict[int, dict[str, Any]]:
+    """GX's result of each expectation (by its ``meta.n``): success and its numbers."""
+    batches, suite = _gx()
     df = spark.read.parquet(str(path))
     batch = batches.get_batch(batch_parameters={"dataframe": df})
     try:
-        validated = batch.validate(gx.ExpectationSuite(**suite), result_format="SUMMARY")
+        validated = batch.validate(suite, result_format="SUMMARY")
     finally:
         df.unpersist()
     found: dict[int, dict[str, Any]] = {}
@@ -258,7 +266,7 @@ def compare(spark, folder: Path, table: str, rows: list[dict[str, Any]]) -> dict
     suite_file = folder / "suite.json"
     suite_file.write_text(json.dumps(SUITE, indent=1))
     spark.conf.set("spark.sql.session.timeZone", "UTC")
-    gx_found = _gx_results(spark, path, SUITE)
+    gx_found = _gx_results(spark, path)
     results = run(spark, load(suite_file, source=str(path), for_run=True)).results
     assert [r["rule_index"] for r in results] == list(range(len(SUITE_ITEMS)))
     differ: dict[tuple, str] = {}
