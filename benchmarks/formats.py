@@ -244,7 +244,8 @@ def rounds(formats: list[Format], spark: Any, engines: Engines | None, data: Pat
 def _show(name: str, side: str, k: int, rec: dict[str, Any]) -> None:
     shown = f"{rec['seconds']:.2f} s" if "error" not in rec else f"ERROR {rec['error'][:200]}"
     log(f"{name}: run {k + 1} {side}: {shown}, {rec.get('sql_executions')} SQL executions, "
-        f"failed {rec.get('failed')}, other processes {rec.get('other_cores')} cores")
+        f"failed {rec.get('failed', rec.get('failed_rules'))}, "
+        f"other processes {rec.get('other_cores')} cores")
 
 
 # --- summary ------------------------------------------------------------------------------------
