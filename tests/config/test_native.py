@@ -52,6 +52,7 @@ from assay.ir import (
     any_of,
     is_true,
 )
+from assay.ir.monitoring import SchemaChangeCheck
 from tests.config.test_catalogue import REFERENCE_ALIASES, REFERENCE_TYPES
 
 HERE = Path(__file__).parent
@@ -307,6 +308,13 @@ RULE_CASES = [
         None,
     ),
     ("{type: sql, query: 'SELECT true'}", "sql", SqlCheck("SELECT true", "boolean"), (), None),
+    (
+        "{type: schema_change, warn_when: [added], order: index}",
+        "schema_change",
+        SchemaChangeCheck(("removed", "retyped", "reordered"), ("added",), "index"),
+        (),
+        None,
+    ),
 ]
 
 

@@ -46,7 +46,8 @@ def data(spark, tmp_path_factory) -> str:
 def config(path: str, rules: list[str]) -> str:
     body = "\n".join(f"      - {r}" for r in rules)
     source = f'{{path: "{path}"}}'
-    return f"tables:\n  - name: every\n    source: {source}\n    keys: [id]\n    rules:\n{body}\n"
+    store = "metrics: {path: metrics.jsonl}\n"  # schema_change is judged against a store's
+    return f"{store}tables:\n  - name: every\n    source: {source}\n    keys: [id]\n    rules:\n{body}\n"
 
 
 def explain(path) -> dict:

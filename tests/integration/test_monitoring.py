@@ -41,7 +41,8 @@ def test_seven_days_through_a_file_store(spark, tmp_path):
     assert [r.summary.metrics["history_runs_read"] for r in results] == [0, 4, 7, 10, 12, 14, 16]
     stored = [json.loads(line) for line in store.read_text().splitlines()]
     assert len({r["run_id"] for r in stored}) == 7
-    rules = {"rows_change", "rows_online", "rows_online_all", "not_null(id)", "(table)"}
+    rules = {"rows_change", "rows_online", "rows_online_all", "not_null(id)", "(table)",
+             "(schema)"}  # fmt: skip
     assert {r["rule"] for r in stored} == rules
     rows = [r["value"] for r in stored if r["rule"] == "(table)"]
     assert rows == [float(c) for c in COUNTS]
@@ -63,7 +64,7 @@ def test_the_table_store_keeps_every_row_of_runs_appending_at_once(spark):
         try:
             r = assay.validate(spark.range(10 + n), [{"type": "row_count", "must_be": "> 0"}],
                                metrics_table=table)  # fmt: skip
-            assert r.summary.metrics["rows"] == 3 and "error" not in r.summary.metrics
+            assert r.summary.metrics["rows"] == 4 and "error" not in r.summary.metrics
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -75,8 +76,8 @@ def test_the_table_store_keeps_every_row_of_runs_appending_at_once(spark):
         t.join(300)
     assert errors == []
     counted = spark.sql(f"SELECT count(*), count(DISTINCT run_id) FROM {table}").collect()[0]
-    assert tuple(counted) == (15, 5)
-    assert assay.history(metrics_table=table, spark=spark).count() == 15
+    assert tuple(counted) == (20, 5)  # each run's 3 values and its schema
+    assert assay.history(metrics_table=table, spark=spark).count() == 20
     values = spark.sql(f"SELECT value FROM {table} WHERE rule = '(table)'").collect()
     assert sorted(v[0] for v in values) == [1.0, 10.0, 11.0, 12.0, 13.0]
 
@@ -205,7 +206,7 @@ def test_a_full_disk_costs_the_append_and_leaves_the_store_as_it_was(spark, tmp_
     with small_filesystem(tmp_path) as fs:
         path = fs / "metrics.jsonl"
         first = assay.validate(day_frame(spark, 1), rules, metrics=str(path), run_time=run_time(1))
-        assert first.summary.metrics["rows"] == 3
+        assert first.summary.metrics["rows"] == 4
         with open(path, "ab") as handle:  # blank lines: the file's last page all but full
             handle.write(b"\n" * (4096 - path.stat().st_size % 4096 - 20))
         before = path.read_bytes()
@@ -217,7 +218,7 @@ def test_a_full_disk_costs_the_append_and_leaves_the_store_as_it_was(spark, tmp_
         said = full.summary.metrics
         assert full.exit_code == full.summary.exit_code == 3 and said["rows"] == 0
         assert said["error"] == (
-            f"metrics store file {path}: No space left on device: none of the run's 3 rows"
+            f"metrics store file {path}: No space left on device: none of the run's 4 rows"
             " appended (the file is as it was)"
         )
         assert said["error"] in full.summary.exit_reason
@@ -255,14 +256,14 @@ def test_lines_that_are_not_rows_are_skipped_counted_and_said(spark, tmp_path):
         "a value that is not a finite number": 1, "a run_time that is not an ISO 8601 time": 1,
         "not JSON (a line cut short, or not written by assay)": 2, "no value": 1}}  # fmt: skip
     assert result.summary.metrics["skipped"] == skipped
-    assert result.exit_code == 0 and result.summary.metrics["rows"] == 3
+    assert result.exit_code == 0 and result.summary.metrics["rows"] == 4
     validate_event(result.summary.to_dict())
     # the run's rows start on a line of their own, after the line cut short
     lines = path.read_bytes().split(b"\n")
-    assert lines[5] == _stored_line(run_id="cut")[:50] and len(lines) == 6 + 3 + 1
+    assert lines[5] == _stored_line(run_id="cut")[:50] and len(lines) == 6 + 4 + 1
     listed = _assay("history", "--metrics", str(path))
     assert listed.returncode == 0, listed.stderr
-    assert len(listed.stdout.splitlines()) == 4  # day 1's row and the run's 3
+    assert len(listed.stdout.splitlines()) == 5  # day 1's row and the run's 4
     assert f"assay: warning: metrics store file {path}: 5 lines skipped" in listed.stderr
 
 
@@ -278,17 +279,17 @@ def test_a_killed_runs_unregistered_partition_is_never_read(spark):
     rules = [RULES[0]]
     assay.validate(day_frame(spark, 1), rules, metrics_table=table, run_time=run_time(1))
     store = MetricsStore("table", table)
-    killed = spark.sql(f"SELECT * FROM {table}").drop("run_id").withColumn("value", F.lit(1.0))
+    killed = spark.sql(f"SELECT * FROM {table}").drop("run_id").withColumn("value", F.lit(-1.0))
     killed.write.format("parquet").save(f"{_location(spark, store)}/run_id=killed")
     second = assay.validate(day_frame(spark, 2), rules, metrics_table=table, run_time=run_time(2))
     (judged,) = second.results
-    assert [p["value"] for p in judged.baseline["points"]] == [1000.0]  # not the killed 1.0
-    assert second.summary.metrics["rows"] == 3 and "error" not in second.summary.metrics
+    assert [p["value"] for p in judged.baseline["points"]] == [1000.0]  # not the killed -1.0
+    assert second.summary.metrics["rows"] == 4 and "error" not in second.summary.metrics
     found, skipped = stored(spark, store, Selection())
     assert second.summary.run_id in {r["run_id"] for r in found}
     assert "killed" not in {r["run_id"] for r in found} and len({r["run_id"] for r in found}) == 2
-    assert 1.0 not in {r["value"] for r in found} and not skipped
-    assert assay.history(metrics_table=table, spark=spark).where("value = 1.0").count() == 0
+    assert -1.0 not in {r["value"] for r in found} and not skipped
+    assert assay.history(metrics_table=table, spark=spark).where("value = -1.0").count() == 0
     want = wanted(assay.rules_suite(rules).tables, Monitoring(store), "x", parse_time(run_time(9)))
     history, _ = history_read(spark, store, want)
     assert [p.value for p in history[("dataframe", "rows_change")]] == [1010.0]

@@ -9,6 +9,7 @@ from assay.api.suites import Config, load
 from assay.ir.monitoring import Monitoring
 from assay.ir.rules import ValidatorCheck
 from assay.ir.suite import Suite, Table
+from assay.monitoring.schemas import SCHEMA_RULE
 from assay.options import RunOptions, checked, declarations, takes_options
 
 if TYPE_CHECKING:
@@ -186,10 +187,16 @@ def history_text(found: dict[str, Any]) -> str:
         lines.append(f"  history: read once before any table ({how}): {len(rules)} rules"
                      f" judged over time, the newest {max(r['runs'] for r in rules)} runs"
                      " at most")  # fmt: skip
-        lines += [f"    {r['table']}: {r['rule']} ({r['measure']}, last {r['runs']})"
-                  for r in rules]  # fmt: skip
+        lines += [f"    {r['table']}: {_read(r)}" for r in rules]
     else:
-        lines.append("  history: none read (no rule has change or anomaly)")
+        lines.append("  history: none read (no rule has change or anomaly, nor is schema_change)")
     write = "1 Spark write" if found["write_plans"] else "one append to the file"
-    lines.append(f"  after the run: every measured value appended ({write})")
+    lines.append(f"  after the run: every value measured, each table's schema appended ({write})")
     return "\n".join(lines)
+
+
+def _read(wanted: dict[str, Any]) -> str:
+    """What the history read holds of one rule (a table's last schema: schema_change)."""
+    if wanted["rule"] == SCHEMA_RULE:
+        return "its last schema (schema_change)"
+    return f"{wanted['rule']} ({wanted['measure']}, last {wanted['runs']})"

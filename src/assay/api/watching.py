@@ -11,6 +11,7 @@ from assay.ir.monitoring import MetricsStore, Monitoring
 from assay.ir.rules import Rule
 from assay.ir.suite import Suite
 from assay.monitoring.records import parse_time
+from assay.monitoring.series import watched
 from assay.options import RunOptions
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
             said = "--tag" if options.tags else "--run-time"
             raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
         unstored = [_without_store(rule) for table in suite.tables for rule in table.rules
-                    if rule.over_time is not None]  # fmt: skip
+                    if watched(rule)]  # fmt: skip
         if unstored:
             raise ConfigErrors(unstored)
         return None
@@ -52,8 +53,7 @@ def _without_store(rule: Rule) -> ConfigError:
     """A rule judged over time in a run that has no metrics store to read its history
     from: it would pass, unjudged, run after run."""
     over = rule.over_time
-    assert over is not None
-    key = "change" if over.change is not None else "anomaly"
+    key = rule.kind if over is None else "change" if over.change is not None else "anomaly"
     return ConfigError(
         f"{key}: judged over time, the rule needs a metrics store to read its history"
         " from, and this run has none (it would pass unjudged run after run)",

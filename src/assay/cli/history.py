@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -36,8 +37,8 @@ Measures = Annotated[
     Optional[list[str]],  # noqa: UP045
     typer.Option(
         "--measure",
-        help="Only this measure: metric_value, failed_count, row_count or a comparison count "
-        "(repeatable).",
+        help="Only this measure: metric_value, failed_count, row_count, a comparison count, or "
+        "schema: each table's columns, one line per run (repeatable).",
         show_default=False,
     ),
 ]
@@ -140,6 +141,11 @@ def _print(rows: list[dict[str, Any]], format: str) -> None:  # noqa: A002
         return
     import orjson
 
+    from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE, parse
+
     for row in rows:
         line = {name: row.get(name) for name in NAMES}
+        if (row.get("rule"), row.get("measure")) == (SCHEMA_RULE, SCHEMA_MEASURE):
+            # a table's schema: its columns as JSON objects, not a text holding them
+            line["columns"] = [dataclasses.asdict(c) for c in parse(row["columns"]) or ()]
         sys.stdout.write(orjson.dumps(line).decode() + "\n")

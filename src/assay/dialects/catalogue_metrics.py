@@ -29,6 +29,12 @@ from assay.dialects.native_rules import (
     build_sql,
     metric_rule,
 )
+from assay.dialects.over_time import (
+    ORDERS,
+    SCHEMA_CHANGE_KEYS,
+    SCHEMA_CHANGE_LIST,
+    build_schema_change,
+)
 from assay.dialects.rule_spec import (
     FILTER_KEY,
     KEY_VALUES,
@@ -253,6 +259,28 @@ METRIC_RULES: dict[str, RuleSpec] = {
             plan="schema",
         ),
         requires=(any_of("required_columns", "forbidden_columns", "column_types"),),
+    ),
+    "schema_change": RuleSpec(
+        build_schema_change,
+        SCHEMA_CHANGE_KEYS,
+        aliases=(),
+        examples=("{type: schema_change, fail_when: [removed, retyped], warn_when: [added]}",),
+        doc=RuleDoc(
+            params="`fail_when`, `warn_when`: `any` or a list of `added`, `removed`, `retyped`, `reordered` (default: every change not in `warn_when` fails); `order`: `relative` (default) or `index`",
+            fails="the table's columns changed since the last run the metrics store holds: a column added, removed, of another type, or reordered ([monitoring.md](monitoring.md#schema-changes)); the first run passes",
+            nulls="—",
+            columns="—",
+            plan="schema",
+        ),
+        values={
+            "fail_when": SCHEMA_CHANGE_LIST,
+            "warn_when": SCHEMA_CHANGE_LIST,
+            "order": {
+                "enum": list(ORDERS),
+                "default": "relative",
+                "description": "relative: the columns kept are in another order; index: a column kept is at another index (Soda's column index change).",
+            },
+        },
     ),
     "sql": RuleSpec(
         build_sql,

@@ -1,5 +1,5 @@
-"""A native rule's judging over time (``change``, ``anomaly``) and a file's metrics store
-(``metrics``): docs/monitoring.md.
+"""A native rule's judging over time (``change``, ``anomaly``), the ``schema_change`` rule
+and a file's metrics store (``metrics``): docs/monitoring.md.
 
 ::
 
@@ -7,6 +7,7 @@
     change: {vs: avg of last 7, must_be: "< 50%", warn: "< 20%"}
     anomaly: {strategy: online_normal, lower_deviation_factor: 2}
     anomaly: batch_normal                                    # the strategy's defaults
+    {type: schema_change, fail_when: [removed, retyped], warn_when: [added]}
 """
 
 from __future__ import annotations
@@ -15,12 +16,16 @@ import re
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
+from assay.dialects.rule_spec import Built
 from assay.ir.monitoring import (
+    SCHEMA_CHANGES,
     AnomalyDetection,
     Baseline,
     Change,
     MetricsStore,
     OverTime,
+    SchemaChange,
+    SchemaChangeCheck,
     TooLittle,
 )
 from assay.ir.references import ForeignKeyCheck
@@ -174,3 +179,55 @@ def _tags(node: Node | None) -> tuple[tuple[str, str], ...]:
             raise value.error("a tag's value is a string or a number")
         tags.append((key, str(value.value)))
     return tuple(sorted(tags))
+
+
+SCHEMA_CHANGE_KEYS = frozenset({"fail_when", "warn_when", "order"})
+ORDERS = ("relative", "index")
+SCHEMA_CHANGE_LIST = {
+    "oneOf": [
+        {"const": "any"},
+        {"type": "array", "items": {"enum": list(SCHEMA_CHANGES)}, "uniqueItems": True},
+    ],
+    "description": "The changes since the last run: any, or a list of added, removed, retyped"
+    " and reordered (columns).",
+}
+
+
+def build_schema_change(node: Node) -> Built:
+    """``{type: schema_change, fail_when: [...], warn_when: [...], order: relative}``: the
+    kinds of change that fail (default: every kind not in ``warn_when``) and warn."""
+    given = {key: _change_kinds(node.require(key)) for key in ("fail_when", "warn_when")
+             if node.get(key) is not None}  # fmt: skip
+    warn = given.get("warn_when", ())
+    fail = given.get("fail_when", tuple(k for k in SCHEMA_CHANGES if k not in warn))
+    both = [k for k in fail if k in warn]
+    if both:
+        raise node.require("warn_when").error(
+            f"{', '.join(both)}: both in fail_when and warn_when",
+            hint="a change either fails the rule or warns: list it once",
+        )
+    if not fail and not warn:
+        raise node.error(
+            "fail_when and warn_when are both empty: the rule would pass whatever changed",
+            hint=f"list the changes that fail it ({', '.join(SCHEMA_CHANGES)}), or drop it",
+        )
+    order = "relative"
+    if node.get("order") is not None:
+        order = node.require("order").as_str("relative or index")
+        if order not in ORDERS:
+            raise node.require("order").error(unknown_message("order", order, ORDERS))
+    return Built(SchemaChangeCheck(fail, warn, order))  # type: ignore[arg-type]
+
+
+def _change_kinds(node: Node) -> tuple[SchemaChange, ...]:
+    """``any``, or a list of kinds of change, in :data:`SCHEMA_CHANGES`'s order."""
+    hint = f"'any', or a list of {', '.join(SCHEMA_CHANGES)}"
+    if node.value == "any":
+        return SCHEMA_CHANGES
+    listed = []
+    for item in node.as_list(hint):
+        kind = item.as_str(hint)
+        if kind not in SCHEMA_CHANGES:
+            raise item.error(unknown_message("schema change", kind, SCHEMA_CHANGES))
+        listed.append(kind)
+    return tuple(k for k in SCHEMA_CHANGES if k in listed)

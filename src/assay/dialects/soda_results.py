@@ -15,6 +15,7 @@ from typing import Any
 
 from assay.dialects.soda_checks import is_soda
 from assay.ir.metrics import CountMetric
+from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck
 from assay.ir.rules import MetricCheck, Rule, SchemaCheck, UniqueCheck
 
@@ -74,9 +75,20 @@ def with_soda_numbers(
         # time, the result's ``baseline``
         return dict(details) if details is not None else None
     numbers = {
-        "outcome": soda_outcome(rule, failed_count, rows, metric_value),
+        "outcome": _changed(details) if isinstance(rule.check, SchemaChangeCheck) else soda_outcome(
+            rule, failed_count, rows, metric_value
+        ),
         "value": None if isinstance(rule.check, SchemaCheck) else soda_value(
             rule, failed_count, metric_value
         ),
     }  # fmt: skip
     return {**(details or {}), KEY: numbers}
+
+
+def _changed(details: Mapping[str, Any] | None) -> str | None:
+    """Soda's outcome of ``when schema changes``: none without an earlier schema (Soda
+    skips the check), else fail or warn by the changes found."""
+    said = (details or {}).get("schema_change") or {}
+    if said.get("earlier") is None:
+        return None
+    return "fail" if said["failing"] else "warn" if said["warning"] else "pass"

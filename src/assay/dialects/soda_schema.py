@@ -8,8 +8,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from assay.config.node import Node
+from assay.config.node import Node, unknown_message
 from assay.dialects.soda_rule import Dataset, Entry, column_name, rule_of
+from assay.ir.monitoring import SCHEMA_CHANGES, SchemaChange, SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import Rule, SchemaCheck
 
@@ -31,6 +32,8 @@ def schema(got: Entry, dataset: Dataset) -> Rule:
             levels[key] = value
         elif key not in ("name", "attributes"):
             raise value.error(f"invalid schema check configuration '{key}'")
+    if any(_CHANGES in (v.value or {}) for v in levels.values() if isinstance(v.value, dict)):
+        return _schema_changes(got, levels, dataset)
     if len(levels) != 1:
         raise got.node.error(
             "a schema check with both 'fail' and 'warn' is not supported: write two schema checks"
@@ -66,6 +69,41 @@ def schema(got: Entry, dataset: Dataset) -> Rule:
     if level == "warn":
         rule = dataclasses.replace(rule, level="warn")
     return rule
+
+
+_CHANGES = "when schema changes"
+_SODA_CHANGES: dict[str, SchemaChange] = {
+    "column add": "added",
+    "column delete": "removed",
+    "column type change": "retyped",
+    "column index change": "reordered",
+}
+
+
+def _schema_changes(got: Entry, levels: dict[str, Node], dataset: Dataset) -> Rule:
+    """``fail``/``warn``: ``when schema changes: any`` or a list of Soda's changes, judged
+    against the last run's schema in assay's metrics store (``schema_change``; Soda's
+    ``column index change`` is a column at another index: ``order: index``)."""
+    kinds: dict[str, tuple[SchemaChange, ...]] = {"fail": (), "warn": ()}
+    for level, node in levels.items():
+        for key, value in node.as_mapping(f"the {level} validations (a mapping)").items():
+            if key != _CHANGES:
+                raise value.error(
+                    f"'{key}' beside 'when schema changes' in one schema check is not supported",
+                    hint="write two schema checks: one with 'when schema changes', one with"
+                    f" '{key}'",
+                )
+            if value.value == "any":
+                kinds[level] = SCHEMA_CHANGES
+                continue
+            said = [i.as_str("a change") for i in value.as_list("'any' or a list of changes")]
+            for item, text in zip(value.as_list(), said, strict=True):
+                if text not in _SODA_CHANGES:
+                    raise item.error(unknown_message("schema change", text, _SODA_CHANGES))
+            kinds[level] = tuple(k for k in SCHEMA_CHANGES if k in {_SODA_CHANGES[s] for s in said})
+    warn = tuple(k for k in kinds["warn"] if k not in kinds["fail"])  # Soda judges fail first
+    check = SchemaChangeCheck(kinds["fail"], warn, order="index")
+    return rule_of(got, "schema", check, (), dataset)
 
 
 SODA_TYPE_ALIASES = {

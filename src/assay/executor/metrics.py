@@ -29,11 +29,13 @@ from pyspark.sql.connect.window import Window
 
 from assay.errors import SparkFailure
 from assay.executor.spark_errors import spark_message
+from assay.executor.stages.prepared import Prepared
 from assay.ir.monitoring import MetricsStore, Monitoring
-from assay.ir.suite import Suite
+from assay.ir.suite import Suite, Table
 from assay.monitoring import files
 from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, utc_text
 from assay.monitoring.rows import Skipped, checked_row, tally
+from assay.monitoring.schemas import Columns, columns_of
 from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
 from assay.report.events import RunSummary
 
@@ -119,6 +121,7 @@ def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
             "measure",
             "value",
             "run_id",
+            "columns",  # a schema row's columns
             F.unix_micros(F.col("run_time")).alias("micros"),
         )  # fmt: skip
     )
@@ -289,13 +292,19 @@ class Watch:
         return watch
 
     def stored(
-        self, summary: RunSummary, events: Sequence[Mapping[str, Any]], server: str | None
+        self,
+        summary: RunSummary,
+        events: Sequence[Mapping[str, Any]],
+        server: str | None,
+        schemas: Mapping[str, Columns] | None = None,
     ) -> RunSummary:
-        """The summary once the run's values are appended to the store (``metrics``)."""
+        """The summary once the run's values, and the ``schemas`` of its tables, are
+        appended to the store (``metrics``), all in one append."""
         if self.monitoring is None:
             return summary
         store = self.monitoring.store
-        rows = records(events, self.run_time, server, self.monitoring.tags)
+        rows = records(events, self.run_time, server, self.monitoring.tags, schemas,
+                       summary.run_id)  # fmt: skip
         said: dict[str, Any] = {"store": str(store), "run_time": utc_text(self.run_time),
                                 "rows": 0, "history_runs_read": self.runs_read}  # fmt: skip
         if self.skipped:
@@ -312,3 +321,17 @@ class Watch:
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
+
+
+def table_schemas(prepared: Sequence[object], tables: Sequence[Table]) -> dict[str, Columns]:
+    """The schema of each table whose source was read (:class:`Prepared`), by name: read
+    from its DataFrame's schema, which preparing it fetched and the client keeps (no
+    request to the server)."""
+    schemas = {}
+    for ready, table in zip(prepared, tables, strict=True):
+        if isinstance(ready, Prepared):
+            fields = ready.df.schema.fields
+            schemas[table.name] = columns_of(
+                (f.name, f.dataType.simpleString(), f.nullable) for f in fields
+            )
+    return schemas

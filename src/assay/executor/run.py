@@ -32,7 +32,7 @@ from assay.executor.compare import (
     with_comparisons,
 )
 from assay.executor.deadline import DEFAULT_PLAN_TIMEOUT
-from assay.executor.metrics import Watch
+from assay.executor.metrics import Watch, table_schemas
 from assay.executor.prepare import error_place, listed, prepare, table_problems
 from assay.executor.progress import Progress
 from assay.executor.setup import blocked_by, create_views
@@ -133,7 +133,8 @@ def run_suite(
     measured = [e.to_dict() for o in outcomes for e in o.events]
     measured += [o.finished.to_dict() for o in outcomes]
     measured += [r.to_dict() for r in results]
-    described = watch.stored(described, measured, context.server_url)
+    schemas = table_schemas(prepared, suite.tables) if watch.monitoring else {}
+    described = watch.stored(described, measured, context.server_url, schemas)
     sink(described)
     return described
 

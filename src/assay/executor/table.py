@@ -22,6 +22,7 @@ from assay.executor.stages.submitter import Submitter
 from assay.executor.stages.submitter import aggregate_values as aggregate_values
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.judge.outcome import Outcome
+from assay.monitoring.schemas import earlier_schema
 from assay.monitoring.series import History
 
 
@@ -47,7 +48,7 @@ def run_table(
     table = planned.plan.table
     try:
         measured = measure(planned, submitter)
-        judged = judge_rules(planned, measured)
+        judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
         sampled = sample(planned, judged, measured.values, submitter)
         planner_calls = planned.planner_calls + measured.planner_calls + sampled.planner_calls
         ran = Ran(judged.outcomes, judged.row_count, sampled.samples, planner_calls=planner_calls)

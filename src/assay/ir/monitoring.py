@@ -109,3 +109,27 @@ class OverTime:
         if self.anomaly is not None:
             windows.append(self.anomaly.window)
         return max(windows)
+
+
+SchemaChange = Literal["added", "removed", "retyped", "reordered"]
+SCHEMA_CHANGES: tuple[SchemaChange, ...] = ("added", "removed", "retyped", "reordered")
+"""The kinds of change of a table's schema between two runs: a column added, a column
+removed, a column's type changed, the columns kept in another order."""
+ReorderedBy = Literal["relative", "index"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaChangeCheck:
+    """The table's schema against the one the metrics store recorded for it in the last
+    run before this one (``schema_change``; docs/monitoring.md#schema-changes): it fails
+    on a change of a kind in ``fail_when``, warns on one in ``warn_when``; a change of
+    another kind is reported and passes. Judged without a scan, from the schema.
+
+    ``order``: ``relative``, a kept column is reordered when the columns kept are in
+    another order (the fewest moved columns are named); ``index``, when its index differs
+    (Soda's ``column index change``: a column added or removed before it moves it too).
+    """
+
+    fail_when: tuple[SchemaChange, ...] = SCHEMA_CHANGES
+    warn_when: tuple[SchemaChange, ...] = ()
+    order: ReorderedBy = "relative"

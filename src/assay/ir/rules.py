@@ -12,7 +12,7 @@ from typing import Literal
 
 from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.metrics import METRIC_SHAPES, ColumnMetric, Metric
-from assay.ir.monitoring import OverTime
+from assay.ir.monitoring import OverTime, SchemaChangeCheck
 from assay.ir.origin import Origin
 from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric, keyed
 from assay.ir.shapes import WHOLE_TABLE, CheckShape, FailingRows, GroupNulls, complete
@@ -217,6 +217,7 @@ Check = (
     | UniqueCheck
     | MetricCheck
     | SchemaCheck
+    | SchemaChangeCheck
     | SqlCheck
     | EqualsCheck
     | ColStatsCheck
@@ -336,6 +337,7 @@ CHECK_SHAPES: dict[type, CheckShape] = {
         lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
     ),
     SchemaCheck: WHOLE_TABLE,
+    SchemaChangeCheck: WHOLE_TABLE,
     SqlCheck: WHOLE_TABLE,
     EqualsCheck: WHOLE_TABLE,
     ColStatsCheck: WHOLE_TABLE,

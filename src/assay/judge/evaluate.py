@@ -31,6 +31,7 @@ from assay.ir.metrics import (
     Metric,
     RowCountMetric,
 )
+from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
 from assay.ir.rules import (
     Check,
@@ -52,7 +53,7 @@ from assay.judge.outcome import Outcome as Outcome
 from assay.judge.outcome import Severity as Severity
 from assay.judge.outcome import Values as Values
 from assay.judge.outcome import failed_severity as failed_severity
-from assay.judge.own import schema_judge, sql_judge, validator_judge
+from assay.judge.own import schema_change_judge, schema_judge, sql_judge, validator_judge
 from assay.planner.expectation import expectation, render
 from assay.planner.frequencies import frequencies_of, frequency_value
 from assay.planner.measures import (
@@ -469,6 +470,7 @@ JUDGES: dict[type, Judge] = {
         lambda rule, check, values, rows: _colstats_outcome(rule, check, values)
     ),
     SchemaCheck: schema_judge,  # from the table's schema, no scan
+    SchemaChangeCheck: schema_change_judge,  # and the schema the store recorded last
     SqlCheck: sql_judge,  # from its own query's answer
     ValidatorCheck: validator_judge,  # from what its Python function returned
     ForeignKeyCheck: _from_values(_foreign_key_outcome),

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.ir.rules import Rule
+from assay.monitoring.schemas import Earlier
 
 if TYPE_CHECKING:
     from assay.dialects.validator_functions import ValidatorResult
@@ -47,12 +48,14 @@ class Evidence:
     the aggregate plan's values by measure; ``schema``, the table's ``(column, Spark
     type)`` pairs (read before any scan); ``answer``, a SQL rule's own query's (rows
     returned, first value); ``verdict``, what a validator function returned (a text: why
-    it returned nothing usable)."""
+    it returned nothing usable); ``earlier``, the table's newest schema in the metrics
+    store from an earlier run (None: none stored; a text: why the store was not read)."""
 
     values: Values = field(default_factory=dict)
     schema: Sequence[tuple[str, str]] = ()
     answer: tuple[int, Any] | None = None
     verdict: ValidatorResult | str | None = None
+    earlier: Earlier | str | None = None
 
 
 def failed_severity(rule: Rule) -> Severity:

@@ -10,9 +10,11 @@ import fnmatch
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck, ValidatorCheck
 from assay.judge.outcome import Evidence, Outcome
 from assay.judge.outcome import failed_severity as _fail
+from assay.judge.schema_change import judge_schema_change
 
 if TYPE_CHECKING:
     from assay.dialects.validator_functions import ValidatorResult
@@ -123,6 +125,12 @@ def judge_validator(rule: Rule, verdict: ValidatorResult | str | None) -> Outcom
 def schema_judge(rule: Rule, check: SchemaCheck, evidence: Evidence) -> Outcome:
     """:func:`judge_schema` reading :attr:`Evidence.schema`."""
     return judge_schema(rule, evidence.schema)
+
+
+def schema_change_judge(rule: Rule, check: SchemaChangeCheck, evidence: Evidence) -> Outcome:
+    """:func:`~assay.judge.schema_change.judge_schema_change` reading
+    :attr:`Evidence.schema` and :attr:`Evidence.earlier`."""
+    return judge_schema_change(rule, evidence.schema, evidence.earlier)
 
 
 def sql_judge(rule: Rule, check: SqlCheck, evidence: Evidence) -> Outcome:

@@ -1,6 +1,6 @@
 """What a run appends to the metrics store: one row per measured value (docs/monitoring.md
-#the-store), made from the run's events, and the store's schema, declared once for both
-backends.
+#the-store), made from the run's events, and one per table's schema
+(:mod:`assay.monitoring.schemas`); and the store's schema, declared once for both backends.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from typing import Any
 
 from assay.ir.references import ForeignKeyCheck
 from assay.ir.rules import MetricCheck, Rule, UniqueCheck
+from assay.monitoring.schemas import Columns, schema_rows
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("run_time", "timestamp"),
     ("table", "string"),
     ("rule", "string"),
     ("rule_type", "string"),
-    ("columns", "string"),
+    ("columns", "string"),  # a schema row's: the table's columns as JSON
     ("measure", "string"),
     ("value", "double"),
     ("severity", "string"),
@@ -75,9 +76,13 @@ def records(
     run_time: dt.datetime,
     server: str | None,
     tags: Sequence[tuple[str, str]] = (),
+    schemas: Mapping[str, Columns] | None = None,
+    run_id: str = "",
 ) -> list[dict[str, Any]]:
     """The store rows of a run's events (``result``, ``table`` and ``comparison`` lines):
-    every numeric value measured, as a double; an ``error`` result adds none."""
+    every numeric value measured, as a double; an ``error`` result adds none. Then the
+    schema of each table of ``schemas`` (by name; those whose source was read), one row
+    each, under ``run_id``."""
     rows: list[dict[str, Any]] = []
     common = {"run_time": run_time, "server": server, "tags": dict(tags)}
 
@@ -102,4 +107,4 @@ def records(
         elif kind == "comparison" and event.get("counts"):
             counts = sorted(event["counts"].items())
             add(event, event["comparison"], COMPARISON_RULE, "comparison", "", counts)
-    return rows
+    return rows + schema_rows(schemas or {}, common, run_id)

@@ -2,7 +2,8 @@
 
 Both backends, and both readers (a run's history, ``assay history``), read a row through
 :func:`checked_row`: its ``run_time`` a time, its ``value`` a finite number, its ``table``,
-``rule`` and ``measure`` strings, its ``tags`` a mapping. A row that is not one is skipped
+``rule`` and ``measure`` strings, its ``tags`` a mapping, a schema row's ``columns`` a JSON
+list of columns. A row that is not one is skipped
 and counted by why (:class:`Skipped`), never judged and never an internal error: a store
 shared by many jobs is only as good as its worst line (docs/monitoring.md#when-the-store-fails).
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.monitoring.records import parse_time
+from assay.monitoring.schemas import BAD_SCHEMA, SCHEMA_MEASURE, SCHEMA_RULE, parse
 
 NOT_JSON = "not JSON (a line cut short, or not written by assay)"
 NOT_AN_OBJECT = "not a JSON object"
@@ -90,6 +92,9 @@ def checked_row(raw: Any) -> dict[str, Any] | str:
     tags = raw.get("tags")
     if tags is not None and not isinstance(tags, Mapping):
         return BAD_TAGS
+    schema = (raw["rule"], raw["measure"]) == (SCHEMA_RULE, SCHEMA_MEASURE)
+    if schema and parse(raw.get("columns")) is None:
+        return BAD_SCHEMA
     return {**raw, "run_time": moment, "value": float(value), "tags": dict(tags or {})}
 
 

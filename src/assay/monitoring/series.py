@@ -11,10 +11,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay.ir.monitoring import Monitoring
+from assay.ir.monitoring import Monitoring, SchemaChangeCheck
+from assay.ir.rules import Rule
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.records import parse_time, tracked_measure, utc_text
+from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE
 
 Key = tuple[str, str, str]
 """(table, rule identity, measure)."""
@@ -27,6 +29,8 @@ class Point:
     run_time: str
     value: float
     run_id: str = ""
+    columns: str = ""
+    """A schema row's columns (JSON: :mod:`assay.monitoring.schemas`); empty for a value."""
 
 
 History = Mapping[tuple[str, str], tuple[Point, ...]]
@@ -69,7 +73,8 @@ def newest(
         key = (row["table"], row["rule"], row["measure"])
         moment = row["run_time"]
         moment = parse_time(moment) if isinstance(moment, str) else moment
-        point = Point(utc_text(moment), float(row["value"]), str(row.get("run_id") or ""))
+        columns = str(row.get("columns") or "") if key[2] == SCHEMA_MEASURE else ""
+        point = Point(utc_text(moment), float(row["value"]), str(row.get("run_id") or ""), columns)
         series.setdefault(key, {}).setdefault(point.run_id or point.run_time, (moment, point))
     history: dict[tuple[str, str], tuple[Point, ...]] = {}
     for key, runs in series.items():
@@ -78,16 +83,25 @@ def newest(
     return history
 
 
+def watched(rule: Rule) -> bool:
+    """Whether ``rule`` is judged against what the metrics store holds: its own earlier
+    values (``change``, ``anomaly``), or the table's last schema (``schema_change``)."""
+    return rule.over_time is not None or isinstance(rule.check, SchemaChangeCheck)
+
+
 def wanted(
     tables: Sequence[Table], monitoring: Monitoring, run_id: str, run_time: dt.datetime
 ) -> Wanted:
-    """The history the run's rules judged over time need."""
+    """The history the run's rules judged over time need: their values, and the last
+    schema of each table a ``schema_change`` rule watches."""
     runs: dict[Key, int] = {}
     for table in tables:
         for rule, identity in zip(table.rules, identities(table.rules), strict=True):
             if rule.over_time is not None:
                 key = (table.name, identity, tracked_measure(rule))
                 runs[key] = max(runs.get(key, 0), rule.over_time.runs)
+            if isinstance(rule.check, SchemaChangeCheck):
+                runs[(table.name, SCHEMA_RULE, SCHEMA_MEASURE)] = 1
     return Wanted(runs, run_time, run_id, monitoring.tags)
 
 

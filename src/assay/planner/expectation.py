@@ -49,7 +49,7 @@ from assay.ir.metrics import (
     GroupMetric,
     RowCountMetric,
 )
-from assay.ir.monitoring import OverTime
+from assay.ir.monitoring import OverTime, SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric
 from assay.ir.rules import (
     ColStatsCheck,
@@ -144,6 +144,13 @@ def _(check: SchemaCheck, rule: Rule) -> str:
     parts += [f"has no {', '.join(check.forbidden)}"] if check.forbidden else []
     parts += [f"{column} is {kind}" for column, kind in check.types]
     return "schema: " + ("; ".join(parts) or "any")
+
+
+@_check_text.register
+def _(check: SchemaChangeCheck, rule: Rule) -> str:
+    said = [f"fails if {' or '.join(check.fail_when)}"] if check.fail_when else []
+    said += [f"warns if {' or '.join(check.warn_when)}"] if check.warn_when else []
+    return f"columns as in the last run ({'; '.join(said)})"
 
 
 @_check_text.register

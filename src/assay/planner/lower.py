@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Callable, Collection, Mapping
 
 from assay.ir.expr import Scalar
+from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.rules import ColStatsCheck, Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import Table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, heavy, key_bound, own_branches
@@ -71,12 +72,16 @@ def planned(state: PlanState) -> TablePlan:
         sql=sql,
         detail=state.detail,
         schema_rules=tuple(
-            i for i, r in enumerate(table.rules) if isinstance(r.check, SchemaCheck)
+            i for i, r in enumerate(table.rules) if isinstance(r.check, SCHEMA_CHECKS)
         ),
         histogram=_histogram_plan(table.rules),
         folded=state.folded,
         key_range=state.key_range,
     )
+
+
+SCHEMA_CHECKS = (SchemaCheck, SchemaChangeCheck)
+"""Checks judged from the table's schema, without a scan."""
 
 
 def plan_detail(

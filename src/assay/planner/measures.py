@@ -24,6 +24,7 @@ from assay.ir.metrics import (
     Metric,
     RowCountMetric,
 )
+from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
 from assay.ir.rules import (
     Check,
@@ -461,6 +462,7 @@ CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     EqualsCheck: lambda c: (ColumnAgg(c.metric.fn, c.metric.column), agg_equals(c)),
     ColStatsCheck: lambda c: colstats_measures(c.column),
     SchemaCheck: lambda c: (),  # judged from the schema
+    SchemaChangeCheck: lambda c: (),  # judged from the schema and the store's last one
     SqlCheck: lambda c: (),  # judged from its own query
     ValidatorCheck: lambda c: (),  # runs plans of its own (assay.executor.validators)
     ForeignKeyCheck: lambda c: (RowCount(), Unmatched(c.lookup)),

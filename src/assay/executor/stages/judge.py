@@ -9,6 +9,7 @@ from assay.executor.stages.aggregate import Measured
 from assay.executor.stages.prepared import Planned
 from assay.judge.evaluate import judge
 from assay.judge.outcome import Evidence, Outcome
+from assay.monitoring.schemas import Earlier
 from assay.planner.measures import RowCount
 
 
@@ -21,9 +22,12 @@ class Judged:
     row_count: int | None
 
 
-def judge_rules(planned: Planned, measured: Measured) -> Judged:
+def judge_rules(
+    planned: Planned, measured: Measured, earlier: Earlier | str | None = None
+) -> Judged:
     """Every rule judged; a rule Spark could not compute, or left out of the plans, is
-    an ``error`` with why."""
+    an ``error`` with why. ``earlier``: the table's last schema in the metrics store
+    (:attr:`~assay.judge.outcome.Evidence.earlier`)."""
     plan = planned.plan
     folded = {f.rule_index: f for f in plan.folded}
     failed = {**planned.rule_errors, **measured.failed}
@@ -35,7 +39,7 @@ def judge_rules(planned: Planned, measured: Measured) -> Judged:
         answer = measured.queries.get(index)
         if index in folded:  # a SQL rule answered from the aggregate's values
             answer = (1, folded[index].answer(measured.values[folded[index].measure]))
-        evidence = Evidence(measured.values, planned.schema, answer)
+        evidence = Evidence(measured.values, planned.schema, answer, earlier=earlier)
         outcomes.append(judge(rule, evidence))
     row_count = measured.values.get(RowCount())
     rows = int(row_count) if row_count is not None else None  # type: ignore[call-overload]
