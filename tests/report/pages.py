@@ -120,7 +120,9 @@ def check_page(events: list[dict[str, Any]], page: str) -> Element:
         counted = [
             r
             for r in lines
-            if r["failed_count"] is not None and r["row_count"] and r["rule"]["type"] != "schema"
+            if r["failed_count"] is not None
+            and r["row_count"]
+            and r["rule"]["type"] not in ("schema", "schema_change")
         ]
         charts = find(section, "svg", "failing")
         # a chart only when a rule has failing rows: an all-zero chart says nothing

@@ -1,5 +1,5 @@
 """The metrics store of a run (docs/monitoring.md): its history read once before any table
-is judged, its values appended once after.
+is judged, its values and its tables' schemas appended once after.
 
 Two backends behind these two calls: a JSON-lines file on the client
 (:mod:`assay.monitoring.files`), and a table of the server's catalog, read by one Spark

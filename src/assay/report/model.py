@@ -31,9 +31,9 @@ __all__ = ["cell", "failing_groups", "json_value", "number", "percent", "where"]
 
 Event = dict[str, Any]
 SEVERITIES = ("pass", "warn", "fail", "error")
-NOT_ROWS = frozenset({"schema"})
+NOT_ROWS = frozenset({"schema", "schema_change"})
 """Rule types whose ``failed_count`` is not a count of the table's rows (``schema``
-counts problems): no failing percentage."""
+counts problems, ``schema_change`` changes): no failing percentage."""
 _TOKEN = re.compile(r"(?i)(token=)[^;&\s'\"]*")
 
 
