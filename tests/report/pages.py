@@ -123,6 +123,7 @@ def check_page(events: list[dict[str, Any]], page: str) -> Element:
             if r["failed_count"] is not None
             and r["row_count"]
             and r["rule"]["type"] not in ("schema", "schema_change")
+            and "failed_groups" not in (r.get("details") or {})  # a group_by rule counts groups
         ]
         charts = find(section, "svg", "failing")
         # a chart only when a rule has failing rows: an all-zero chart says nothing
