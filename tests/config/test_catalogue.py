@@ -378,6 +378,13 @@ CASES = [
         (("a", "any"), ("b", "any")),
     ),
     (
+        "{type: foreign_key, column: a, negate: true, references: {table: crm.c, columns: [id]}}",
+        "foreign_key",
+        ForeignKeyCheck(Lookup(("a",), Reference(CatalogSource("crm.c"), ("id",))), negate=True),
+        ("a",),
+        (("a", "any"),),
+    ),
+    (
         "{type: row_count_match, references: {path: /d/c.parquet}, must_be: 'between 99% and 101%'}",
         "row_count_match",
         MetricCheck(
@@ -573,6 +580,10 @@ def test_every_named_format_compiles(tmp_path, name):
         (
             "{type: foreign_key, column: a, references: {table: c, sql: 'SELECT 1', column: x}}",
             "exactly one of 'table', 'path' or 'sql'",
+        ),
+        (
+            "{type: foreign_key, column: a, negate: 1, references: {table: c, column: x}}",
+            "expected true or false",
         ),
         ("{type: row_count_match, references: {table: c}}", "missing required key 'must_be'"),
         ("{type: approx_distinct_count, column: a, rsd: 0.5, must_be: 1}", "from 0.005 to 0.39"),

@@ -523,9 +523,10 @@ def _temporal(rng: random.Random, column: str, table: Table, variants: int) -> l
 
 
 def _references(rng: random.Random, table: Table, names: list[str]) -> list[dict[str, Any]]:
-    """Foreign keys and a row count match against a referenced ``sql`` source: the
-    table's own view, about a third of its values (by a hash, null keys kept) left out,
-    so the referenced keys hold duplicates and nulls and some rows have no match."""
+    """Foreign keys (and negated ones) and a row count match against a referenced ``sql``
+    source: the table's own view, about a third of its values (by a hash, null keys kept)
+    left out, so the referenced keys hold duplicates and nulls and some rows have no
+    match."""
     view = f"assay_diff_{table.name}"
     one = rng.choice(names)
     two = rng.sample(names, 2)
@@ -551,6 +552,25 @@ def _references(rng: random.Random, table: Table, names: list[str]) -> list[dict
         {
             "type": "row_count_match",
             "references": {"sql": f"SELECT * FROM {view} WHERE {hashed(['id'])}"},
+        },
+        {  # negated: the keys found fail (the same reference, so both joins share it)
+            "type": "foreign_key",
+            "column": one,
+            "negate": True,
+            "references": {
+                "sql": f"SELECT {quote(one)} AS k FROM {view} WHERE {hashed([one])}",
+                "columns": ["k"],
+            },
+        },
+        {
+            "type": "foreign_key",
+            "columns": two,
+            "negate": True,
+            "references": {
+                "sql": f"SELECT {quote(two[0])} AS k0, {quote(two[1])} AS k1 FROM {view}"
+                f" WHERE {hashed(two)}",
+                "columns": ["k0", "k1"],
+            },
         },
     ]
 

@@ -681,7 +681,8 @@ class Oracle:
 
     def _unmatched(self, rule: dict[str, Any]) -> str:
         """Rows of ``w`` whose key has no null and that no referenced row equals (a
-        correlated NOT EXISTS, not an anti join against distinct keys)."""
+        correlated NOT EXISTS, not an anti join against distinct keys); negated, that some
+        referenced row equals (EXISTS: each row once, however many rows it equals)."""
         ref = rule["references"]
         cols = self._columns(rule)
         refs = list(ref["columns"]) if "columns" in ref else [ref["column"]]
@@ -689,8 +690,9 @@ class Oracle:
         match = " AND ".join(
             f"_r.{ident(r)} = _o.{ident(c)}" for c, r in zip(cols, refs, strict=True)
         )
+        exists = "EXISTS" if rule.get("negate") else "NOT EXISTS"
         return (
-            f"(SELECT count(*) FROM w AS _o WHERE {keyed} AND NOT EXISTS"
+            f"(SELECT count(*) FROM w AS _o WHERE {keyed} AND {exists}"
             f" (SELECT 1 FROM ({ref['sql']}) AS _r WHERE {match}))"
         )
 

@@ -2,9 +2,10 @@
 
 Fused into the table's one aggregate plan with other rules, each gives exactly what it
 gives alone, on data built to break it: nulls in the table's keys, duplicates and nulls
-among the referenced keys, a filter, several columns, an empty referenced side; one Spark
-plan when everything passes, two when a foreign key fails (its samples: an anti join in
-the detail plan), counted by the Spark UI. A referenced column that does not exist is a
+among the referenced keys, a filter, several columns, an empty referenced side, keys that
+must not be found (``negate``: a semi join); one Spark plan when everything passes, two
+when a foreign key fails (its samples: an anti or semi join in the detail plan), counted
+by the Spark UI. A referenced column that does not exist is a
 config error at the rule's ``references`` line before any scan; a referenced source that
 cannot be read is that rule's error, the rest of the table still runs."""
 
@@ -74,6 +75,10 @@ def rules_of(paths: dict[str, str]) -> list[str]:
         f'{{type: row_count_match, filter: "region = \'eu\'", references: {{{c}}}, must_be: "> 66%"}}',
         f"{{type: row_count_match, references: {{{e}}}, must_be: '>= 0'}}",
         "{type: not_null, column: customer_id}",
+        f"{{type: foreign_key, column: customer_id, negate: true, references: {{{c}, columns: [id]}}}}",
+        f"{{type: foreign_key, column: customer_id, negate: true, tolerance: 1, filter: \"region = 'us'\", references: {{{c}, columns: [id]}}}}",
+        f"{{type: foreign_key, columns: [customer_id, tier], negate: true, references: {{{c}, columns: [id, tier]}}}}",
+        f"{{type: foreign_key, column: customer_id, negate: true, references: {{{e}, columns: [id]}}}}",
     ]
 
 
@@ -88,6 +93,10 @@ EXPECTED = [
     ("pass", None, 4 * 100 / 6),
     ("fail", None, None),  # an empty referenced side: no value
     ("fail", 1, None),
+    ("fail", 4, None),  # negated: 10, 11, 12, 10 are customers (duplicates count once)
+    ("pass", 1, None),  # us: 8 (10) is a customer, within the tolerance of 1
+    ("fail", 4, None),  # (10, 1), (11, 1), (12, 3), (10, 1); null keys pass
+    ("pass", 0, None),  # nothing is found in an empty reference
 ]
 
 
@@ -128,6 +137,15 @@ def test_samples_are_the_unmatched_rows_with_the_keys(fused):
     assert [s["id"] for s in samples[2]] == [4]
     assert [s["id"] for s in samples[3]] == [4, 7]
     assert [s["id"] for s in samples[4]] == [1, 2, 4, 5, 6, 7, 8]
+
+
+def test_negated_samples_are_the_matched_rows(fused):
+    out, _ = fused
+    assert [s["id"] for s in out.results[10]["samples"]] == [1, 2, 6, 8]
+    assert out.results[10]["samples"][0] == {"id": 1, "customer_id": 10}
+    assert [s["id"] for s in out.results[12]["samples"]] == [1, 2, 6, 8]
+    assert "4 of 8 rows have a match" in out.results[10]["message"]
+    assert "customer_id not found in" in out.results[10]["expect"]["text"]
 
 
 def test_every_result_equals_the_rule_run_alone(spark, paths, fused, tmp_path):

@@ -48,7 +48,7 @@ from assay.planner.measures import (
     kind_of,
     measures_of,
 )
-from assay.planner.references import ReferenceRows, Unmatched
+from assay.planner.references import Matched, ReferenceRows, Unmatched
 from assay.planner.render import render_measure
 from tests.config.test_catalogue import CASES as NATIVE_CASES
 
@@ -64,6 +64,7 @@ SAMPLES: dict[type, Measure] = {
     Aggregate: Aggregate("percentile", "a", (Decimal("0.95"),)),
     ExprAggregate: ExprAggregate("percentile_approx", Length(Col("a")), ((0.5, 0.9), 100)),
     Unmatched: Unmatched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d")),
+    Matched: Matched(Lookup(("a",), Reference(CatalogSource("r"), ("b",))), Col("d"), True),
     ReferenceRows: ReferenceRows(CatalogSource("r")),
     PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
     Frequencies: Frequencies(("a", "b"), Col("d")),

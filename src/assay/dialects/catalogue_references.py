@@ -48,7 +48,8 @@ def referenced(rule: Node, keyed: bool) -> Reference:
 
 
 def build_foreign_key(rule: Node) -> Built:
-    """Rows whose non-null key has no match among the referenced source's keys fail."""
+    """Rows whose non-null key has no match among the referenced source's keys fail
+    (with ``negate: true``, those whose key has one)."""
     columns = p.columns(rule)
     reference = referenced(rule, keyed=True)
     if len(reference.columns) != len(columns):
@@ -57,7 +58,9 @@ def build_foreign_key(rule: Node) -> Built:
             f" {len(reference.columns)} ({', '.join(reference.columns)}): they are matched in order"
         )
     tolerance, text = p.tolerance(rule)
-    check = ForeignKeyCheck(Lookup(columns, reference), tolerance)
+    negate = rule.get("negate")
+    negated = negate is not None and negate.as_bool()
+    check = ForeignKeyCheck(Lookup(columns, reference), tolerance, negate=negated)
     return Built(check, columns, tuple((c, "any") for c in columns), text)
 
 
@@ -73,23 +76,29 @@ null among the keys."""
 REFERENCE_RULES: dict[str, RuleSpec] = {
     "foreign_key": RuleSpec(
         build_foreign_key,
-        ROW_KEYS | ONE_OR_MORE_COLUMNS | {"references"},
+        ROW_KEYS | ONE_OR_MORE_COLUMNS | {"references", "negate"},
         examples=(
             f'{{type: foreign_key, column: status, references: {{sql: "{_SQL_REFERENCE}", columns: [code]}}}}',
             f'{{type: foreign_key, columns: [status], filter: "id > 2", references: {{sql: "{_SQL_REFERENCE}", column: code}}}}',
+            f'{{type: foreign_key, column: status, negate: true, references: {{sql: "{_SQL_REFERENCE}", columns: [code]}}}}',
         ),
         doc=RuleDoc(
-            params="`column` or `columns`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its key `columns`, matched in order; `tolerance`",
-            fails="the row's key (all its columns not null) equals no row of the referenced source's keys (DQX `foreign_key`, DQDL `ReferentialIntegrity`, Soda reference checks)",
-            nulls="pass (a row with a null in any key column, as an SQL foreign key); null referenced keys match nothing",
+            params="`column` or `columns`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its key `columns`, matched in order; `negate`; `tolerance`",
+            fails="the row's key (all its columns not null) equals no row of the referenced source's keys (DQX `foreign_key`, DQDL `ReferentialIntegrity`, Soda reference checks); with `negate: true`, equals one (DQX `foreign_key` with `negate`, Soda `must not exist in`)",
+            nulls="pass (a row with a null in any key column, as an SQL foreign key, negated or not); null referenced keys match nothing",
             columns="any, of one kind with its referenced column's: numbers, strings, dates and timestamps, booleans (compared by Spark's `=`; other pairs refused before any scan)",
-            plan="agg (an anti join against the referenced distinct keys, a branch of the aggregate plan)",
+            plan="agg (an anti join against the referenced distinct keys, negated a semi join: a branch of the aggregate plan)",
         ),
         values={
             "references": ref(
                 "reference",
                 description="The referenced source and its key columns, matched in order with the rule's.",
-            )
+            ),
+            "negate": {
+                "type": "boolean",
+                "default": False,
+                "description": "The keys must NOT be found in the referenced source: a row whose key is found fails.",
+            },
         },
         requires=(required("references"),),
     ),

@@ -57,11 +57,10 @@ def _is_unique(a: Args) -> Mapped:
 
 def _foreign_key(a: Args) -> Mapped:
     """DQX's ``foreign_key``: a row whose key (no column null) has no match among the
-    referenced keys fails; ``ref_df_name`` is read from ``--input NAME=...``,
-    ``ref_table`` is a catalog table."""
+    referenced keys fails (with ``negate``, one that has a match: a NULL key still
+    passes); ``ref_df_name`` is read from ``--input NAME=...``, ``ref_table`` is a
+    catalog table."""
     for key, why in (
-        ("negate", "assay checks that keys are found; a key that must not be found has no "
-         "check of assay's"),
         ("null_safe", "assay matches keys as SQL does: a null never matches"),
         ("row_filter", "it is set from the check's filter; write it as 'filter:'"),
     ):  # fmt: skip
@@ -87,15 +86,17 @@ def _foreign_key(a: Args) -> Mapped:
     else:
         assert table is not None
         source = CatalogSource(table.as_str("a table name"))
-    check = ForeignKeyCheck(Lookup(columns, Reference(source, refs)))
+    negate = a.flag("negate")
+    check = ForeignKeyCheck(Lookup(columns, Reference(source, refs)), negate=negate)
     if len(columns) == 1:
         shown, ref_shown = columns[0], refs[0]
     else:
         shown = "struct(" + ", ".join(f"{c} AS {c}" for c in columns) + ")"
         pairs = zip(refs, columns, strict=True)
         ref_shown = "struct(" + ", ".join(f"{r} AS {c}" for r, c in pairs) + ")"
-    name = f"{normalize(shown)}_not_exists_in_ref_{normalize(ref_shown)}"
-    message = f"Value '{{value}}' in column '{shown}' not found in reference column '{ref_shown}'"
+    op, said = ("exists_in", "found") if negate else ("not_exists_in", "not found")
+    name = f"{normalize(shown)}_{op}_ref_{normalize(ref_shown)}"
+    message = f"Value '{{value}}' in column '{shown}' {said} in reference column '{ref_shown}'"
     return Mapped(check, tuple(dict.fromkeys(columns)), name, message, row_level=True)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay.dialects.dqx import is_dqx
+from assay.ir.references import ForeignKeyCheck
 from assay.ir.rules import RowCheck, Rule, UniqueCheck
 
 KEY = "dqx"
@@ -17,11 +18,11 @@ KEY = "dqx"
 
 
 def dqx_view(rule: Rule, failed_count: int | None) -> dict[str, Any]:
-    """DQX's view of ``rule``'s result. A row check (or ``is_unique``) puts its failing
-    rows in the result column; an aggregate check puts every row its filter keeps there
-    when it fails (``rows`` is then not counted: None)."""
+    """DQX's view of ``rule``'s result. A row check (or ``is_unique``, ``foreign_key``)
+    puts its failing rows in the result column; an aggregate check puts every row its
+    filter keeps there when it fails (``rows`` is then not counted: None)."""
     params = dict(rule.params)
-    row_level = isinstance(rule.check, (RowCheck, UniqueCheck))
+    row_level = isinstance(rule.check, (RowCheck, UniqueCheck, ForeignKeyCheck))
     return {
         "name": rule.name,
         "function": params.get("function"),

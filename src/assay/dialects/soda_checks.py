@@ -54,6 +54,9 @@ REFUSED = {
     "max_length": "assay has no aggregate of a column's lengths",
     "avg_length": "assay has no aggregate of a column's lengths",
     "distribution_difference": "distribution checks need a reference file and Soda Scientific",
+    "valid_percent": "soda-core 3.x has no valid_percent: its scan logs 'Unsupported metric "
+    "valid_percent' and never evaluates the check (its percentages are missing_percent, "
+    "invalid_percent and duplicate_percent); write invalid_percent, or valid_count",
     **dict.fromkeys(
         ("percentile", "stddev", "stddev_pop", "stddev_samp", "variance", "var_pop", "var_samp"),
         _UNSUPPORTED_ON_SPARK,

@@ -1,6 +1,6 @@
 """Soda's checks of a dataset's shape and keys, each with Soda's semantics (soda-core 3.x,
 ``execution/check/schema_check.py``, ``reference_check.py``): ``schema`` (required,
-forbidden and typed columns) and ``values in ... must exist in`` another dataset.
+forbidden and typed columns) and ``values in ... must (not) exist in`` another dataset.
 """
 
 from __future__ import annotations
@@ -132,16 +132,25 @@ def _type(node: Node) -> str:
 
 
 def reference(got: Entry, dataset: Dataset) -> Rule:
+    """Soda's reference check (``reference_query.py``): ``SOURCE LEFT JOIN TARGET`` on
+    the keys, counting the joined rows where a source key column is not null and its
+    target column null (``must exist in``: the rows without a match), or not null (``must
+    not exist in``: each match of a row, as many as the target rows equal to it)."""
     found = _REFERENCE.match(got.text)
     if found is None:
         raise got.node.error(f"invalid reference check '{got.text}'")
-    if found.group("neg"):
-        raise got.node.error("'must not exist in' is not supported")
+    negate = bool(found.group("neg"))
     sources = (found.group("many") or found.group("one") or "").split(",")
     targets = (found.group("tmany") or found.group("tone") or "").split(",")
     names = tuple(column_name(s.strip()) for s in sources)
     target_names = tuple(column_name(t.strip()) for t in targets)
-    if len(names) != 1 or len(target_names) != 1:
+    if len(names) != len(target_names):
+        raise got.node.error(
+            f"the check has {len(names)} source columns and {len(target_names)} target "
+            "columns: Soda joins them in order"
+        )
+    if not negate and len(names) != 1:
+        # a matched row has no null key column, so 'must not exist in' agrees either way
         raise got.node.error(
             "a reference check of several columns is not supported: Soda counts a row with "
             "some null key columns as missing, assay's foreign key passes it"
@@ -151,5 +160,6 @@ def reference(got: Entry, dataset: Dataset) -> Rule:
             if key not in ("name", "attributes", "samples limit"):
                 raise value.error(f"invalid reference check configuration '{key}'")
     target = dataset.source_of(got.node, found.group("target"))
-    check = ForeignKeyCheck(Lookup(names, Reference(target, target_names)))
-    return rule_of(got, "reference", check, names, dataset, ((names[0], "any"),))
+    lookup = Lookup(names, Reference(target, target_names))
+    check = ForeignKeyCheck(lookup, negate=negate, counted="matches" if negate else "rows")
+    return rule_of(got, "reference", check, names, dataset, tuple((n, "any") for n in names))

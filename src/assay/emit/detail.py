@@ -12,7 +12,7 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, shared_count
-from assay.emit.references import References, unmatched_rows
+from assay.emit.references import References, matched_rows, unmatched_rows
 from assay.emit.spark import measure_columns, references_of
 from assay.ir.suite import Source
 from assay.planner.plan import DetailEntry, DetailPlan
@@ -102,6 +102,8 @@ def _detail_branch(
     failing = rows.where(test)
     if e.absent is not None:  # a foreign key: its keyed rows without a match
         failing = unmatched_rows(failing, e.absent, sides)
+    if e.present is not None:  # a negated foreign key: its keyed rows with a match
+        failing = matched_rows(failing, e.present, sides)
     top = failing.select(*(col(c) for c in e.columns)).orderBy(*order).limit(plan.sample_size)
     rule = F.lit(e.rule_index).alias("_assay_rule")
     return top.select(rule, _row_json(e.columns).alias("_assay_row"))

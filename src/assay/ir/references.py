@@ -8,6 +8,7 @@ the table's one aggregate plan (:mod:`assay.planner.references`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from assay.ir.expr import And, Col, Expr, IsNull, Not
 from assay.ir.sources import Source
@@ -32,14 +33,26 @@ class Lookup:
     reference: Reference
 
 
+Counted = Literal["rows", "matches"]
+"""What a negated foreign key counts: its failing ``rows`` (each once), or its rows'
+``matches`` (a row found k times among the referenced rows counts k: Soda's LEFT JOIN)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ForeignKeyCheck:
     """Every row's key (``lookup.columns``) is among the referenced side's keys. A row
     fails when none of its key columns is null and no referenced row matches it (a
-    row with a null key passes, as an SQL foreign key); passes within ``tolerance``."""
+    row with a null key passes, as an SQL foreign key); passes within ``tolerance``.
+
+    ``negate``: the keys must NOT be among the referenced side's: a row fails when none
+    of its key columns is null and some referenced row matches it (a null key still
+    passes: DQX's ``foreign_key`` with ``negate``, Soda's ``must not exist in``), counted
+    as ``counted`` says."""
 
     lookup: Lookup
     tolerance: Tolerance = ZERO_TOLERANCE
+    negate: bool = False
+    counted: Counted = "rows"
 
 
 @dataclass(frozen=True, slots=True)

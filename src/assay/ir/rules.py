@@ -343,7 +343,12 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     ColStatsCheck: WHOLE_TABLE,
     ValidatorCheck: WHOLE_TABLE,
     ForeignKeyCheck: CheckShape(
-        lambda c: FailingRows(keyed(c.lookup.columns), sampled=True, absent=c.lookup)
+        lambda c: FailingRows(
+            keyed(c.lookup.columns),
+            sampled=True,
+            absent=None if c.negate else c.lookup,
+            present=c.lookup if c.negate else None,
+        )
     ),
 }
 """Every kind of check: a new one is a dataclass above and its entry here (a metric's is in

@@ -36,6 +36,9 @@ class FailingRows:
     absent: Lookup | None = None
     """With ``predicate``: only those of its rows whose key has no match in another
     source (a foreign key)."""
+    present: Lookup | None = None
+    """With ``predicate``: only those of its rows whose key has a match in another source
+    (a negated foreign key)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ from assay.planner.measures import (
     count_if,
     group_stats_of,
 )
-from assay.planner.references import ReferenceRows, Unmatched
+from assay.planner.references import ReferenceRows, counted_words, foreign_key_measure
 
 
 def judge(rule: Rule, evidence: Evidence | Values) -> Outcome:
@@ -128,8 +128,8 @@ def _unique_outcome(rule: Rule, check: UniqueCheck, values: Values, rows: int) -
 
 
 def _foreign_key_outcome(rule: Rule, check: ForeignKeyCheck, values: Values, rows: int) -> Outcome:
-    failed = int(values[Unmatched(check.lookup)] or 0)  # type: ignore[call-overload]
-    return _tolerance_outcome(rule, failed, rows, check.tolerance, "rows have no match")
+    failed = int(values[(measure := foreign_key_measure(check))] or 0)  # type: ignore[call-overload]
+    return _tolerance_outcome(rule, failed, rows, check.tolerance, counted_words(measure))
 
 
 def _match_percent(metric: RowCountMatchMetric, values: Values, rows: int) -> Number | None:

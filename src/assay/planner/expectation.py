@@ -179,7 +179,8 @@ def _(check: ValidatorCheck, rule: Rule) -> str:
 def _(check: ForeignKeyCheck, rule: Rule) -> str:
     lookup = check.lookup
     within = f"{_reference(lookup.reference)} ({', '.join(lookup.reference.columns)})"
-    return f"{_columns(lookup.columns)} found in {within}" + _tolerance(check.tolerance)
+    found = "not found" if check.negate else "found"
+    return f"{_columns(lookup.columns)} {found} in {within}" + _tolerance(check.tolerance)
 
 
 def metric_text(metric: object, rule: Rule) -> str:

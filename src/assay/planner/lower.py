@@ -130,8 +130,8 @@ def plan_detail(
     # hash-bounded rules share the one scan (it hashes each row once); key-bounded ones
     # may still read fewer row groups in a branch of their own
     heaviest = own_branches(counts, options) if not hashed else ()
-    # a foreign key's samples are an anti join: always a branch of their own
-    joined = {e.rule_index for e in entries if e.absent is not None}
+    # a foreign key's samples are a join: always a branch of their own
+    joined = {e.rule_index for e in entries if e.absent is not None or e.present is not None}
     own = tuple(sorted({*heaviest, *heavy(unbounded, options), *joined}))
     return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
 

@@ -46,8 +46,11 @@ from assay.planner.kinds import MeasureKind as MeasureKind
 from assay.planner.kinds import read
 from assay.planner.kinds import where_text as _where
 from assay.planner.references import (
+    Matched,
     ReferenceRows,
     Unmatched,
+    foreign_key_measure,
+    render_matched,
     render_reference_rows,
     render_unmatched,
 )
@@ -212,6 +215,7 @@ Measure = (
     | Aggregate
     | ExprAggregate
     | Unmatched
+    | Matched
     | ReferenceRows
     | PerGroup
     | Frequencies
@@ -304,6 +308,13 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         scan=False,
         reference=True,
     ),
+    Matched: MeasureKind(
+        lambda m: "matched",
+        render_matched,
+        lambda m: read(m, *m.lookup.columns),
+        scan=False,
+        reference=True,
+    ),
     ReferenceRows: MeasureKind(
         lambda m: "ref_rows", render_reference_rows, lambda m: (), scan=False, reference=True
     ),
@@ -366,6 +377,7 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     Aggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ExprAggregate: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Unmatched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    Matched: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
     PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Frequencies: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
@@ -465,7 +477,7 @@ CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     SchemaChangeCheck: lambda c: (),  # judged from the schema and the store's last one
     SqlCheck: lambda c: (),  # judged from its own query
     ValidatorCheck: lambda c: (),  # runs plans of its own (assay.executor.validators)
-    ForeignKeyCheck: lambda c: (RowCount(), Unmatched(c.lookup)),
+    ForeignKeyCheck: lambda c: (RowCount(), foreign_key_measure(c)),
 }
 """The measures each kind of check is judged on; complete (checked at import) over the
 IR's ``Check`` and ``Metric`` unions, as :data:`MEASURE_KINDS` is over the emitters."""

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from assay.ir.expr import Expr, Scalar, Sql, columns_of, walk
 from assay.ir.references import Lookup
@@ -136,13 +136,15 @@ def value_column(measure: Measure) -> str | None:
 @dataclass(frozen=True, slots=True)
 class ReferenceAggregate:
     """A branch of the aggregate plan over a referenced ``source``: with ``lookup``, the
-    table's rows (keys not null) LEFT ANTI JOIN the referenced side's distinct keys,
-    counted once per slot (each over its rule's rows); without, the referenced side's
-    rows counted (one slot)."""
+    table's rows (keys not null) LEFT ANTI JOIN the referenced side's distinct keys
+    (``join``: ``semi``, LEFT SEMI JOIN; ``matches``, JOIN the referenced keys' counts,
+    summed), counted once per slot (each over its rule's rows); without, the referenced
+    side's rows counted (one slot)."""
 
     source: Source
     slots: tuple[Slot, ...]
     lookup: Lookup | None = None
+    join: Literal["anti", "semi", "matches"] = "anti"
 
 
 Branch = ScanAggregate | GroupAggregate | ReferenceAggregate | ValueAggregate
@@ -282,6 +284,9 @@ class DetailEntry:
     absent: Lookup | None = None
     """With ``predicate``: only its rows whose key has no match in the referenced source
     (a foreign key: an anti join in a branch of its own)."""
+    present: Lookup | None = None
+    """With ``predicate``: only its rows whose key has a match in the referenced source
+    (a negated foreign key: a semi join in a branch of its own)."""
     grouped: PerGroup | None = None
     """A metric judged per group: its samples are the failing groups (``columns``: the
     group-by columns), each with the group's value."""

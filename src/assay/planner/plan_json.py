@@ -34,7 +34,7 @@ from assay.planner.plan import (
     TablePlan,
     ValueAggregate,
 )
-from assay.planner.references import render_lookup
+from assay.planner.references import render_lookup, render_semi_lookup
 from assay.planner.sqltext import render_expr, render_source
 
 Json = dict[str, Any]
@@ -99,9 +99,15 @@ def group_json(group: GroupAggregate) -> Json:
 
 @branch_json.register
 def reference_json(branch: ReferenceAggregate) -> Json:
-    """A branch over a referenced source: the anti join of a lookup (``lookup``), or the
-    referenced rows counted (``lookup`` null)."""
-    lookup = render_lookup(branch.lookup) if branch.lookup is not None else None
+    """A branch over a referenced source: the join of a lookup (``lookup``: anti, or a
+    negated foreign key's semi join), or the referenced rows counted (``lookup`` null)."""
+    lookup = (
+        None
+        if branch.lookup is None
+        else render_lookup(branch.lookup)
+        if branch.join == "anti"
+        else render_semi_lookup(branch.lookup, matches=branch.join == "matches")
+    )
     return {
         "source": render_source(branch.source),
         "lookup": lookup,
@@ -178,6 +184,7 @@ def detail_entry_json(entry: DetailEntry) -> Json:
     else:
         what, condition = "duplicates", None
     absent = render_lookup(entry.absent) if entry.absent is not None else None
+    present = render_semi_lookup(entry.present) if entry.present is not None else None
     return {
         "rule": entry.rule_index,
         "samples": what,
@@ -185,6 +192,7 @@ def detail_entry_json(entry: DetailEntry) -> Json:
         "columns": list(entry.columns),
         "group": list(entry.group) if entry.group is not None else None,
         "not_in_reference": absent,
+        "in_reference": present,
     }
 
 

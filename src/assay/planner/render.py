@@ -6,7 +6,7 @@ import functools
 
 from assay.planner.joins import render_reference_branch
 from assay.planner.measures import ColumnAgg, GroupStats, Measure, kind_of
-from assay.planner.references import render_lookup
+from assay.planner.references import render_lookup, render_semi_lookup
 from assay.planner.sqltext import literal, quote, render_expr, render_source
 
 __all__ = ["literal", "quote", "render_expr", "render_measure", "render_plan", "render_source"]
@@ -210,5 +210,7 @@ def _render_detail(detail: DetailPlan, plan: TablePlan) -> list[str]:
         )
         if e.absent is not None:
             what += f" AND key not in the reference: {render_lookup(e.absent)}"
+        if e.present is not None:
+            what += f" AND key in the reference: {render_semi_lookup(e.present)}"
         lines.append(f"    rules[{e.rule_index}]  {what}")
     return lines

@@ -219,6 +219,26 @@ def test_foreign_key_reads_its_reference_from_an_input(tmp_path):
     assert rule.check.lookup.columns == ("a",)
     assert rule.check.lookup.reference.columns == ("id",)
     assert rule.name == "a_not_exists_in_ref_id"
+    assert not rule.check.negate
+
+
+def test_a_negated_foreign_key_fails_the_keys_found(tmp_path):
+    (rule,) = rules(
+        tmp_path,
+        check("foreign_key", columns=["a", "b"], ref_columns=["x", "y"], ref_df_name="ref",
+              negate=True),
+        inputs={"ref": "db.ref"},
+    )  # fmt: skip
+    assert isinstance(rule.check, ForeignKeyCheck)
+    assert rule.check.negate and rule.check.counted == "rows"
+    assert rule.check.lookup.reference.columns == ("x", "y")
+    assert rule.name == "struct_a_as_a_b_as_b_exists_in_ref_struct_x_as_a_y_as_b"
+    assert dqx_view(rule, 3)["rows"] == 3
+    assert dqx_view(rule, 3)["message"] == (
+        "Value '{value}' in column 'struct(a AS a, b AS b)' found in reference column"
+        " 'struct(x AS a, y AS b)'"
+    )
+    assert ("negate", True) in rule.params
 
 
 def test_sql_query_runs_over_the_table(tmp_path):
@@ -289,8 +309,8 @@ def test_the_checks_file_binds_to_a_native_table(tmp_path):
          "group_by with aggr_type 'sum' is not supported"),
         (check("is_equal_to", column="a", value=1, abs_tolerance=0.1),
          "DQX: abs_tolerance is not supported"),
-        (check("foreign_key", columns=["a"], ref_columns=["b"], ref_df_name="r", negate=True),
-         "foreign_key with negate is not supported"),
+        (check("foreign_key", columns=["a"], ref_columns=["b"], ref_df_name="r", null_safe=True),
+         "foreign_key with null_safe is not supported"),
         (check("foreign_key", columns=["a"], ref_columns=["b"], ref_df_name="nowhere"),
          "the reference DataFrame 'nowhere' is not given"),
         (check("sql_query", query="SELECT 1 AS condition", merge_columns=["a"]),

@@ -11,6 +11,7 @@ import pytest
 
 from assay.dialects import soda_thresholds as th
 from assay.ir.metrics import CountMetric
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import MetricCheck, UniqueCheck
 from assay.ir.suite import CatalogSource, PathSource
 from tests.dialects.helpers import errors, load, write
@@ -135,6 +136,27 @@ def test_duplicate_count_counts_values(tmp_path):
     assert rule.check.tolerance.value == 2  # type: ignore[union-attr]
 
 
+def test_must_not_exist_counts_every_match(tmp_path):
+    one, two = rules(
+        tmp_path,
+        """
+        checks for orders:
+          - values in (customer_id) must not exist in blocked (id)
+          - values in (a, b) must not exist in blocked (x, y):
+              name: pairs
+        """,
+    )
+    blocked = CatalogSource("blocked")
+    assert one.check == ForeignKeyCheck(
+        Lookup(("customer_id",), Reference(blocked, ("id",))), negate=True, counted="matches"
+    )
+    assert two.check == ForeignKeyCheck(
+        Lookup(("a", "b"), Reference(blocked, ("x", "y"))), negate=True, counted="matches"
+    )
+    assert two.columns == ("a", "b") and two.requires == (("a", "any"), ("b", "any"))
+    assert ("check", "values in (customer_id) must not exist in blocked (id)") in one.params
+
+
 def test_a_dataset_filter_is_every_check_filter(tmp_path):
     (rule,) = rules(
         tmp_path,
@@ -174,6 +196,8 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
         ("- row_count > 1d", "duration"),
         ("- failed rows:\n      fail query: SELECT 1", "'fail query' is not supported"),
         ("- values in (a, b) must exist in other (a, b)", "several columns"),
+        ("- values in (a, b) must not exist in other (a)", "2 source columns and 1 target"),
+        ("- valid_percent(a) > 50", "no valid_percent"),
         ("- freshness(ts, LATER) < 1d", "now variable"),
         ("- row_count < ${UNDEFINED_IN_TEST}", "undefined variable"),
         ("- invalid_count(email) = 0:\n      valid format: mail", "format 'mail'"),

@@ -47,7 +47,9 @@ def _detail_entry(index: int, rule: Rule) -> DetailEntry | None:
         )
     assert rows.predicate is not None
     predicate = simplified(rows.predicate)
-    return DetailEntry(index, rule.columns, predicate, absent=rows.absent, reads=_reads(rule))
+    return DetailEntry(
+        index, rule.columns, predicate, absent=rows.absent, present=rows.present, reads=_reads(rule)
+    )
 
 
 def _reads(rule: Rule) -> tuple[str, ...]:
