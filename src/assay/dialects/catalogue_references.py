@@ -72,6 +72,8 @@ def build_row_count_match(rule: Node) -> Built:
 _SQL_REFERENCE = "SELECT * FROM VALUES ('a', 1), ('b', 2), ('b', 2), (NULL, 3) AS t(code, n)"
 """The examples' referenced side (over the sample table's ``status``): duplicates and a
 null among the keys."""
+_SQL_BLOCKED = "SELECT * FROM VALUES ('x'), ('y'), (NULL) AS t(code)"
+"""A negated example's referenced side: no status of the sample table is among them."""
 
 REFERENCE_RULES: dict[str, RuleSpec] = {
     "foreign_key": RuleSpec(
@@ -80,7 +82,7 @@ REFERENCE_RULES: dict[str, RuleSpec] = {
         examples=(
             f'{{type: foreign_key, column: status, references: {{sql: "{_SQL_REFERENCE}", columns: [code]}}}}',
             f'{{type: foreign_key, columns: [status], filter: "id > 2", references: {{sql: "{_SQL_REFERENCE}", column: code}}}}',
-            f'{{type: foreign_key, column: status, negate: true, references: {{sql: "{_SQL_REFERENCE}", columns: [code]}}}}',
+            f'{{type: foreign_key, column: status, negate: true, references: {{sql: "{_SQL_BLOCKED}", columns: [code]}}}}',
         ),
         doc=RuleDoc(
             params="`column` or `columns`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its key `columns`, matched in order; `negate`; `tolerance`",
