@@ -12,6 +12,7 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.session import SparkSession
 
 from assay.emit.columns import balanced, col, column, shared_count
+from assay.emit.spark import references_of
 from assay.ir.outputs import Sink
 from assay.ir.rules import Rule
 
@@ -64,10 +65,37 @@ def failing_predicates(
     return windows, tests
 
 
+def _looked_up(
+    df: DataFrame, rules: Sequence[Rule], tests: list[Column]
+) -> tuple[DataFrame, list[Column]]:
+    """``df`` with a column per foreign key saying whether its key has a match among the
+    referenced distinct keys (a left join with them: one row per row of ``df``), and each
+    foreign key's test narrowed to the rows without a match (with one, when negated)."""
+    refs = references_of(df, None)
+    for n, rule in enumerate(rules):
+        rows = rule.failing_rows
+        lookup = rows.absent or rows.present
+        if lookup is None:
+            continue
+        marker = f"_assay_m{n}"
+        keys = refs.keys(lookup).select("*", F.lit(True).alias(marker))
+        on = balanced(
+            [col(c) == F.col(f"_assay_r{i}") for i, c in enumerate(lookup.columns)],
+            lambda a, b: a & b,
+        )
+        refs_columns = [f"_assay_r{i}" for i in range(len(lookup.columns))]
+        df = df.join(keys, on=on, how="left").drop(*refs_columns)
+        found = F.col(marker).isNotNull()
+        tests[n] = tests[n] & (found if rows.present is not None else ~found)
+    return df, tests
+
+
 def failing_rows(df: DataFrame, columns: Sequence[str], rule: Rule) -> DataFrame:
-    """The rows of ``df`` failing ``rule`` (its original ``columns`` only)."""
+    """The rows of ``df`` failing ``rule`` (its original ``columns`` only); a foreign
+    key's are those of its keyed rows without a match (with one, when negated)."""
     windows, tests = failing_predicates([rule])
     base = df.select("*", *windows) if windows else df
+    base, tests = _looked_up(base, [rule], tests)
     return base.where(tests[0]).select(*(col(c) for c in columns))
 
 
@@ -78,6 +106,7 @@ def split_rows(
     ``rules`` (uniqueness through a window count), with the original ``columns``."""
     windows, tests = failing_predicates(rules)
     base = df.select("*", *windows) if windows else df
+    base, tests = _looked_up(base, rules, tests)
     invalid = balanced(tests, lambda a, b: a | b)
     keep = [col(c) for c in columns]
     return base.where(~invalid).select(*keep), base.where(invalid).select(*keep)
