@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import textwrap
 from pathlib import Path
@@ -51,10 +52,24 @@ def run_config(spark, path: Path, **variables: str) -> Collect:
     return sink
 
 
-def validate_event(event: dict[str, Any]) -> None:
+@functools.cache
+def _event_validator() -> Any:
+    """The events schema's validator, its schema checked against the metaschema once:
+    ``jsonschema.validate`` checks it on every call (0.15 s of a call's 0.15 s)."""
     import jsonschema
 
-    jsonschema.validate(event, SCHEMA)
+    cls = jsonschema.validators.validator_for(SCHEMA)
+    cls.check_schema(SCHEMA)
+    return cls(SCHEMA)
+
+
+def validate_event(event: dict[str, Any]) -> None:
+    """Raise as ``jsonschema.validate(event, SCHEMA)`` does: the best-matching error."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_event_validator().iter_errors(event))
+    if error is not None:
+        raise error
 
 
 def expected_passed(case: str, severity: str) -> bool:
