@@ -25,6 +25,7 @@ from assay.ir.expr import (
     Matches,
     Not,
     Scalar,
+    Sql,
     all_of,
     any_of,
     is_true,
@@ -354,6 +355,45 @@ def _pair_unexpected(kwargs: Node, a: str, b: str, equal: bool) -> Expr:
     return is_true(Not(Compare(op, Col(a), Col(b))))
 
 
+def _null_safe_equal(a: str, b: str) -> Expr:
+    """``a <=> b`` (Spark's ``eqNullSafe``): never null."""
+    return any_of(all_of(IsNull(Col(a)), IsNull(Col(b))), is_true(Compare(Op.EQ, Col(a), Col(b))))
+
+
+def _unique_within_record(kwargs: Node) -> Mapped:
+    """GX's Spark condition: no two of the columns null-safe equal in the row; the rows
+    where any pair is (``eqNullSafe``: two nulls are equal) are unexpected."""
+    names = kw.columns(kwargs, "column_list")
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    considered = _ignored_rows(kwargs, names, _MULTI_IGNORE)
+    pairs = [_null_safe_equal(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    check = RowCheck(any_of(*pairs), tolerance=tolerance)
+    return Mapped(check, names, tuple((n, "any") for n in names), considered)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _multicolumn_sum(kwargs: Node) -> Mapped:
+    """GX's Spark condition: the row's values (a null as 0) sum to ``sum_total``; the rows
+    where they do not are unexpected (GX widens integral operands to DECIMAL(38, 0) on
+    Spark 4, so the sum of longs cannot overflow; Spark adds them as they are here, and a
+    sum past a long's range is the rule's error)."""
+    names = kw.columns(kwargs, "column_list")
+    total_node = kwargs.get("sum_total")
+    if total_node is None:
+        raise kwargs.error("expect_multicolumn_sum_to_equal needs sum_total")
+    total = kw.scalar(total_node, "a number")
+    if isinstance(total, bool) or not isinstance(total, (int, float, Decimal)):
+        raise total_node.error(f"sum_total must be a number, got {total!r}")
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    considered = _ignored_rows(kwargs, names, _MULTI_IGNORE)
+    summed = Sql(" + ".join(f"coalesce({_quoted(n)}, 0)" for n in names))
+    check = RowCheck(Not(is_true(Compare(Op.EQ, summed, Lit(total)))), tolerance=tolerance)
+    return Mapped(check, names, tuple((n, "numeric") for n in names), considered)
+
+
 _MAP = kw.MOSTLY | kw.CONDITION | kw.IGNORED
 _COLUMN_MAP = frozenset({"column"}) | _MAP
 _AGG = (
@@ -423,6 +463,12 @@ EXPECTATIONS: dict[str, Expectation] = {
     ),
     "expect_column_pair_values_to_be_equal": Expectation(
         _pair(True), frozenset({"column_A", "column_B", "ignore_row_if"}) | _MAP
+    ),
+    "expect_select_column_values_to_be_unique_within_record": Expectation(
+        _unique_within_record, frozenset({"column_list", "ignore_row_if"}) | _MAP
+    ),
+    "expect_multicolumn_sum_to_equal": Expectation(
+        _multicolumn_sum, frozenset({"column_list", "sum_total", "ignore_row_if"}) | _MAP
     ),
 }
 """Every expectation assay runs, by GX's name; any other is a config error."""

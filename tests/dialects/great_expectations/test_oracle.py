@@ -172,6 +172,18 @@ SUITE_ITEMS: list[dict[str, Any]] = [
        ignore_row_if="either_value_is_missing", mostly=0.5),
     _e("column_pair_values_to_be_equal", column_A="s", column_B="s2"),
     _e("column_pair_values_to_be_equal", column_A="s", column_B="s2", ignore_row_if="neither"),
+    # several columns of a row
+    _e("select_column_values_to_be_unique_within_record", column_list=["s", "s2", NAME]),
+    _e("select_column_values_to_be_unique_within_record", column_list=["n", "n2"],
+       ignore_row_if="never", mostly=0.5),
+    _e("select_column_values_to_be_unique_within_record", column_list=["n", "n2"],
+       ignore_row_if="any_value_is_missing"),
+    _e("multicolumn_sum_to_equal", column_list=["n", "n2"], sum_total=5),
+    _e("multicolumn_sum_to_equal", column_list=["n", "n2"], sum_total=5, ignore_row_if="never",
+       mostly=0.1),
+    _e("multicolumn_sum_to_equal", column_list=["x", "n"], sum_total=2.5,
+       ignore_row_if="any_value_is_missing"),
+    _e("multicolumn_sum_to_equal", column_list=["dec", "n2"], sum_total=1.5),
     # types
     _e("column_values_to_be_of_type", column="n", type_="IntegerType"),
     _e("column_values_to_be_of_type", column="dec", type_="DecimalType"),
