@@ -124,6 +124,9 @@ def connect(url: str, secrets_: list[str], connect_timeout: float) -> SparkSessi
     spark.client.set_retry_policies([bounded_retry_policy(connect_timeout)])
     try:
         _call_with_timeout(lambda: spark.version, connect_timeout, "assay-connect-check")
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: no release RPC retried at exit
+        stop_session(spark, release=False)
+        raise
     except Exception as exc:  # noqa: BLE001 - any failure here means "cannot reach"
         stop_session(spark, release=False)
         raise SparkFailure(
