@@ -17,6 +17,7 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
+from tests.differential.drift_oracle import drift_rules
 from tests.differential.oracle import ROW_KINDS, Oracle
 from tests.differential.tricky import COLUMNS, POOLS, Table, f32_text, quote
 
@@ -251,6 +252,7 @@ def base_rules(table: Table, rng: random.Random, variants: int) -> list[dict[str
     for _ in range(variants):
         rules += _sql(rng, table)
     rules += _references(rng, table, names)
+    rules += drift_rules(table)
     rules += _sketches(rng, names)
     # the column's max itself, as a config writes it (worked out here in Python, with
     # Spark's order: NaN above every number), so the oracle's one query measures it too

@@ -71,6 +71,8 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
+from tests.differential.drift_oracle import drift_value, values_sql
+
 ROW_KINDS = frozenset(
     {
         "not_null", "unique", "range", "range_check", "regex", "string_regex_check",
@@ -576,6 +578,10 @@ class Oracle:
             ref = rule["references"]["sql"]
             m.aliases["ref_rows"] = self._out(f"(SELECT count(*) FROM ({ref}) AS _ref)")
             return m
+        if kind == "drift":  # both sides' values, measured in Python (drift_oracle)
+            ours, theirs = values_sql(rule)
+            m.aliases["table"], m.aliases["reference"] = self._out(ours), self._out(theirs)
+            return m
         if kind in ROW_KINDS:
             if kind == "unique":
                 m.aliases["failed"] = self._gout(self._columns(rule), "dup_rows")
@@ -820,6 +826,8 @@ class Oracle:
             return Fraction(got["value"], n) if n else None
         if kind in SKETCH_KINDS:
             return got["value"]
+        if kind == "drift":
+            return drift_value(rule, got["table"], got["reference"])
         if kind == "row_count_match":  # no value against an empty referenced side
             return Fraction(100 * n, got["ref_rows"]) if got["ref_rows"] else None
         return None
@@ -880,6 +888,11 @@ class Oracle:
             return expected
         if kind == "row_count_match":
             return self._judged(rule, value, None, n, value)
+        if kind == "drift":  # numpy's bins and scipy's statistics, summed otherwise
+            expected = self._judged(rule, value, None, n, value)
+            expected.tolerance = TOLERANCE
+            expected.fragile = _near_threshold(rule, value)
+            return expected
         if kind in ("missing_count", "invalid_count", "duplicate_count"):
             return self._judged(rule, value, got["count"], n, value)
         if kind == "distinct_count":

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from assay.config.node import Node, unknown_message
 from assay.dialects import params as p
+from assay.dialects.catalogue_drift import DRIFT_RULES
 from assay.dialects.catalogue_metrics import METRIC_RULES
 from assay.dialects.catalogue_references import REFERENCE_RULES
 from assay.dialects.catalogue_rows import ROW_RULES
@@ -25,7 +26,13 @@ from assay.ir.expr import Sql
 from assay.ir.metrics import GroupMetric
 from assay.ir.rules import Level, MetricCheck, Rule
 
-RULES: dict[str, RuleSpec] = {**ROW_RULES, **REFERENCE_RULES, **METRIC_RULES, **SKETCH_RULES}
+RULES: dict[str, RuleSpec] = {
+    **ROW_RULES,
+    **REFERENCE_RULES,
+    **METRIC_RULES,
+    **SKETCH_RULES,
+    **DRIFT_RULES,
+}
 """Canonical rule type -> spec: the one registry of rule types, in the order the docs list
 them, and the types a plugin registers (:func:`assay.dialects.plugins.register_rule`, ``custom``
 specs)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import COMPARISONS, col, column
+from assay.ir.drift import DriftMetric
 from assay.ir.metrics import (
     AggregateMetric,
     ColumnMetric,
@@ -69,6 +70,7 @@ GROUP_VALUES: dict[type, Callable[[Any, Measured], Column] | None] = {
         m[RowCount()] > 0, m[count_if(metric.predicate)] / m[RowCount()]
     ),
     FrequencyMetric: None,  # refused with group_by at load (a group-by within a group-by)
+    DriftMetric: None,  # takes no group_by (its referenced side has no groups)
 }
 """Each metric's value of one group, from its measures; complete over the IR's Metric
 union (None: not offered per group)."""

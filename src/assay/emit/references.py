@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
+from assay.emit.drift import drift_frame
 from assay.ir.references import Lookup
 from assay.ir.sources import Source
+from assay.planner.drift import Distribution
 from assay.planner.plan import ReferenceAggregate
 from assay.planner.references import Matched, Unmatched
 
@@ -89,6 +91,8 @@ def reference_frame(df: DataFrame, branch: ReferenceAggregate, refs: References)
     (``join: matches``) joined with the referenced keys' counts, summed per slot."""
     if branch.lookup is None:
         (slot,) = branch.slots
+        if isinstance(slot.measure, Distribution):
+            return drift_frame(df, slot, refs.frame(branch.source))
         return refs.frame(branch.source).agg(F.count(F.lit(1)).alias(slot.name))
     lookup = branch.lookup
     kept = []

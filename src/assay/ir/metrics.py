@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from assay.ir.drift import DriftMetric
 from assay.ir.expr import Coalesce, Expr, Lit, Not, Scalar
 from assay.ir.references import RowCountMatchMetric
 from assay.ir.shapes import WHOLE_TABLE, CheckShape, FailingRows, GroupNulls, complete
@@ -139,7 +140,9 @@ Metric = (
     | AggregateMetric
     | ComplianceMetric
     | FrequencyMetric
-) | RowCountMatchMetric
+    | RowCountMatchMetric
+    | DriftMetric
+)
 
 METRIC_SHAPES: dict[type, CheckShape] = {
     RowCountMetric: WHOLE_TABLE,
@@ -157,6 +160,7 @@ METRIC_SHAPES: dict[type, CheckShape] = {
     ),
     FrequencyMetric: WHOLE_TABLE,
     RowCountMatchMetric: WHOLE_TABLE,
+    DriftMetric: WHOLE_TABLE,
 }
 """What each kind of metric reads of the rows: a new metric is its dataclass above, its place
 in ``Metric`` and its entry here."""

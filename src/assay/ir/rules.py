@@ -10,6 +10,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assay.ir.drift import DriftMetric
 from assay.ir.expr import And, Expr, Scalar, Sql
 from assay.ir.metrics import METRIC_SHAPES, ColumnMetric, Metric
 from assay.ir.monitoring import OverTime, SchemaChangeCheck
@@ -284,7 +285,9 @@ class Rule:
         check = self.check
         if isinstance(check, ForeignKeyCheck):
             return check.lookup.reference
-        if isinstance(check, MetricCheck) and isinstance(check.metric, RowCountMatchMetric):
+        if isinstance(check, MetricCheck) and isinstance(
+            check.metric, (RowCountMatchMetric, DriftMetric)
+        ):
             return check.metric.reference
         return None
 

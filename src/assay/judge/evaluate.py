@@ -47,6 +47,7 @@ from assay.ir.rules import (
 )
 from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Between
+from assay.judge.drift import DRIFT_VALUES, with_drift
 from assay.judge.outcome import Evidence as Evidence
 from assay.judge.outcome import Number as Number
 from assay.judge.outcome import Outcome as Outcome
@@ -462,7 +463,7 @@ Judge = Callable[[Rule, Any, Evidence], Outcome]
 JUDGES: dict[type, Judge] = {
     RowCheck: _from_values(_row_outcome),
     UniqueCheck: _from_values(_unique_outcome),
-    MetricCheck: _from_values(_metric_outcome),
+    MetricCheck: _from_values(with_drift(_metric_outcome)),
     EqualsCheck: _from_values(
         lambda rule, check, values, rows: _equals_outcome(rule, check, values)
     ),
@@ -478,7 +479,7 @@ JUDGES: dict[type, Judge] = {
 """How each kind of check is judged, from the part of :class:`Evidence` it reads;
 complete over the IR's ``Check`` union, checked at import."""
 
-METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {
+METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = DRIFT_VALUES | {
     RowCountMetric: lambda metric, values, rows: rows,
     ColumnMetric: lambda metric, values, rows: _number(values[ColumnAgg(metric.fn, metric.column)]),
     CountMetric: _count_value,

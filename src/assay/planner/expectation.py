@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from assay.comparison.render import describe_source
+from assay.ir.drift import DriftMetric
 from assay.ir.expr import (
     And,
     Coalesce,
@@ -190,6 +191,9 @@ def metric_text(metric: object, rule: Rule) -> str:
         return "row_count"
     if isinstance(metric, RowCountMatchMetric):
         return f"row_count as % of {_reference(metric.reference)}"
+    if isinstance(metric, DriftMetric):
+        ref = f"{_reference(metric.reference)} ({metric.reference.columns[0]})"
+        return f"{metric.method}({metric.column}) against {ref}"
     if isinstance(metric, AggregateMetric):
         shown = metric.args[: _SHOWN_ARGS.get(rule.kind, 0)]
         args = "".join(f", {c}" for c in metric.more) + "".join(f", {_value(a)}" for a in shown)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from assay.ir.references import Lookup
+from assay.planner.drift_plan import drift_branches, is_drift, render_drift_branch
 from assay.planner.plan import ReferenceAggregate, Slot
 from assay.planner.references import (
     Matched,
@@ -42,11 +43,13 @@ def reference_branches(slots: Sequence[Slot]) -> tuple[ReferenceAggregate, ...]:
         for (lookup, join), v in lookups.items()
     ]
     counts = [ReferenceAggregate(s.measure.source, (s,)) for s in counted]  # type: ignore[union-attr]
-    return (*joins, *counts)
+    return (*joins, *counts, *drift_branches(slots))
 
 
 def render_reference_branch(branch: ReferenceAggregate) -> list[str]:
     """The lines ``explain`` shows for a reference branch of the aggregate plan."""
+    if is_drift(branch):
+        return render_drift_branch(branch)
     if branch.lookup is None:
         head = f"    reference rows: {render_source(branch.source)}"
     elif branch.join == "anti":

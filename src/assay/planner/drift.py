@@ -1,0 +1,95 @@
+"""The distribution of a column beside a referenced source's (a ``drift`` rule's
+measure), as ONE branch of the table's aggregate plan (pure; its Spark frame is
+:mod:`assay.emit.drift`, the statistics :mod:`assay.judge.drift`).
+
+The table's values (the rows a rule's filter keeps) and the referenced side's are
+unioned, each row marked with its side, and grouped by value: each distinct value once,
+with its rows on each side. Everything else is computed over those groups, in one line
+of operators (no group is read twice, so Spark scans each source once):
+
+- numeric bins: the union's finite range ``[low, high]`` (windows over all the groups),
+  cut in ``bins`` equal widths exactly as ``numpy.histogram(values, bins, (low, high))``
+  cuts it (the last bin closed; a value on an inner edge in the bin it opens), a null,
+  a NaN and an infinity each in a bin of its own (``-1``, ``-2``, ``-3``), left out of
+  every statistic and counted;
+- categories (``bins`` None): each value is its own bin, a null in a bin of its own;
+- sorted (``ordered``: KS, Wasserstein): the groups' running counts in value order
+  (a window over the distinct values sorted), giving each side's empirical CDF at every
+  value, hence the exact two-sample KS statistic (the largest difference) and the
+  Wasserstein distance (the differences weighted by the gap to the next value).
+
+Then the groups are summed per bin, and one row holds the bins and the two sorted
+statistics. The sorted window runs in one partition over the distinct values: its cost
+is one sort of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from assay.ir.drift import DriftMetric
+from assay.ir.expr import Expr
+from assay.ir.sources import Source
+from assay.planner.kinds import MeasureKind, read, where_text
+from assay.planner.sqltext import quote, render_source
+
+NULL_BIN, NAN_BIN, INFINITE_BIN = -1, -2, -3
+"""The numeric bins of the values no statistic reads: null, NaN, an infinity."""
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """The counts of ``column``'s values (where ``where`` holds) and of the referenced
+    ``source``'s ``reference_column``, per bin (see the module's docstring), with the
+    exact KS statistic and Wasserstein distance when ``ordered``."""
+
+    column: str
+    source: Source
+    reference_column: str
+    bins: int | None = 10
+    ordered: bool = False
+    where: Expr | None = None
+
+
+DRIFT_OUTPUTS = ("bins", "low", "high", "ks", "wasserstein")
+"""Named outputs of a :class:`Distribution`: the bins (a list of ``(bin, table rows,
+referenced rows)``, the bin a number, or the value itself for categories), the union's
+finite range, and (when ``ordered``) the KS statistic and the Wasserstein distance."""
+
+
+def distribution_of(metric: DriftMetric) -> Distribution:
+    """The measure of a drift metric (planned and judged by the same key)."""
+    return Distribution(
+        metric.column,
+        metric.reference.source,
+        metric.reference.columns[0],
+        metric.bins,
+        metric.ordered,
+    )
+
+
+def render_distribution(m: Distribution) -> str:
+    """A :class:`Distribution` measure as ``explain`` shows it."""
+    bins = "its values" if m.bins is None else f"{m.bins} equal-width bins of the finite range"
+    sorted_ = ", sorted: KS and Wasserstein" if m.ordered else ""
+    return (
+        f"distribution of {quote(m.column)}{where_text(m)} and {quote(m.reference_column)}"
+        f" OF {render_source(m.source)} over {bins}{sorted_}"
+    )
+
+
+DRIFT_KIND = MeasureKind(
+    lambda m: "drift",
+    render_distribution,
+    lambda m: read(m, m.column),
+    outputs=DRIFT_OUTPUTS,
+    scan=False,
+    reference=True,
+)
+
+DRIFT_MEASURES: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    DriftMetric: lambda m: (distribution_of(m),)
+}
+"""The drift metric's entry of :data:`assay.planner.measures.METRIC_MEASURES`."""
