@@ -134,6 +134,7 @@ def planner_options(options: RunOptions) -> PlannerOptions:
         if d.planner is not None
     })  # fmt: skip
 
+
 # The Spark optimizer rule that merges cross-joined single-row aggregates over one
 # relation into one aggregate (Spark 4.2+; older servers ignore an unknown name).
 MERGE_SUBPLANS_RULE = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
