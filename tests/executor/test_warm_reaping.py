@@ -18,6 +18,7 @@ import pytest
 
 from tests.cli.test_interrupt import SLEEPS
 from tests.conftest import ROOT
+from tests.helpers import warm_state_dir
 from tests.spark_ui import open_sessions, running_jobs, within
 
 pytestmark = pytest.mark.spark
@@ -39,7 +40,7 @@ def _env(state, warm_client: bool) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory):
     """The module's warm server (and warm client): its state directory and its UI."""
-    state = tmp_path_factory.mktemp("reaping-state")
+    state = warm_state_dir(tmp_path_factory.mktemp("reaping") / "state")
     env = _env(state, warm_client=True)
     start = [sys.executable, "-m", "assay", "server", "start", "--memory", "1g",
              "--conf", "spark.hadoop.fs.s3a.secret.key=s3cr3tk3y"]  # fmt: skip

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import warm_state_dir
 
 pytestmark = pytest.mark.spark
 
@@ -59,7 +60,7 @@ def _answers(stdout: str) -> list[dict]:
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory: pytest.TempPathFactory):
     """The module's warm server: its state directory and its record."""
-    state = tmp_path_factory.mktemp("state")
+    state = warm_state_dir(tmp_path_factory.mktemp("warm") / "state")
     started = _assay(state, "server", "start", "--memory", "1g")
     assert started.returncode == 0, started.stderr
     line = json.loads(started.stdout)
