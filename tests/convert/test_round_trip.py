@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from assay.api.explaining import explain_tables
-from assay.convert import convert_files
-from assay.convert.rules import stripped
+from assay.conversion import convert_files
+from assay.conversion.rules import stripped
 from assay.dialects.base import LoadOptions
 from assay.dialects.load import load_suite
 from assay.errors import ConfigErrors

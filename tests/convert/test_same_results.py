@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import assay
-from assay.convert import convert_files
+from assay.conversion import convert_files
 from assay.dialects.base import LoadOptions
 
 ROOT = Path(__file__).resolve().parents[2]

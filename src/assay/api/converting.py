@@ -31,7 +31,7 @@ def convert(
 
 def convert_with(config: Config, options: RunOptions, *, out: Any = None) -> str:
     """:func:`convert` with the options as one object (what the CLI passes down)."""
-    from assay.convert import convert_files
+    from assay.conversion import convert_files
     from assay.dialects.base import LoadOptions
 
     load_plugins(options.plugins)

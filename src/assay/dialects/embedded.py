@@ -14,7 +14,7 @@ dialect's::
         inputs: {customers: data/customers.parquet}     # the frames a check reads
 
 This is what ``assay convert`` writes where no native rule type says what the dialect
-means (:mod:`assay.convert`). The readers are registered into the catalogue's
+means (:mod:`assay.conversion`). The readers are registered into the catalogue's
 :data:`~assay.dialects.catalogue.WORDED` when this module is imported (by the dialect
 registry), as plugins register rule types, so the catalogue imports no dialect.
 """

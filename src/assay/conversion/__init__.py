@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.config.document import parse_text
-from assay.convert.documents import Documents
-from assay.convert.rules import stripped
-from assay.convert.tables import Paths, table_out
-from assay.convert.text import document
+from assay.conversion.documents import Documents
+from assay.conversion.rules import stripped
+from assay.conversion.tables import Paths, table_out
+from assay.conversion.text import document
 from assay.dialects import native, sources
 from assay.dialects.base import Context, LoadOptions
 from assay.dialects.load import load_suite

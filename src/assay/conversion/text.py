@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from assay.convert.tables import Commented, TableOut
+from assay.conversion.tables import Commented, TableOut
 
 
 def escaped(value: Any) -> Any:

@@ -14,7 +14,7 @@ import yaml
 
 from assay.config.document import parse_text
 from assay.config.node import Node
-from assay.convert.documents import Documents, python
+from assay.conversion.documents import Documents, python
 from assay.dialects.catalogue import RULES, build_rule
 from assay.dialects.data_validator.checks import CHECKS
 from assay.dialects.embedded import BESIDE

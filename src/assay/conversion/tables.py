@@ -10,8 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.convert.documents import Documents, python
-from assay.convert.rules import Entry, Place, converted
+from assay.conversion.documents import Documents, python
+from assay.conversion.rules import Entry, Place, converted
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.outputs import FailedRows, RuleReport, Sink
 from assay.ir.rules import Rule
