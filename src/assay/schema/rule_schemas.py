@@ -113,7 +113,11 @@ def _key_order(key: str) -> tuple[int, str]:
 
 def _merge(parts: list[Schema]) -> Schema:
     """Constraints as one schema: required keys merged, the rest under allOf."""
-    required = [k for p in parts if list(p) == ["required"] for k in p["required"]]
+    # a key required twice (implied by another key and declared) is listed once: JSON
+    # Schema wants a required list of unique names
+    required = list(
+        dict.fromkeys(k for p in parts if list(p) == ["required"] for k in p["required"])
+    )
     others = [p for p in parts if list(p) != ["required"]]
     merged: Schema = {"required": required} if required else {}
     if len(others) == 1 and not (set(others[0]) & set(merged)):
