@@ -43,6 +43,7 @@ from assay.ir import (
     any_of,
     is_true,
 )
+from assay.ir.drift import DriftMetric
 from assay.ir.expr import Sql
 from assay.ir.metrics import AggregateMetric, ComplianceMetric, FrequencyMetric
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
@@ -445,6 +446,31 @@ CASES = [
         ("a",),
         (("a", "any"),),
     ),
+    # a distribution against a referenced source's (tests/integration/test_drift.py)
+    (
+        "{type: drift, column: a, method: psi, references: {sql: 'SELECT 1 AS a'}}",
+        "drift",
+        MetricCheck(
+            DriftMetric("a", Reference(SqlSource("SELECT 1 AS a"), ("a",)), "psi", 10),
+            Comparison(Op.LT, Decimal("0.2"), "< 0.2"),
+        ),
+        ("a",),
+        (("a", "numeric"),),
+    ),
+    (
+        "{type: drift, column: s, method: chi_square_p_value, bins: values,"
+        " references: {table: db.ref, column: state}}",
+        "drift",
+        MetricCheck(
+            # bins: values -> None: each value is its own bin
+            DriftMetric(
+                "s", Reference(CatalogSource("db.ref"), ("state",)), "chi_square_p_value", None
+            ),  # fmt: skip
+            Comparison(Op.GT, Decimal("0.05"), "> 0.05"),
+        ),
+        ("s",),
+        (("s", "any"),),
+    ),
     (
         "{type: custom_sql, failed_rows: 'SELECT * FROM _validation_df WHERE a < 0'}",
         "sql",
@@ -473,7 +499,7 @@ REFERENCE_TYPES = {
     "range_check", "string_length_check", "string_regex_check", "column_sum_check",
     "column_max_check", "colstats", "has_size", "has_uniqueness", "is_contained_in",
     "foreign_key", "row_count_match", "approx_distinct_count", "correlation", "compliance",
-    "entropy", "mutual_information", "count",
+    "entropy", "mutual_information", "count", "drift",
 }  # fmt: skip
 REFERENCE_ALIASES = {
     "custom_sql", "nullCheck", "null_check", "negativeCheck", "rangeCheck", "stringLengthCheck",
