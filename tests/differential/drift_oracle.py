@@ -88,6 +88,8 @@ def drift_value(rule: dict[str, Any], table: list[Any], reference: list[Any]) ->
     if method == "wasserstein":
         return float(stats.wasserstein_distance(tf, rf))
     span = (min(tf + rf), max(tf + rf))
+    if not math.isfinite(span[1] - span[0]):
+        return None  # assay's decision: no bins (numpy refuses 2+, overflows on 1)
     try:
         t = np.histogram(tf, bins=rule["bins"], range=span)[0]
         r = np.histogram(rf, bins=rule["bins"], range=span)[0]

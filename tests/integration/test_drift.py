@@ -38,6 +38,12 @@ def _samples() -> dict[str, tuple[list, list]]:
         "tied": (tied, rng.integers(0, 6, ROWS // 3).astype(float).tolist()),
         "special": (special, [*rng.normal(0.1, 1, ROWS // 2).tolist(), None, math.nan]),
         "empty": (normal, [None] * 10),
+        # a range wider than a double (1e308 - -1e308): no bins, yet KS and Wasserstein
+        # compare every finite value (numpy.histogram refuses the bins, scipy does not)
+        "overflow": (
+            [*rng.normal(0, 1, ROWS - 3).tolist(), -1e308, 1e308, 5e-324],
+            [*rng.normal(0, 1, ROWS // 2).tolist(), -1e308, math.inf],
+        ),
     }
 
 

@@ -122,8 +122,10 @@ def _binned(groups: DataFrame, bins: int, ordered: bool) -> DataFrame:
     # last bin, then corrected against the edges themselves (rounding near an edge)
     # (a width still 0, a value too large for 0.5 to move: numpy refuses such bins too)
     scaled = F.floor((v - low) * (F.lit(float(bins)) / width)).cast("int")
-    # (only for a finite value: ANSI mode fails a NaN or an infinity cast to an int)
-    guess = F.when((width > 0) & F.col(_FINITE), F.least(scaled, F.lit(bins - 1)))
+    # (only for a finite value: ANSI mode fails a NaN or an infinity cast to an int; a
+    # range wider than a double has no bins at all, its finite values none: bin NULL)
+    binnable = (width > 0) & (width < F.lit(float("inf"))) & F.col(_FINITE)
+    guess = F.when(binnable, F.least(scaled, F.lit(bins - 1)))
     out = groups.withColumn(_FIRST, F.when(v < edge(guess), guess - 1).otherwise(guess))
     b = F.col(_FIRST)
     corrected = F.when((v >= edge(b + 1)) & (b != F.lit(bins - 1)), b + 1).otherwise(b)

@@ -43,17 +43,25 @@ MOVED = 5
 @dataclass(frozen=True, slots=True)
 class Counts:
     """A drift measure's counts: the compared bins (labels, the table's rows, the
-    reference's), and per side the rows left out (null, NaN, infinite)."""
+    reference's), per side the rows left out (null, NaN, infinite) and the finite values
+    in no bin (a range wider than a double has none: KS and Wasserstein still compare
+    them)."""
 
     labels: tuple[str, ...]
     table: tuple[int, ...]
     reference: tuple[int, ...]
     left_out: Mapping[str, tuple[int, int]]
+    unbinned: tuple[int, int] = (0, 0)
 
     @property
     def sizes(self) -> tuple[int, int]:
         """The compared values of each side."""
-        return sum(self.table), sum(self.reference)
+        return sum(self.table) + self.unbinned[0], sum(self.reference) + self.unbinned[1]
+
+    @property
+    def binned(self) -> bool:
+        """Whether both sides have values in the bins."""
+        return sum(self.table) > 0 and sum(self.reference) > 0
 
 
 def counts(metric: DriftMetric, stats: Mapping[str, Any]) -> Counts:
@@ -71,8 +79,10 @@ def counts(metric: DriftMetric, stats: Mapping[str, Any]) -> Counts:
     else:
         keys = list(range(metric.bins))
         labels = _edges(stats.get("low"), stats.get("high"), metric.bins)
+    unbinned = found.pop(None, (0, 0)) if metric.bins is not None else (0, 0)
     pairs = [found.get(k, (0, 0)) for k in keys]
-    return Counts(tuple(labels), tuple(t for t, _ in pairs), tuple(r for _, r in pairs), left)
+    table, reference = tuple(t for t, _ in pairs), tuple(r for _, r in pairs)
+    return Counts(tuple(labels), table, reference, left, unbinned)
 
 
 def _key(b: Any) -> Any:
@@ -100,6 +110,8 @@ def distinct_edges(low: float | None, high: float | None, bins: int | None) -> b
     many bins, has none); categories always do."""
     if bins is None or low is None or high is None:
         return True
+    if not math.isfinite(high - low):
+        return False  # numpy refuses 2+ such bins and overflows an index on 1: none
     step = (high - low) / bins
     edges = [i * step + low for i in range(bins)] + [high]
     return all(math.isfinite(e) for e in edges) and all(
@@ -235,7 +247,7 @@ def details(check: MetricCheck, values: Values) -> dict[str, Any]:
     found = drift.counts
     n, m = found.sizes
     moved = []
-    if n and m:
+    if found.binned:
         p, q = shares(found.table, False), shares(found.reference, False)
         order = sorted(range(len(p)), key=lambda i: -abs(p[i] - q[i]))[:MOVED]
         moved = [
