@@ -137,7 +137,7 @@ def _print(rows: list[dict[str, Any]], format: str) -> None:  # noqa: A002
         writer.writeheader()
         for row in rows:
             tags = ";".join(f"{k}={v}" for k, v in sorted((row.get("tags") or {}).items()))
-            writer.writerow({**row, "tags": tags})
+            writer.writerow({**row, "tags": tags, "state": _base64(row.get("state"))})
         return
     import orjson
 
@@ -145,7 +145,14 @@ def _print(rows: list[dict[str, Any]], format: str) -> None:  # noqa: A002
 
     for row in rows:
         line = {name: row.get(name) for name in NAMES}
+        line["state"] = _base64(row.get("state"))  # a state row's bytes, as the file holds them
         if (row.get("rule"), row.get("measure")) == (SCHEMA_RULE, SCHEMA_MEASURE):
             # a table's schema: its columns as JSON objects, not a text holding them
             line["columns"] = [dataclasses.asdict(c) for c in parse(row["columns"]) or ()]
         sys.stdout.write(orjson.dumps(line).decode() + "\n")
+
+
+def _base64(state: bytes | None) -> str | None:
+    import base64
+
+    return None if state is None else base64.b64encode(state).decode("ascii")

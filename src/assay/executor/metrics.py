@@ -146,12 +146,12 @@ def append(
         return len(rows)
     assert spark is not None
     try:
-        _ensure_table(spark, store)
+        order = _ensure_table(spark, store)
         frame = spark.createDataFrame([tuple(r.get(n) for n in NAMES) for r in rows], _schema())
         if store.format in PARTITIONED:
             _write_partition(spark, store, frame, {str(r["run_id"]) for r in rows})
-        else:
-            frame.write.insertInto(store.location)
+        else:  # by position: in the table's order (a column added since ends it)
+            frame.select(*order).write.insertInto(store.location)
     except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
         raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
     return len(rows)
@@ -183,14 +183,23 @@ def _schema() -> str:
     return ", ".join(f"`{name}` {kind}" for name, kind in COLUMNS)
 
 
-def _ensure_table(spark: SparkSession, store: MetricsStore) -> None:
-    if spark.catalog.tableExists(store.location):
-        return
-    partitioned = " PARTITIONED BY (run_id)" if store.format in PARTITIONED else ""
-    spark.sql(
-        f"CREATE TABLE IF NOT EXISTS {store.location} ({_schema()}) USING {store.format}"
-        + partitioned
-    ).collect()
+def _ensure_table(spark: SparkSession, store: MetricsStore) -> list[str]:
+    """Create the table when missing, add the columns a store created by an earlier
+    version lacks (``ALTER TABLE ADD COLUMNS``: ``state``; docs/monitoring.md#the-store);
+    the table's columns in its order."""
+    if not spark.catalog.tableExists(store.location):
+        partitioned = " PARTITIONED BY (run_id)" if store.format in PARTITIONED else ""
+        spark.sql(
+            f"CREATE TABLE IF NOT EXISTS {store.location} ({_schema()}) USING {store.format}"
+            + partitioned
+        ).collect()
+    order = spark.read.table(store.location).columns
+    missing = [(n, kind) for n, kind in COLUMNS if n not in order]
+    if missing:
+        added = ", ".join(f"`{n}` {kind}" for n, kind in missing)
+        spark.sql(f"ALTER TABLE {store.location} ADD COLUMNS ({added})").collect()
+        order = spark.read.table(store.location).columns
+    return list(order)
 
 
 def stored(

@@ -4,11 +4,13 @@ A run appends its rows in one write under an exclusive ``flock`` (two runs appen
 once both land, whole), all of them or none: on any failure (a full disk) the file is cut
 back to its size before. History is read by one pass over the file, keeping the newest
 values of the rules asked for; a line that is not a store row is skipped and counted
-(:mod:`assay.monitoring.rows`).
+(:mod:`assay.monitoring.rows`). A state row's bytes are base64 text in its line; a line
+written before the ``state`` column has none (read as null).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fcntl
 import os
@@ -75,7 +77,13 @@ def _cut_back(fd: int, size: int) -> None:
 
 
 def _line(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: utc_text(row[name]) if name == "run_time" else row.get(name) for name in NAMES}
+    """A row as its JSON line: ``run_time`` as ISO 8601 text, a ``state``'s bytes as
+    base64 text (JSON has no bytes)."""
+    line = {name: row.get(name) for name in NAMES}
+    line["run_time"] = utc_text(row["run_time"])
+    if line["state"] is not None:
+        line["state"] = base64.b64encode(bytes(line["state"])).decode("ascii")
+    return line
 
 
 def scan(path: str) -> Iterator[tuple[int, dict[str, Any] | str]]:

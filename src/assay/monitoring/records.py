@@ -26,16 +26,21 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("severity", "string"),
     ("server", "string"),
     ("tags", "map<string,string>"),
+    ("state", "binary"),  # a state row's: a mergeable state (docs/incremental.md)
     ("run_id", "string"),
 )
 """The store's columns and Spark types, in the table's order (``run_id`` last: a table
-store created by assay is partitioned by it)."""
+store created by assay is partitioned by it). ``state`` is null but on a state row; a
+store written before it had the column reads it as null."""
 NAMES = tuple(name for name, _ in COLUMNS)
 TABLE_RULE = "(table)"
 """The ``rule`` of a table's own values (its row count)."""
 COMPARISON_RULE = "(comparison)"
 """The ``rule`` of a comparison's counts; its ``table`` is the comparison's name."""
 RESULT_MEASURES = ("metric_value", "failed_count", "row_count")
+STATE_MEASURE = "state"
+"""The ``measure`` of a state row: its ``state`` holds the bytes, its ``value`` the rows
+they summarise (docs/incremental.md#the-states)."""
 
 
 def tracked_measure(rule: Rule) -> str:

@@ -3,13 +3,16 @@
 Both backends, and both readers (a run's history, ``assay history``), read a row through
 :func:`checked_row`: its ``run_time`` a time, its ``value`` a finite number, its ``table``,
 ``rule`` and ``measure`` strings, its ``tags`` a mapping, a schema row's ``columns`` a JSON
-list of columns. A row that is not one is skipped
-and counted by why (:class:`Skipped`), never judged and never an internal error: a store
-shared by many jobs is only as good as its worst line (docs/monitoring.md#when-the-store-fails).
+list of columns, its ``state`` bytes or null (base64 text in a file). A row that is not
+one is skipped and counted by why (:class:`Skipped`), never judged and never an internal
+error: a store shared by many jobs is only as good as its worst line
+(docs/monitoring.md#when-the-store-fails).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
@@ -27,6 +30,7 @@ BAD_RUN_TIME = "a run_time that is not an ISO 8601 time"
 NO_VALUE = "no value"
 BAD_VALUE = "a value that is not a finite number"
 BAD_TAGS = "tags that are not a mapping"
+BAD_STATE = "a state that is not bytes (base64 text in a file)"
 LINES_SHOWN = 10
 """The most line numbers a skip report lists (the first ones)."""
 
@@ -95,7 +99,26 @@ def checked_row(raw: Any) -> dict[str, Any] | str:
     schema = (raw["rule"], raw["measure"]) == (SCHEMA_RULE, SCHEMA_MEASURE)
     if schema and parse(raw.get("columns")) is None:
         return BAD_SCHEMA
-    return {**raw, "run_time": moment, "value": float(value), "tags": dict(tags or {})}
+    state = _state(raw.get("state"))
+    if state == BAD_STATE:
+        return BAD_STATE
+    said = {"run_time": moment, "value": float(value), "tags": dict(tags or {}), "state": state}
+    return {**raw, **said}
+
+
+def _state(value: Any) -> bytes | str | None:
+    """A row's state as bytes: a table store's binary, a file's base64 text; None when
+    the row has none (a store written before the column reads as null)."""
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if not isinstance(value, str):
+        return BAD_STATE
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return BAD_STATE
 
 
 def _time(value: Any) -> dt.datetime | str:
