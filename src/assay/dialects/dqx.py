@@ -118,9 +118,10 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
     name = name_node.as_str("a check name") if name_node and name_node.value else None
 
     def rule_of(arguments: Node) -> Rule:
-        args = Args(arguments, function, spec.keys, row_filter, frames)
+        kept, kept_node = _dataset_filter(function, arguments, row_filter, filter_node)
+        args = Args(arguments, function, spec.keys, kept, frames)
         mapped = spec.build(args)
-        return _rule(item, function, mapped, level, name, row_filter, filter_node, args)
+        return _rule(item, function, mapped, level, name, kept, kept_node, args)
 
     args_node, each = _arguments(check)
     if each is None or each.value is None:
@@ -128,6 +129,21 @@ def check_rules(item: Node, ctx: Context) -> tuple[Rule, ...]:
             raise check.error(f"DQX: function '{function}' needs 'arguments'")
         return (rule_of(args_node),)
     return tuple(rule_of(merged) for merged in _per_column(each, args_node, check))
+
+
+def _dataset_filter(
+    function: str, arguments: Node, row_filter: str | None, filter_node: Node | None
+) -> tuple[str | None, Node | None]:
+    """The check's filter, or else its ``row_filter`` argument: DQX's ``is_unique``,
+    ``foreign_key`` and ``sql_query`` filter their rows by it as by the check's ``filter``
+    (which replaces it when both are written). ``is_aggr_*`` read it themselves: DQX
+    aggregates the rows it keeps but flags every row."""
+    if row_filter is not None or function.startswith("is_aggr_"):
+        return row_filter, filter_node
+    node = arguments.get("row_filter") if isinstance(arguments.value, dict) else None
+    if node is None or node.value is None:
+        return None, filter_node
+    return node.as_str("a filter (a Spark SQL predicate)"), node
 
 
 def _refuse_message_expr(item: Node) -> None:

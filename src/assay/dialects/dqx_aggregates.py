@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from assay.dialects.dqx_args import Args, Function, Mapped, number_sql, takes
 from assay.dialects.dqx_dataset import VIEW, plain_columns
-from assay.ir.expr import Col, IsNull, Not, Sql
+from assay.ir.expr import Col, Expr, IsNull, Not, Sql, all_of, is_true
 from assay.ir.metrics import CountMetric, RowCountMetric
 from assay.ir.rules import MetricCheck, SqlCheck
 from assay.ir.values import Comparison, Op
@@ -76,7 +76,8 @@ def _aggregate_call(a: Args, aggr: str, item: str) -> tuple[str, str]:
 def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
     """``is_aggr_*``: DQX fails every row (of the filter) when ``aggregate <op> limit``
     is TRUE; a NULL aggregate (sum of no value) passes. ``count`` of a column counts its
-    non-null values, ``count`` of ``*`` the rows."""
+    non-null values, ``count`` of ``*`` the rows. The ``row_filter`` argument keeps the
+    rows aggregated, not the rows flagged (every row)."""
 
     def build(a: Args) -> Mapped:
         kind = a.get("aggr_type")
@@ -88,7 +89,7 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
             )
         if a.get("group_by") is not None:
             return _per_group(a, aggr, label, op_name)
-        for key in ("row_filter", "abs_tolerance", "rel_tolerance"):
+        for key in ("abs_tolerance", "rel_tolerance"):
             node = a.get(key)
             if node is not None:
                 raise node.error(
@@ -102,18 +103,18 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
         column = "*" if t.shown == "*" else t.sql
         name = f"{t.norm}_{aggr}_{op_name}_limit".lstrip("_")
         targets = (t,) if t.shown != "*" else ()
+        kept = a.row_filter or _argument_filter(a)
         # count(1) is count(*), in the form the aggregate pass folds
-        rows = (
-            "count(1)" if a.row_filter is None else f"count(CASE WHEN ({a.row_filter}) THEN 1 END)"
-        )
+        counted = "count(1)" if kept is None else f"count(CASE WHEN ({kept}) THEN 1 END)"
         if column == "*":
-            value, called = rows, _AGGREGATES[aggr]
-        elif a.row_filter is None:
+            value, called = counted, _AGGREGATES[aggr]
+        elif kept is None:
             value, called = _aggregate_call(a, aggr, column)
         else:
-            value, called = _aggregate_call(
-                a, aggr, f"CASE WHEN ({a.row_filter}) THEN {column} END"
-            )
+            value, called = _aggregate_call(a, aggr, f"CASE WHEN ({kept}) THEN {column} END")
+        # the rows DQX flags: those of the check's filter, or every row when the filter
+        # is the argument's (DQX flags by the check's filter alone)
+        rows = "count(1)" if a.row_filter is None else counted
         message = (f"{called} value {{value}} in column '{t.shown}' is {label} "
                    f"limit: {shown}")  # fmt: skip
         # no row (of the filter): DQX has no row to flag, whatever the aggregate
@@ -124,6 +125,15 @@ def _aggregate(op: str, label: str, op_name: str) -> Callable[[Args], Mapped]:
     return build
 
 
+def _argument_filter(a: Args) -> str | None:
+    """The ``row_filter`` argument (DQX: the rows aggregated, when the check has no
+    ``filter``; the check's ``filter`` replaces it)."""
+    node = a.get("row_filter")
+    if node is None or a.row_filter is not None:
+        return None
+    return node.as_str("a filter (a Spark SQL predicate)")
+
+
 _PASSES = {"greater_than": Op.LE, "less_than": Op.GE, "not_equal_to": Op.EQ, "equal_to": Op.NE}
 """What a group's count must be, by the DQX comparison that flags it."""
 
@@ -132,19 +142,20 @@ def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
     """``is_aggr_*`` with ``group_by``: DQX flags the rows of every group whose
     aggregate compares TRUE with the limit. Only ``count`` (a number for every group,
     never NULL or NaN) is run per group: a group's NULL or NaN aggregate is judged by
-    DQX's Spark comparison, which assay's per-group thresholds do not reproduce."""
+    DQX's Spark comparison, which assay's per-group thresholds do not reproduce. With
+    the ``row_filter`` argument, every row's group counts the rows it keeps."""
     if aggr != "count" or a.get("aggr_params") is not None:
         raise a.require("group_by").error(
             f"DQX: group_by with aggr_type '{aggr}' is not supported",
             hint="assay checks count per group; a group's sum, avg, min or max may be NULL "
             "or NaN, which DQX judges by Spark's comparison",
         )
-    for key in ("aggr_params", "row_filter"):
-        node = a.get(key)
-        if node is not None:
-            raise node.error(f"DQX: {key} is not supported in '{a.function}'")
+    node = a.get("aggr_params")
+    if node is not None:
+        raise node.error(f"DQX: aggr_params are not supported in '{a.function}'")
     by = plain_columns(a.require("group_by"))
     t = a.target()
+    kept = _argument_filter(a)
     node = a.require("limit")
     if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
         raise node.error(
@@ -154,12 +165,15 @@ def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
     value = node.value
     must = Comparison(_PASSES[op_name], Decimal(repr(value)), f"{_PASSES[op_name].value} {value}")
     metric: RowCountMetric | CountMetric
-    if t.shown == "*":
+    present: Expr = Not(IsNull(Col(t.column) if t.column is not None else Sql(t.sql)))
+    if kept is not None:
+        # DQX: each group of every row, its count of the rows the argument keeps
+        where = is_true(Sql(kept))
+        metric = CountMetric(where if t.shown == "*" else all_of(where, present))
+    elif t.shown == "*":
         metric = RowCountMetric()
-    elif t.column is not None:
-        metric = CountMetric(Not(IsNull(Col(t.column))))
     else:
-        metric = CountMetric(Not(IsNull(Sql(t.sql))))
+        metric = CountMetric(present)
     check = MetricCheck(metric, must, group_by=by)
     name = f"{t.norm}_{aggr}_group_by_{'_'.join(by)}_{op_name}_limit".lstrip("_")
     message = (f"Count value {{value}} in column '{t.shown}' per group of columns "

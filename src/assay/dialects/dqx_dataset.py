@@ -44,10 +44,6 @@ def _is_unique(a: Args) -> Mapped:
             "DQX: is_unique with trim_strings is not supported",
             hint="remove trim_strings, or check trim(column) with an expression column",
         )
-    if a.get("row_filter") is not None:
-        raise a.require("row_filter").error(
-            "DQX: row_filter is set from the check's filter", hint="write it as 'filter:'"
-        )
     nulls_distinct = a.flag("nulls_distinct", default=True)
     check = UniqueCheck(names, nulls="any" if nulls_distinct else "none")
     shown = names[0] if len(names) == 1 else f"struct({', '.join(names)})"
@@ -60,13 +56,12 @@ def _foreign_key(a: Args) -> Mapped:
     referenced keys fails (with ``negate``, one that has a match: a NULL key still
     passes); ``ref_df_name`` is read from ``--input NAME=...``, ``ref_table`` is a
     catalog table."""
-    for key, why in (
-        ("null_safe", "assay matches keys as SQL does: a null never matches"),
-        ("row_filter", "it is set from the check's filter; write it as 'filter:'"),
-    ):  # fmt: skip
-        node = a.get(key)
-        if node is not None and node.value is not False:
-            raise node.error(f"DQX: foreign_key with {key} is not supported", hint=why)
+    node = a.get("null_safe")
+    if node is not None and node.value is not False:
+        raise node.error(
+            "DQX: foreign_key with null_safe is not supported",
+            hint="assay matches keys as SQL does: a null never matches",
+        )
     columns = plain_columns(a.require("columns"), keep_repeats=True)
     refs = plain_columns(a.require("ref_columns"), keep_repeats=True)
     if len(columns) != len(refs):
@@ -113,10 +108,6 @@ def _sql_query(a: Args) -> Mapped:
         raise merge.error(
             "DQX: sql_query with merge_columns is not supported",
             hint="assay runs the dataset-level form (one row: every row passes or fails)",
-        )
-    if a.get("row_filter") is not None:
-        raise a.require("row_filter").error(
-            "DQX: row_filter is set from the check's filter", hint="write it as 'filter:'"
         )
     query = a.require("query").as_str("a SQL query")
     condition = a.get("condition_column")

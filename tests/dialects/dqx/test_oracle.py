@@ -198,6 +198,32 @@ CHECKS: list[dict[str, Any]] = [
               condition_column="c", negate=True)},
     {"criticality": "error", "filter": "id > 100",
      **_check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=1)},
+    # row_filter: DQX aggregates the rows it keeps and flags every row (the check's
+    # filter, when both are written, replaces it)
+    _check("is_aggr_not_less_than", column="*", aggr_type="count", limit=5, row_filter="n > 2"),
+    _check("is_aggr_not_less_than", column="*", aggr_type="count", limit=1,
+           row_filter="id > 100"),
+    _check("is_aggr_not_greater_than", column="n", aggr_type="sum", limit=5,
+           row_filter="id < 3"),
+    _check("is_aggr_not_less_than", column="n", aggr_type="sum", limit=1, row_filter="id > 100"),
+    _check("is_aggr_not_greater_than", column="x", aggr_type="avg", limit=1,
+           row_filter="x = x"),
+    _check("is_aggr_equal", column="k", aggr_type="count_distinct", limit=2,
+           row_filter="id > 2"),
+    {"criticality": "warn", "filter": "n > 2",
+     **_check("is_aggr_not_less_than", column="*", aggr_type="count", limit=1,
+              row_filter="id > 100")},
+    _check("is_aggr_not_less_than", column="n", group_by=["k"], limit=1, row_filter="n > 1"),
+    _check("is_aggr_not_greater_than", column="*", group_by=["k"], limit=0,
+           row_filter="id > 5"),
+    {"criticality": "warn", "filter": "id > 1",
+     **_check("is_aggr_not_less_than", column="*", group_by=["k"], limit=1,
+              row_filter="id > 100")},
+    _check("is_unique", columns=["k"], row_filter="id < 6"),
+    _check("foreign_key", columns=["s"], ref_columns=["key"], ref_df_name="ref",
+           row_filter="n > 1"),
+    _check("sql_query", query="SELECT count(*) = 2 AS c FROM {{input_view}}",
+           condition_column="c", row_filter="id < 3"),
 ]  # fmt: skip
 
 

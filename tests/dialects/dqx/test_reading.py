@@ -9,7 +9,7 @@ import json
 import pytest
 
 from assay.dialects.dqx_results import dqx_view
-from assay.ir.expr import Sql, is_true
+from assay.ir.expr import Col, IsNull, Not, Sql, all_of, is_true
 from assay.ir.metrics import CountMetric, RowCountMetric
 from assay.ir.references import ForeignKeyCheck
 from assay.ir.rules import MetricCheck, RowCheck, SqlCheck, UniqueCheck
@@ -330,3 +330,41 @@ def test_what_assay_does_not_run_as_dqx_does_is_an_error_at_its_place(tmp_path, 
                    source="x.parquet", inputs={"r": "db.r"}, for_run=True)  # fmt: skip
     assert said in found
     assert "checks.yml:" in found and "[1]" in found
+
+
+def test_row_filter_of_an_aggregate_keeps_the_rows_aggregated(tmp_path):
+    # DQX aggregates the rows row_filter keeps, but flags every row: a count of no kept
+    # row fails a table with rows; the check's filter replaces the argument
+    argument, both, per_group, star = rules(
+        tmp_path,
+        check("is_aggr_not_less_than", column="*", limit=1, row_filter="id > 100"),
+        {**check("is_aggr_not_less_than", column="*", limit=1, row_filter="id > 100"),
+         "filter": "b > 1"},
+        check("is_aggr_not_less_than", column="a", group_by=["k"], limit=1, row_filter="a > 1"),
+        check("is_aggr_not_greater_than", column="*", group_by=["k"], limit=0, row_filter="b"),
+    )  # fmt: skip
+    kept = "count(CASE WHEN (id > 100) THEN 1 END)"
+    assert argument.check == SqlCheck(
+        f"SELECT coalesce({kept} < 1 AND count(1) > 0, false) = false FROM _validation_df"
+    )
+    assert argument.filter is None
+    by_filter = "count(CASE WHEN (b > 1) THEN 1 END)"
+    assert both.check == SqlCheck(
+        f"SELECT coalesce({by_filter} < 1 AND {by_filter} > 0, false) = false FROM _validation_df"
+    )
+    assert isinstance(per_group.check, MetricCheck) and per_group.filter is None
+    assert per_group.check.metric == CountMetric(
+        all_of(is_true(Sql("a > 1")), Not(IsNull(Col("a"))))
+    )
+    assert per_group.check.group_by == ("k",)
+    assert star.check.metric == CountMetric(is_true(Sql("b")))  # type: ignore[union-attr]
+
+
+def test_row_filter_of_a_dataset_check_is_its_filter(tmp_path):
+    unique, key = rules(
+        tmp_path,
+        check("is_unique", columns=["k"], row_filter="id < 6"),
+        {**check("is_unique", columns=["k"], row_filter="id < 6"), "filter": "b > 1"},
+    )
+    assert unique.filter == Sql("id < 6")
+    assert key.filter == Sql("b > 1")
