@@ -35,6 +35,12 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
             raise ConfigErrors([ConfigError(f"{said} needs a metrics store (--metrics)")])
         unstored = [_without_store(rule) for table in suite.tables for rule in table.rules
                     if watched(rule)]  # fmt: skip
+        unstored += [ConfigError(
+            "incremental: the table's partitions' states live in the metrics store, and this"
+            " run has none", table.incremental.origin,
+            hint="add 'metrics: {path: metrics.jsonl}' (or {table: NAME}) to the config, or"
+            " give --metrics FILE / --metrics-table NAME")
+            for table in suite.tables if table.incremental is not None]  # fmt: skip
         if unstored:
             raise ConfigErrors(unstored)
         return None

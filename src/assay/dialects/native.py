@@ -22,6 +22,7 @@ from assay.dialects.over_time import metrics_store
 from assay.dialects.targets import expand_targets
 from assay.errors import VariableError
 from assay.grammar import substitute
+from assay.ir.incremental import Incremental
 from assay.ir.monitoring import Monitoring
 from assay.ir.outputs import RuleReport
 from assay.ir.rules import OnFailure, Rule
@@ -46,6 +47,7 @@ TABLE_KEYS = frozenset(
         "sodacl",
         "dqx",
         "history",
+        "incremental",
     }
 )
 ON_FAILURE: tuple[OnFailure, ...] = ("fail", "warn")
@@ -259,6 +261,8 @@ def _table(
         if sink is not None:
             indices = tuple(range(len(all_rules)))
             outputs = (*outputs, RuleReport(name or "", indices, sink, history=True))
+    incremental_node = node.get("incremental")
+    incremental = ctx.attempt(_incremental, incremental_node) if incremental_node else None
     if len(ctx.errors) > before or source is None or name is None:
         return None
     return Table(
@@ -272,7 +276,16 @@ def _table(
         outputs=outputs,
         hold_outputs=block.hold if block else (),
         places=node.places({"source": "source", "filter": "filter", "keys": "keys"}),
+        incremental=incremental,
     )
+
+
+def _incremental(node: Node) -> Incremental:
+    """``incremental: {by: <column>}`` (docs/incremental.md)."""
+    node.as_mapping("a mapping with 'by' (the partition column)")
+    node.check_keys({"by"})
+    by = node.require("by").as_str("a column name (the partition column)")
+    return Incremental(by, node.origin)
 
 
 def _bound_rules(node: Node, ctx: Context, name: str) -> tuple[Rule, ...]:

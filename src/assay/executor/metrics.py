@@ -33,10 +33,18 @@ from assay.executor.stages.prepared import Prepared
 from assay.ir.monitoring import MetricsStore, Monitoring
 from assay.ir.suite import Suite, Table
 from assay.monitoring import files
-from assay.monitoring.records import COLUMNS, NAMES, parse_time, records, utc_text
+from assay.monitoring.records import (
+    COLUMNS,
+    NAMES,
+    STATE_MEASURE,
+    parse_time,
+    records,
+    utc_text,
+)
 from assay.monitoring.rows import Skipped, checked_row, tally
 from assay.monitoring.schemas import Columns, columns_of
 from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
+from assay.monitoring.states import Stored, newest_states
 from assay.report.events import RunSummary
 
 if TYPE_CHECKING:
@@ -266,6 +274,8 @@ class Watch:
     history: History | str = field(default_factory=dict)
     runs_read: int = 0
     skipped: Skipped = field(default_factory=Skipped)
+    states: Mapping[str, Stored] | str = field(default_factory=dict)
+    """The incremental tables' stored states by name (a text: why they could not be read)."""
 
     @classmethod
     def start(
@@ -283,6 +293,13 @@ class Watch:
         run_time = parse_time(monitoring.run_time) if monitoring.run_time else now()
         want = wanted(suite.tables, monitoring, run_id, run_time)
         watch = cls(spark, monitoring, run_time)
+        incremental = [t.name for t in suite.tables if t.incremental is not None]
+        if incremental:
+            try:
+                watch.states = read_states(spark, want, monitoring.store, incremental)
+            except (MetricsStoreFailure, OSError) as e:
+                watch.states = str(e)
+                note(f"assay: {e}: the incremental tables scan every partition")
         if not want.runs:
             return watch
         started = time.monotonic()
@@ -306,14 +323,18 @@ class Watch:
         events: Sequence[Mapping[str, Any]],
         server: str | None,
         schemas: Mapping[str, Columns] | None = None,
+        states: Sequence[Mapping[str, Any]] = (),
     ) -> RunSummary:
-        """The summary once the run's values, and the ``schemas`` of its tables, are
-        appended to the store (``metrics``), all in one append."""
+        """The summary once the run's values, the ``schemas`` of its tables and the
+        ``states`` of its incremental tables are appended to the store (``metrics``), all
+        in one append."""
         if self.monitoring is None:
             return summary
         store = self.monitoring.store
         rows = records(events, self.run_time, server, self.monitoring.tags, schemas,
                        summary.run_id)  # fmt: skip
+        common = {"run_time": self.run_time, "server": server, "tags": dict(self.monitoring.tags)}
+        rows += [{**common, **state, "run_id": summary.run_id} for state in states]
         said: dict[str, Any] = {"store": str(store), "run_time": utc_text(self.run_time),
                                 "rows": 0, "history_runs_read": self.runs_read}  # fmt: skip
         if self.skipped:
@@ -326,6 +347,37 @@ class Watch:
             return dataclasses.replace(summary, metrics=said, exit_code=max(summary.exit_code, 3),
                                        exit_reason=reason)  # fmt: skip
         return dataclasses.replace(summary, metrics=said)
+
+
+def read_states(
+    spark: SparkSession | None, want: Wanted, store: MetricsStore, tables: Sequence[str]
+) -> dict[str, Stored]:
+    """The newest stored states of each of ``tables`` among the runs ``want`` matches
+    (this run's tags, earlier runs): one pass over a file, or one Spark plan over a table
+    (none when it does not exist, or was written before the ``state`` column)."""
+    if store.kind == "file":
+        found, _ = files.rows(store.location)
+    else:
+        assert spark is not None
+        try:
+            if not spark.catalog.tableExists(store.location):
+                return {}
+            frame: DataFrame = spark.read.table(store.location)
+            if "state" not in frame.columns:
+                return {}
+            newest = Window.partitionBy("table").orderBy(F.col("run_time").desc())
+            kept = (F.col("measure") == F.lit(STATE_MEASURE)) & F.col("table").isin(list(tables))
+            for name, value in want.tags:
+                kept = kept & (F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
+            kept = kept & (F.col("run_id") != F.lit(want.run_id))
+            frame = frame.where(kept).withColumn("_rank", F.rank().over(newest))
+            frame = frame.where(F.col("_rank") == 1).drop("_rank")
+            rows = frame.withColumn("micros", F.unix_micros(F.col("run_time"))).drop("run_time")
+            found, _ = _checked(row.asDict() for row in rows.collect())
+        except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
+            raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
+    matched = [r for r in found if want.matches(r["tags"], r.get("run_id"), r["run_time"])]
+    return {table: newest_states(matched, table) for table in tables}
 
 
 def now() -> dt.datetime:

@@ -39,6 +39,7 @@ from assay.ir.suite import DataFrameSource, SqlSource, Table
 from assay.judge.preflight import check_table, interpolable
 from assay.planner import TablePlan, plan_table
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions, needs_size
+from assay.planner.incremental import refusals
 from assay.planner.plan import AggregatePlan, FoldedSql, ScanAggregate, Slot, SqlPlan, SqlQuery
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ def prepare(
     if isinstance(problems, AssayError):
         return problems
     problems += refs.problems
+    problems += [ConfigError(m, o, hint=h) for m, o, h in refusals(table, schema)]
     if not problems:
         problems += snippet_problems(df, table)
     sql = SqlBinding()

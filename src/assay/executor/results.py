@@ -33,6 +33,8 @@ class TableOutcome:
     events: list[RuleResult]
     finished: TableFinished
     planner_calls: int = 0
+    states: tuple[dict[str, Any], ...] = ()
+    """An incremental table's states, stored with the run's values (docs/incremental.md)."""
 
 
 def table_totals(

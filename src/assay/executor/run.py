@@ -86,6 +86,8 @@ class RunContext:
     frames: Mapping[str, DataFrame] | None = None
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT
     monitoring: Monitoring | None = None
+    full: bool = False
+    """``--full``: incremental tables scan every partition (docs/incremental.md)."""
 
 
 def run_suite(
@@ -121,7 +123,8 @@ def run_suite(
         if problems:
             raise ConfigErrors(problems)  # nothing runs; every problem found is listed
         watch = Watch.start(spark, context.monitoring, suite, run_id, progress.note)
-        each = TableContext(run_id, suite.policy, context.server, watch.history)
+        each = TableContext(run_id, suite.policy, context.server, watch.history, watch.states,
+                            context.full)  # fmt: skip
         tables = _Tables(spark, suite, prepared, sink, progress, each)
         branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
@@ -134,7 +137,8 @@ def run_suite(
     measured += [o.finished.to_dict() for o in outcomes]
     measured += [r.to_dict() for r in results]
     schemas = table_schemas(prepared, suite.tables) if watch.monitoring else {}
-    described = watch.stored(described, measured, context.server_url, schemas)
+    states = [state for o in outcomes for state in o.states]
+    described = watch.stored(described, measured, context.server_url, schemas, states)
     sink(described)
     return described
 

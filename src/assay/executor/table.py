@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from assay.executor.results import TableOutcome as TableOutcome
@@ -13,6 +14,7 @@ from assay.executor.results import table_totals as table_totals
 from assay.executor.spark_errors import failure_sentence, spark_message
 from assay.executor.stages.aggregate import measure
 from assay.executor.stages.detail import sample
+from assay.executor.stages.incremental import incremental_outcome, measure_incremental, stored_for
 from assay.executor.stages.judge import judge_rules
 from assay.executor.stages.outputs import finish
 from assay.executor.stages.over_time import Ran, results
@@ -24,6 +26,7 @@ from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
 from assay.judge.outcome import Outcome
 from assay.monitoring.schemas import earlier_schema
 from assay.monitoring.series import History
+from assay.monitoring.states import Stored
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,11 @@ class TableContext:
     policy: RunPolicy = DEFAULT_POLICY
     server: str = "the Spark Connect server"
     history: History | str = field(default_factory=dict)
+    states: Mapping[str, Stored] | str = field(default_factory=dict)
+    """The stored states of the incremental tables, by name (a text: why they could not
+    be read: every partition is then scanned)."""
+    full: bool = False
+    """``--full``: an incremental table scans every partition, its states rebuilt."""
 
 
 def run_table(
@@ -46,8 +54,15 @@ def run_table(
     validator rules (default: the planned table)."""
     start = time.monotonic()
     table = planned.plan.table
+    scanned = None
     try:
-        measured = measure(planned, submitter)
+        if table.incremental is None:
+            measured = measure(planned, submitter)
+        else:  # docs/incremental.md
+            stored = stored_for(context.states, table.name)
+            measured, scanned = measure_incremental(
+                table, planned.schema, submitter, stored, context.full
+            )
         judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
         sampled = sample(planned, judged, measured.values, submitter)
         planner_calls = planned.planner_calls + measured.planner_calls + sampled.planner_calls
@@ -64,6 +79,8 @@ def run_table(
     elapsed = int((time.monotonic() - start) * 1000)
     ran = dataclasses.replace(ran, plans=submitter.plans, elapsed_ms=elapsed)
     outcome = results(context.run_id, table, ran, context.policy, context.history)
+    if scanned is not None and ran.error is None:
+        outcome = incremental_outcome(outcome, scanned)
     return finish(planned, whole or table, outcome, submitter, context.run_id, context.policy)
 
 

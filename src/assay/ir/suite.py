@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.ir.compare import DEFAULT_SAMPLE_SIZE, DatasetComparison, FrameRef
+from assay.ir.incremental import Incremental
 from assay.ir.monitoring import Monitoring
 from assay.ir.origin import Origin
 from assay.ir.outputs import DeferredVariable, Output, Report, View
@@ -52,6 +53,8 @@ class Table:
     places: tuple[tuple[TableSetting, Origin], ...] = ()
     """Where the table's ``source``, ``filter`` and ``keys`` were written, under the
     dialect's own names (data-validator's ``keyColumns``); see :meth:`place`."""
+    incremental: Incremental | None = None
+    """Scanned by partitions, their states merged (docs/incremental.md)."""
 
     def place(self, setting: TableSetting) -> Origin:
         """Where ``setting`` was written: its own line when the dialect recorded it, else

@@ -116,6 +116,11 @@ class RuleResult:
     """The rule's parameters as the user wrote them."""
     identity: str | None = None
     """The rule's identity in the metrics store (:mod:`assay.monitoring.identity`)."""
+    scope: str | None = None
+    """An incremental table's rule: ``table`` (judged on the whole table, its partitions'
+    states merged) or ``new`` (docs/incremental.md); None on any other table."""
+    exact: bool | None = None
+    """An incremental table's rule: whether its value is exactly a full scan's."""
     baseline: dict[str, Any] | None = None
     """For a rule judged over time: the earlier values it was judged against and what
     they allowed (docs/monitoring.md#the-result-line)."""
@@ -150,6 +155,7 @@ class RuleResult:
             "elapsed_ms": self.elapsed_ms,
             "details": json_safe(self.details),
             "baseline": json_safe(self.baseline),
+            **({"scope": self.scope, "exact": self.exact} if self.scope is not None else {}),
         }
 
 
@@ -206,6 +212,9 @@ class TableFinished:
     keys: tuple[str, ...] = ()
     """The key columns identifying a sample's row (``keys``, or data-validator's first
     ``numKeyCols`` columns)."""
+    incremental: dict[str, Any] | None = None
+    """An incremental table's partitions: known, scanned, deleted, the run whose states
+    were merged (docs/incremental.md#what-a-run-says)."""
     detail: str | None = field(default=None, compare=False)
     """Spark's own words for ``error`` (not in the JSON line; shown with ``--debug``)."""
 
@@ -235,6 +244,7 @@ class TableFinished:
             "source": self.source,
             "keys": list(self.keys),
             **({"outputs": [dict(o) for o in self.outputs]} if self.outputs else {}),
+            **({"incremental": self.incremental} if self.incremental is not None else {}),
         }
 
 

@@ -58,6 +58,15 @@ _TABLE: dict[str, Schema] = {
         description="Append every rule's verdict per run (the report's columns plus run_id, "
         "table, rule_index, location): read back by assay report --history.",
     ),
+    "incremental": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["by"],
+        "properties": {"by": {"type": "string", "minLength": 1}},
+        "description": "Scan only the partitions (values of the column 'by') new or changed"
+        " since the states the metrics store holds, and judge each rule on the whole table"
+        " by merging them (docs/incremental.md).",
+    },
 }
 
 _TOLERANCE_OF_COMPARE: Schema = {

@@ -1,0 +1,88 @@
+"""The Spark plans of an incremental table (docs/incremental.md): its partitions'
+fingerprints, and the partial values of its measures over the partitions it scans, in
+one aggregate grouped by the partition column."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pyspark.sql.connect import functions as F
+
+from assay.emit.columns import balanced, col, column
+from assay.planner.incremental import PARTIALS, partial_kind
+from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+PART = "_assay_partition"
+"""The partition's value in both frames."""
+_FILES = ("file_path", "file_size", "file_modification_time")
+
+
+def file_fingerprints(df: DataFrame, by: str) -> DataFrame:
+    """Each file of each partition, with its size, time and rows, from Spark's hidden
+    ``_metadata`` column: no column of the data is read (a file source's only)."""
+    files = [F.col(f"_metadata.{name}").alias(name) for name in _FILES]
+    return (
+        df.select(col(by).alias(PART), *files)
+        .groupBy(PART, *_FILES)
+        .agg(F.count(F.lit(1)).alias("rows"))
+    )
+
+
+def hashed_fingerprints(df: DataFrame, by: str, columns: Sequence[str]) -> DataFrame:
+    """Each partition's rows and a sum of its rows' hashes (any source: every row read)."""
+    hashed = F.xxhash64(*(col(c) for c in columns)) % F.lit(2147483647)
+    return df.groupBy(col(by).alias(PART)).agg(
+        F.count(F.lit(1)).alias("rows"), F.sum(hashed).cast("string").alias("hash")
+    )
+
+
+def in_partitions(df: DataFrame, by: str, values: Sequence[Any]) -> DataFrame:
+    """The rows of the partitions ``values`` (None: the null partition)."""
+    present = [v for v in values if v is not None]
+    kept: list[Column] = []
+    if present:
+        kept.append(col(by).isin(present))
+    if len(present) < len(values):
+        kept.append(col(by).isNull())
+    if not kept:
+        return df.where(F.lit(False))
+    return df.where(balanced(kept, lambda a, b: a | b))
+
+
+def partition_states(df: DataFrame, by: str, measures: Sequence[Measure]) -> DataFrame:
+    """ONE aggregate of ``df`` grouped by the partition: each measure's partial values
+    (:data:`~assay.planner.incremental.PARTIALS`), ``m<i>_<name>``."""
+    outputs = [c for i, m in enumerate(measures) for c in _partials(f"m{i}", m)]
+    return df.groupBy(col(by).alias(PART)).agg(*outputs)
+
+
+def partial_columns(index: int, measure: Measure) -> list[str]:
+    """The output names of measure ``index``'s partial values."""
+    kind = partial_kind(measure)
+    assert kind is not None
+    return [f"m{index}_{name}" for name in PARTIALS[kind]]
+
+
+def _partials(name: str, measure: Measure) -> list[Column]:
+    if isinstance(measure, RowCount):
+        return [F.count(F.lit(1)).alias(f"{name}_n")]
+    if isinstance(measure, CountIf):
+        return [F.count_if(column(measure.predicate)).alias(f"{name}_n")]
+    assert isinstance(measure, ColumnAgg)
+    value = col(measure.column)
+    if measure.where is not None:
+        value = F.when(column(measure.where), value)
+    if measure.fn in ("min", "max"):
+        return [(F.min if measure.fn == "min" else F.max)(value).alias(f"{name}_v")]
+    if measure.fn in ("sum", "avg"):
+        return [F.sum(value).alias(f"{name}_s"), F.count(value).alias(f"{name}_n")]
+    double = value.cast("double")
+    return [
+        F.count(double).alias(f"{name}_n"),
+        F.avg(double).alias(f"{name}_mean"),
+        (F.var_pop(double) * F.count(double)).alias(f"{name}_m2"),
+    ]

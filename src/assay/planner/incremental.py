@@ -1,0 +1,188 @@
+"""An incremental table's measures (docs/incremental.md), pure: which rules can be judged
+on the whole table from the states of its partitions, the partial values each measure
+keeps per partition, and their exact merge.
+
+A measure is mergeable when the whole table's value is a function of its partitions'
+partial values: counts (summed), ``min`` and ``max`` (Spark's order: NaN above every
+number), ``sum`` (the sum and the non-null count: no value without one), ``avg`` (sum and
+count; a DECIMAL column's mean rounded as Spark rounds it) and ``stddev`` (count, mean
+and M2, merged by Chan et al.'s parallel formula). Any other measure (distinct counts,
+uniqueness, percentiles, drift, references, SQL) is refused at its rule's line: its
+partitions' values do not add up to the table's, and assay never approximates silently.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from assay.ir.monitoring import SchemaChangeCheck
+from assay.ir.origin import Origin
+from assay.ir.rules import Rule, SchemaCheck
+from assay.ir.suite import Table
+from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, measures_of
+
+Partial = list[Any]
+"""A measure's partial values over one partition (:func:`partial_names`)."""
+
+PARTIALS: dict[str, tuple[str, ...]] = {
+    "count": ("n",),
+    "min": ("v",),
+    "max": ("v",),
+    "sum": ("s", "n"),
+    "avg": ("s", "n"),
+    "stddev": ("n", "mean", "m2"),
+}
+"""The partial values each mergeable measure keeps per partition."""
+
+_DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+_EXACT = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
+"""Room for any sum of DECIMAL(38, s) values a table can hold: additions stay exact."""
+
+
+def partial_kind(measure: Measure) -> str | None:
+    """The measure's :data:`PARTIALS` kind, or None when it cannot be merged."""
+    if isinstance(measure, (RowCount, CountIf)):
+        return "count"
+    if isinstance(measure, ColumnAgg):
+        return measure.fn
+    return None
+
+
+def refusal(rule: Rule) -> str | None:
+    """Why the rule cannot be judged on an incremental table (None: it can)."""
+    if isinstance(rule.check, (SchemaCheck, SchemaChangeCheck)):
+        return None
+    try:
+        measures = measures_of(rule)
+    except TypeError:
+        measures = ()
+    if not measures:
+        return "its SQL is not computed per partition"
+    for measure in measures:
+        if partial_kind(measure) is None:
+            name = type(measure).__name__
+            return (
+                f"its {name} measure is not mergeable across partitions exactly (distinct"
+                " counts, uniqueness, percentiles, drift and references are not yet"
+                " merged), and assay does not approximate silently"
+            )
+    return None
+
+
+Refusal = tuple[str, Origin, str | None]
+"""A config error: its message, place and hint (the executor raises it)."""
+
+
+def refusals(table: Table, schema: Sequence[tuple[str, str]] = ()) -> list[Refusal]:
+    """Every rule (and setting) of an incremental table that cannot be judged from its
+    partitions' states, at its place, and a partition column ``schema`` lacks; none for a
+    table that is not incremental."""
+    spec = table.incremental
+    if spec is None:
+        return []
+    problems: list[Refusal] = []
+    if schema and spec.by.lower() not in column_types(schema):
+        columns = ", ".join(name for name, _ in schema)
+        said = f"incremental: by: the table has no column {spec.by} (its columns: {columns})"
+        problems.append((said, spec.origin.child("by"), None))
+    if table.outputs:
+        said = ("incremental: a table writing outputs (failing rows, reports) is not"
+                " incremental yet: its outputs would read the whole table")  # fmt: skip
+        problems.append((said, spec.origin, None))
+    for rule in table.rules:
+        why = refusal(rule)
+        if why is not None:
+            said = f"{rule.kind}: this rule cannot be judged on an incremental table"
+            hint = "validate it in a table that is not incremental (the same source)"
+            problems.append((f"{said} (by {spec.by}): {why}", rule.origin, hint))
+    return problems
+
+
+def table_measures(rules: Iterable[Rule]) -> tuple[Measure, ...]:
+    """Every measure the rules are judged on, once each, the row count first."""
+    found: dict[Measure, None] = {RowCount(): None}
+    for rule in rules:
+        if refusal(rule) is None:
+            found.update(dict.fromkeys(measures_of(rule)))
+    return tuple(found)
+
+
+def merged(measure: Measure, partials: Sequence[Partial], column_type: str | None = None) -> object:
+    """The whole table's value of ``measure`` from its partitions' ``partials``;
+    ``column_type``: the Spark type of an ``avg``'s column (a DECIMAL mean is rounded to
+    Spark's scale)."""
+    kind = partial_kind(measure)
+    if kind == "count":
+        return sum(int(p[0] or 0) for p in partials)
+    values = [p for p in partials if p is not None]
+    if kind in ("min", "max"):
+        present = [p[0] for p in values if p[0] is not None]
+        if not present:
+            return None
+        return (max if kind == "max" else min)(present, key=_spark_order)
+    if kind in ("sum", "avg"):
+        counted = [p for p in values if p[1]]
+        n = sum(int(p[1]) for p in counted)
+        if n == 0:
+            return None
+        total = _exact_sum(p[0] for p in counted)
+        return total if kind == "sum" else _mean(total, n, column_type)
+    if kind == "stddev":
+        return _stddev(values)
+    raise TypeError(f"no merge for measure {type(measure).__name__}")
+
+
+def _spark_order(value: Any) -> tuple[int, Any]:
+    """Spark's order of a column's values: NaN above every other number."""
+    if isinstance(value, float) and math.isnan(value):
+        return (1, 0.0)
+    return (0, value)
+
+
+def _exact_sum(values: Iterable[Any]) -> Any:
+    total: Any = 0
+    for value in values:
+        if isinstance(value, Decimal):
+            total = _EXACT.add(Decimal(total) if not isinstance(total, Decimal) else total, value)
+        else:
+            total = total + value
+    return total
+
+
+def _mean(total: Any, n: int, column_type: str | None) -> object:
+    """``total / n`` as Spark's ``avg`` gives it: a DECIMAL(p, s) column's mean is a
+    DECIMAL with scale min(s + 4, 38), rounded half up; any other column's a double."""
+    match = _DECIMAL.fullmatch(column_type or "")
+    if match is None or not isinstance(total, Decimal):
+        return float(total) / n
+    scale = min(int(match.group(2)) + 4, 38)
+    return _EXACT.divide(total, Decimal(n)).quantize(Decimal(1).scaleb(-scale), context=_EXACT)
+
+
+def _stddev(partials: Sequence[Partial]) -> float | None:
+    """The sample standard deviation from each partition's (n, mean, M2), merged by Chan
+    et al.'s formula; no value under two rows (Spark's ``stddev_samp``)."""
+    n, mean, m2 = 0, 0.0, 0.0
+    for part in partials:
+        nb = int(part[0] or 0)
+        if nb == 0:
+            continue
+        mb, m2b = float(part[1]), float(part[2])
+        total = n + nb
+        delta = mb - mean
+        mean += delta * nb / total
+        m2 += m2b + delta * delta * n * nb / total
+        n = total
+    if n < 2:
+        return None
+    return math.sqrt(m2 / (n - 1))
+
+
+def column_types(schema: Sequence[tuple[str, str]]) -> Mapping[str, str]:
+    """A schema's types by lower-cased column name."""
+    return {name.lower(): kind for name, kind in schema}
