@@ -144,7 +144,8 @@ class RunOptions:
     ``metrics_table`` a catalog table the run appends its measured values to and reads its
     rules' history from (either overrides the config's ``metrics``); ``tags`` are stored
     with the values and select the history (runs with the same tags); ``run_time`` (ISO
-    8601) is the time the values are stored under (default: now).
+    8601) is the time the values are stored under (default: now); ``full``: incremental
+    tables scan every partition, their states rebuilt (docs/incremental.md).
 
     Reporting: ``json_report``, ``html_report`` and ``junit_report`` are files written
     after the run; ``openlineage`` a file of OpenLineage events and ``openlineage_url``
@@ -404,6 +405,16 @@ class RunOptions:
             "--run-time", metavar="ISO-8601",
             help="The time the run's values are stored under (default: now), for backfills.",
         )],
+    )  # fmt: skip
+    full: bool = option(
+        False,
+        group="watching",
+        flags=[_flag(
+            "--full",
+            help="Incremental tables scan every partition and rebuild their stored states "
+            "(docs/incremental.md).",
+        )],
+        kind="switch",
     )  # fmt: skip
     openlineage: str | None = option(
         None,

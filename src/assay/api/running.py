@@ -257,6 +257,7 @@ def execute(
                 frames=frames,
                 plan_timeout=options.plan_timeout,
                 monitoring=monitoring,
+                full=options.full,
                 options=planner_options(options),
             )
         finally:

@@ -6,14 +6,15 @@ expectations), ``mostly`` is GX's share of the considered rows, regexes are sear
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
 from assay.config.node import Node
 from assay.dialects import great_expectations_kwargs as kw
 from assay.dialects import great_expectations_types as types
+from assay.dialects.great_expectations_mapped import Builder, Expectation, Mapped
+from assay.dialects.great_expectations_mapped import column_map as _map
+from assay.dialects.great_expectations_more import MORE
 from assay.ir.expr import (
     Col,
     Compare,
@@ -31,53 +32,8 @@ from assay.ir.expr import (
     is_true,
 )
 from assay.ir.metrics import AggregateMetric, ColumnFn, ColumnMetric, GroupMetric, RowCountMetric
-from assay.ir.rules import Check, MetricCheck, RowCheck, SchemaCheck, TypeFamily, UniqueCheck
+from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, TypeFamily, UniqueCheck
 from assay.ir.values import ZERO_TOLERANCE, Comparison, Op
-
-
-@dataclass(frozen=True, slots=True)
-class Mapped:
-    """What one expectation compiles to: its check, the columns it reads and their kinds,
-    the rows it considers (``considered``: GX's rows after its null rule, beside the
-    ``row_condition``) and the threshold it shows."""
-
-    check: Check
-    columns: tuple[str, ...]
-    requires: tuple[tuple[str, TypeFamily], ...] = ()
-    considered: Expr | None = None
-    threshold: str | None = None
-
-
-Builder = Callable[[Node], Mapped]
-
-
-@dataclass(frozen=True, slots=True)
-class Expectation:
-    """An expectation assay runs: its builder and the kwargs it reads."""
-
-    build: Builder
-    keys: frozenset[str]
-
-
-def _map(
-    kwargs: Node,
-    name: str,
-    unexpected: Expr,
-    family: TypeFamily = "any",
-    *,
-    nulls_considered: bool = False,
-) -> Mapped:
-    """A column-map expectation: ``unexpected`` is true for a failing non-null value."""
-    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
-    considered = None if nulls_considered else Not(IsNull(Col(name)))
-    failing = unexpected if nulls_considered else is_true(unexpected)
-    return Mapped(
-        RowCheck(failing, tolerance=tolerance),
-        (name,),
-        ((name, family),),
-        considered,
-        threshold=f"mostly {tolerance.text}" if tolerance.value else None,
-    )
 
 
 def _not_be_null(kwargs: Node) -> Mapped:
@@ -470,6 +426,7 @@ EXPECTATIONS: dict[str, Expectation] = {
     "expect_multicolumn_sum_to_equal": Expectation(
         _multicolumn_sum, frozenset({"column_list", "sum_total", "ignore_row_if"}) | _MAP
     ),
+    **MORE,
 }
 """Every expectation assay runs, by GX's name; any other is a config error."""
 NULL_EXPECTATIONS = frozenset(

@@ -19,10 +19,11 @@ from assay.dialects.great_expectations_map import (
 from assay.dialects.great_expectations_types import class_name
 from assay.dialects.soda_checks import is_soda
 from assay.dialects.soda_results import with_soda_numbers
-from assay.ir.rules import MetricCheck, RowCheck, Rule, SchemaCheck, UniqueCheck
+from assay.ir.rules import MetricCheck, RowCheck, Rule, SchemaCheck, SqlCheck, UniqueCheck
 
 KEY = "great_expectations"
 """The key of GX's numbers in a result's ``details``."""
+QUANTILES = "expect_column_quantile_values_to_be_between"
 PARTIAL = 20
 """GX's ``partial_unexpected_count`` (SUMMARY result format)."""
 
@@ -46,6 +47,8 @@ def gx_numbers(
         if rule.filter is None and rows is not None:
             return {"observed_value": metric_value, "element_count": rows}
         return {"observed_value": metric_value}
+    if isinstance(check, SqlCheck):  # unexpected_rows_expectation: the rows returned
+        return {"observed_value": failed_count}
     if not isinstance(check, (RowCheck, UniqueCheck)) or failed_count is None:
         return None
     # a column's values GX sums (F.sum(F.when(...))): no row considered, no sum
@@ -102,6 +105,12 @@ def with_gx_numbers(
     numbers = gx_numbers(rule, failed_count, rows, metric_value, samples, table_rows)
     if numbers is None:
         return dict(details) if details is not None else None
+    if rule.kind == QUANTILES:  # each quantile's value, as GX lists them
+        given: Any = dict(rule.params).get("quantile_ranges") or ()
+        ranges = dict(given)
+        values = found.get("values", [metric_value])
+        observed = {"quantiles": list(ranges.get("quantiles") or ()), "values": values}
+        numbers["observed_value"] = observed
     return {**found, KEY: numbers}
 
 

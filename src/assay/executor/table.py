@@ -14,7 +14,12 @@ from assay.executor.results import table_totals as table_totals
 from assay.executor.spark_errors import failure_sentence, spark_message
 from assay.executor.stages.aggregate import measure
 from assay.executor.stages.detail import sample
-from assay.executor.stages.incremental import incremental_outcome, measure_incremental, stored_for
+from assay.executor.stages.incremental import (
+    incremental_outcome,
+    measure_incremental,
+    sample_new,
+    stored_for,
+)
 from assay.executor.stages.judge import judge_rules
 from assay.executor.stages.outputs import finish
 from assay.executor.stages.over_time import Ran, results
@@ -64,7 +69,10 @@ def run_table(
                 table, planned.schema, submitter, stored, context.full
             )
         judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
-        sampled = sample(planned, judged, measured.values, submitter)
+        if scanned is None:
+            sampled = sample(planned, judged, measured.values, submitter)
+        else:  # the samples of the new data: its failing rows only
+            sampled = sample_new(planned, scanned, submitter)
         planner_calls = planned.planner_calls + measured.planner_calls + sampled.planner_calls
         ran = Ran(judged.outcomes, judged.row_count, sampled.samples, planner_calls=planner_calls)
     except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3

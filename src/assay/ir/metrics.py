@@ -104,9 +104,12 @@ class AggregateMetric:
 @dataclass(frozen=True, slots=True)
 class ComplianceMetric:
     """The fraction (0-1) of the rows for which ``predicate`` is true (deequ's
-    Compliance: a null predicate is not compliant); no value without rows."""
+    Compliance: a null predicate is not compliant); no value without rows, unless
+    ``empty`` says what it is then (Great Expectations' proportion of non-null values
+    is 0)."""
 
     predicate: Expr
+    empty: float | None = None
 
     @property
     def failing(self) -> Expr:

@@ -117,6 +117,11 @@ class MetricCheck:
     SQL ``GROUP BY``): the check fails when any group fails ``must`` (warns when any
     fails ``warn``); its failed count is the failing groups, its samples those groups
     with their values. Empty: judged once over the table."""
+    also: tuple[tuple[Metric, Threshold], ...] = ()
+    """Further metrics, each judged by its own threshold: the check holds when ``must``
+    and each of these hold (Great Expectations' quantile ranges, a quantile each); its
+    value is ``metric``'s, its ``details.values`` every one's in order. Not with
+    ``group_by``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +342,11 @@ CHECK_SHAPES: dict[type, CheckShape] = {
     MetricCheck: CheckShape(
         # judged per group: its samples are groups, not rows (no failing rows of its own)
         lambda c: FailingRows() if c.group_by else METRIC_SHAPES[type(c.metric)].rows(c.metric),
-        lambda c: METRIC_SHAPES[type(c.metric)].expressions(c.metric),
+        lambda c: tuple(
+            e
+            for m in (c.metric, *(m for m, _ in c.also))
+            for e in METRIC_SHAPES[type(m)].expressions(m)
+        ),
     ),
     SchemaCheck: WHOLE_TABLE,
     SchemaChangeCheck: WHOLE_TABLE,

@@ -55,6 +55,7 @@ from assay.judge.outcome import Severity as Severity
 from assay.judge.outcome import Values as Values
 from assay.judge.outcome import failed_severity as failed_severity
 from assay.judge.own import schema_change_judge, schema_judge, sql_judge, validator_judge
+from assay.judge.several import ValueJudge, with_several
 from assay.planner.expectation import expectation, render
 from assay.planner.frequencies import frequencies_of, frequency_value
 from assay.planner.measures import (
@@ -456,14 +457,12 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-ValueJudge = Callable[[Rule, Any, Values, int], Outcome]
-"""A judge of the aggregate plan's values (and the rows they were measured over)."""
 Judge = Callable[[Rule, Any, Evidence], Outcome]
 
 JUDGES: dict[type, Judge] = {
     RowCheck: _from_values(_row_outcome),
     UniqueCheck: _from_values(_unique_outcome),
-    MetricCheck: _from_values(with_drift(_metric_outcome)),
+    MetricCheck: _from_values(with_several(with_drift(_metric_outcome), metric_value)),
     EqualsCheck: _from_values(
         lambda rule, check, values, rows: _equals_outcome(rule, check, values)
     ),
@@ -489,7 +488,7 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = DRIFT_V
     FreshnessMetric: _freshness_value,
     AggregateMetric: lambda metric, values, rows: _number(values[aggregate_of(metric)]),
     ComplianceMetric: lambda metric, values, rows: (
-        int(values[count_if(metric.predicate)] or 0) / rows if rows else None  # type: ignore[call-overload]
+        int(values[count_if(metric.predicate)] or 0) / rows if rows else metric.empty  # type: ignore[call-overload]
     ),
     FrequencyMetric: lambda m, values, rows: frequency_value(m, values[frequencies_of(m)]),  # type: ignore[arg-type]
     RowCountMatchMetric: _match_percent,

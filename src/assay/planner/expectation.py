@@ -131,6 +131,7 @@ def _(check: UniqueCheck, rule: Rule) -> str:
 @_check_text.register
 def _(check: MetricCheck, rule: Rule) -> str:
     text = f"{metric_text(check.metric, rule)} {check.must.text}"
+    text += "".join(f", {metric_text(m, rule)} {must.text}" for m, must in check.also)
     if check.group_by:
         text += f" for every group of {_columns(check.group_by)}"
     return text + (f" (warn unless {check.warn.text})" if check.warn is not None else "")

@@ -474,7 +474,11 @@ CHECK_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     MetricCheck: lambda c: (
         (PerGroup(c.group_by, c.metric, c.must, c.warn),)
         if c.group_by
-        else METRIC_MEASURES[type(c.metric)](c.metric)
+        else tuple(
+            dict.fromkeys(
+                x for m in (c.metric, *(m for m, _ in c.also)) for x in METRIC_MEASURES[type(m)](m)
+            )
+        )
     ),
     EqualsCheck: lambda c: (ColumnAgg(c.metric.fn, c.metric.column), agg_equals(c)),
     ColStatsCheck: lambda c: colstats_measures(c.column),

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.emit import incremental as emit
 from assay.executor.results import TableOutcome
 from assay.executor.stages.aggregate import Measured
+from assay.executor.stages.detail import Sampled, sample
+from assay.executor.stages.judge import judge_rules
+from assay.executor.stages.prepared import Planned
 from assay.executor.stages.submitter import SparkSubmitter, Submitter
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
@@ -35,6 +38,9 @@ class Scanned:
     deleted: tuple[PartitionKey, ...] = ()
     merged_from: str = ""
     states: list[dict[str, Any]] = field(default_factory=list)
+    new: Measured = field(default_factory=Measured)
+    """The values of the partitions scanned alone (the new data): what samples are
+    drawn from, and what a rule of ``scope: new`` is judged on."""
 
     def said(self) -> dict[str, Any]:
         """The table's ``incremental`` summary (docs/incremental.md#what-a-run-says)."""
@@ -80,19 +86,30 @@ def measure_incremental(
         for rule, identity in judged:
             known.update(zip(measures_of(rule), stored.rules[(identity, key)][1], strict=True))
         parts[key] = known
-    types = column_types(schema)
-    values: dict[Any, object] = {}
-    for measure in measures:
-        kind = types.get(measure.column.lower()) if isinstance(measure, ColumnAgg) else None
-        values[measure] = merged(measure, [p[measure] for p in parts.values()], kind)
+    values = _merged(measures, parts.values(), column_types(schema))
+    new = _merged(measures, [parts[k] for k in scan if k in parts], column_types(schema))
     rules = {(i, key): (digests[i], [parts[key][m] for m in measures_of(r)])
              for r, i in judged for key in prints}  # fmt: skip
     rows = {key: prints[key][1] for key in prints}
     states = state_rows(table.name, {k: v[0] for k, v in prints.items()}, rows, rules)
     deleted = tuple(sorted(k for k in stored.fingerprints if k not in prints))
-    scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states)
+    scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states, Measured(new))
     _sample_new_rows(submitter, by, scan)
     return Measured(values), scanned
+
+
+def _merged(
+    measures: Sequence[Measure],
+    parts: Iterable[Mapping[Measure, list[Any]]],
+    types: Mapping[str, str],
+) -> dict[Any, object]:
+    """Each measure's value over the partitions ``parts``, merged."""
+    parts = list(parts)
+    values: dict[Any, object] = {}
+    for measure in measures:
+        kind = types.get(measure.column.lower()) if isinstance(measure, ColumnAgg) else None
+        values[measure] = merged(measure, [p[measure] for p in parts], kind)
+    return values
 
 
 def _fingerprints(
@@ -164,3 +181,11 @@ def incremental_outcome(outcome: TableOutcome, scanned: Scanned) -> TableOutcome
     return dataclasses.replace(
         outcome, events=events, finished=finished, states=tuple(scanned.states)
     )
+
+
+def sample_new(planned: Planned, scanned: Scanned, submitter: Submitter) -> Sampled:
+    """The detail plan over the partitions scanned (the new data), for the rules that
+    fail on it; none when nothing was scanned."""
+    if not scanned.scanned:
+        return Sampled()
+    return sample(planned, judge_rules(planned, scanned.new), scanned.new.values, submitter)

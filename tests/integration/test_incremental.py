@@ -1,0 +1,252 @@
+"""Incremental tables on the real server (docs/incremental.md): a parquet table partitioned
+by day (hive layout) grown one day at a time, then a late partition, a rewritten one, an
+empty one and a deleted one. After every change an incremental run scans only what
+changed (counted: Spark plans per run, the partitions it says it scanned) and every
+whole-table result equals a full scan's of the same rules (exactly for counts, min, max
+and decimal sums and means; to 1e-12 relative for floating means, sums and standard
+deviations, which Spark itself adds up in no fixed order), on data with nulls, NaN,
+DECIMAL(38, 18) values and keys repeated across partitions. Then ``--full``, rules that
+cannot be merged refused at their line, and a run without a store refused."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import assay
+from assay.errors import ConfigErrors
+
+pytestmark = pytest.mark.spark
+
+RULES = """
+      - {type: row_count, must_be: "> 0"}
+      - {type: not_null, column: id}
+      - {type: not_null, column: note}
+      - {type: range, column: qty, min: 0, max: 1000}
+      - {type: expression, expression: "qty >= 0 OR qty IS NULL", filter: "id > 3"}
+      - {type: missing_count, column: x, must_be: "<= 1000"}
+      - {type: count, column: note, must_be: ">= 0"}
+      - {type: avg, column: x, must_be: "> -1000000000"}
+      - {type: avg, column: amount, must_be: "> -1000000000"}
+      - {type: avg, column: qty, must_be: "> -1000000000"}
+      - {type: stddev, column: x, must_be: ">= 0"}
+      - {type: stddev, column: amount, must_be: ">= 0"}
+      - {type: stddev, column: qty, must_be: ">= 0"}
+      - {type: sum, column: amount, must_be: "> -1000000000000000000000"}
+      - {type: sum, column: qty, must_be: ">= 0"}
+      - {type: sum, column: x, must_be: "> -1000000000000000000000"}
+      - {type: min, column: amount, must_be: "> -1000000000000000000000"}
+      - {type: max, column: amount, must_be: "< 1000000000000000000000"}
+      - {type: min, column: x, must_be: "> -1000000000000000000000"}
+      - {type: max, column: y, must_be: "< 1000000000000000000000"}
+      - {type: min, column: qty, must_be: ">= 0"}
+      - {type: avg, column: x, filter: "qty > 10", must_be: "> -1000000000"}
+"""
+"""Rules over every mergeable measure (a filtered one too); note has nulls (not_null
+fails: samples), y has NaN (its max is NaN), amount is DECIMAL(38, 18)."""
+
+FLOATING = {"avg", "stddev"}
+
+
+def _config(tmp_path: Path, data: Path, incremental: bool) -> Path:
+    which = "inc" if incremental else "full"
+    spec = "    incremental: {by: day}\n" if incremental else ""
+    path = tmp_path / f"{which}.yaml"
+    path.write_text(
+        f"metrics: {{path: {tmp_path / (which + '.jsonl')}}}\n"
+        f"tables:\n  - name: t\n    source: {{path: {data}, format: parquet}}\n"
+        f"{spec}    keys: [id, day]\n    rules:{RULES}"
+    )
+    return path
+
+
+def _day(spark, data: Path, day: int, rows: int, seed: int = 0) -> None:
+    """One day's partition: keys repeated across days (id = i), nulls, NaN, decimals."""
+    query = f"""
+        SELECT id,
+               CASE WHEN id % 7 = 3 THEN NULL ELSE CAST(id * {day + seed} % 97 AS INT) END AS qty,
+               CASE WHEN id % 11 = 5 THEN NULL
+                    ELSE CAST(id AS DOUBLE) * 1.37 - {day} * 3.1 + {seed} END AS x,
+               CASE WHEN id = {day} THEN CAST('NaN' AS DOUBLE) ELSE id / 3.0 END AS y,
+               CAST(CAST(id AS DECIMAL(38, 18)) / 7 * {day + seed} - 12.000000000000000001
+                    AS DECIMAL(38, 18)) AS amount,
+               CASE WHEN id % 5 = 0 THEN NULL ELSE CONCAT('n', id % 13) END AS note
+        FROM range({rows})"""
+    target = data / f"day=2024-01-{day:02d}"
+    spark.sql(query).coalesce(1).write.mode("overwrite").parquet(str(target))
+
+
+def _results(result) -> dict[int, dict]:
+    return {
+        e["rule_index"]: e for e in (ev.to_dict() for ev in result.events) if e["event"] == "result"
+    }
+
+
+def _table(result) -> dict:
+    (table,) = [t.to_dict() for t in result.tables]
+    return table
+
+
+def _same(inc: dict, full: dict) -> None:
+    """An incremental run's result equals the full scan's."""
+    where = f"rule {inc['rule_index']} {inc['rule']['type']}"
+    assert (inc["severity"], inc["failed_count"], inc["row_count"]) == (
+        full["severity"], full["failed_count"], full["row_count"]), where  # fmt: skip
+    a, b = inc["metric_value"], full["metric_value"]
+    if isinstance(b, float) and inc["rule"]["type"] in FLOATING | {"sum"} and b != 0:
+        assert math.isclose(a, b, rel_tol=1e-12), (where, a, b)
+    else:
+        assert a == b, (where, a, b)
+    assert inc["scope"] == "table" and inc["exact"] is True, where
+    assert "scope" not in full
+
+
+def _run(spark, server, config: Path, day: int, **options):
+    before = server.sql_executions()
+    result = assay.run(str(config), spark=spark, run_time=f"2024-02-{day:02d}T06:00:00Z",
+                       **options)  # fmt: skip
+    return result, server.sql_executions() - before
+
+
+def _scanned(table: dict) -> list[str]:
+    return [json.loads(k)[1] for k in table["incremental"]["scanned"]]
+
+
+def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, server, tmp_path):
+    data = tmp_path / "data"
+    inc, full = _config(tmp_path, data, True), _config(tmp_path, data, False)
+    step = 0
+
+    def check(expect_scanned: list[str], partitions: int, deleted: int = 0) -> dict:
+        nonlocal step
+        step += 1
+        got, plans = _run(spark, server, inc, step)
+        want, _ = _run(spark, server, full, step)
+        table = _table(got)
+        assert table["error"] is None and _table(want)["error"] is None
+        assert sorted(_scanned(table)) == sorted(expect_scanned), step
+        assert table["incremental"]["partitions"] == partitions
+        assert len(table["incremental"]["deleted"]) == deleted
+        # the fingerprint plan; the aggregate plan when a partition was scanned; the
+        # detail plan sampling the failing not_null's new rows when any was scanned
+        assert plans == table["spark_plans"] == (3 if expect_scanned else 1), step
+        mine, theirs = _results(got), _results(want)
+        assert mine.keys() == theirs.keys()
+        for index in mine:
+            _same(mine[index], theirs[index])
+        samples = mine[2]["samples"] or []
+        assert {s["day"] for s in samples} <= set(expect_scanned)  # the new data only
+        return table
+
+    for day in (2, 3, 4):  # days added one by one
+        _day(spark, data, day, 60 + day)
+        check([f"2024-01-{day:02d}"], day - 1)
+    check([], 3)  # nothing changed: the fingerprints alone
+    _day(spark, data, 1, 50)  # a late partition
+    check(["2024-01-01"], 4)
+    _day(spark, data, 3, 80, seed=5)  # a rewritten partition
+    check(["2024-01-03"], 4)
+    empty = data / "day=2024-01-05"  # an empty partition: a file without rows
+    spark.sql("SELECT * FROM parquet.`{}` WHERE false".format(data / "day=2024-01-02")).write.mode(
+        "overwrite"
+    ).parquet(str(empty))
+    check([], 4)
+    shutil.rmtree(data / "day=2024-01-02")  # a deleted partition
+    check([], 3, deleted=1)
+    # --full: every partition scanned, the states rebuilt; the next run merges them
+    step += 1
+    got, plans = _run(spark, server, inc, step, full=True)
+    assert sorted(_scanned(_table(got))) == ["2024-01-01", "2024-01-03", "2024-01-04"]
+    check([], 3)
+
+
+def test_the_states_are_in_the_store_and_assay_history_shows_them(spark, tmp_path):
+    data = tmp_path / "data"
+    _day(spark, data, 1, 20)
+    inc = _config(tmp_path, data, True)
+    assay.run(str(inc), spark=spark)
+    rows = [json.loads(line) for line in (tmp_path / "inc.jsonl").read_text().splitlines()]
+    states = [r for r in rows if r["measure"] == "state"]
+    # a row per partition (its fingerprint) and one per rule and partition
+    assert len(states) == 1 + len(RULES.strip().splitlines())
+    assert {r["columns"] for r in states} == {'["date","2024-01-01"]'}
+    assert all(r["state"] and r["value"] == 20.0 for r in states)
+    frame = assay.history(metrics=str(tmp_path / "inc.jsonl"), spark=spark)
+    assert frame.where("measure = 'state' AND state IS NOT NULL").count() == len(states)
+
+
+def test_the_merged_stddev_is_sparks_on_the_whole_table(spark, tmp_path):
+    """Chan's merge of (n, mean, M2) against Spark's own var_samp and stddev of the whole
+    table, to 1e-12 relative."""
+    from assay.planner.incremental import merged
+    from assay.planner.measures import ColumnAgg
+
+    data = tmp_path / "data"
+    for day in range(1, 6):
+        _day(spark, data, day, 40 * day, seed=day)
+    rows = spark.sql(
+        f"SELECT day, count(x) n, avg(x) mean, var_pop(x) * count(x) m2 FROM parquet.`{data}`"
+        " GROUP BY day"
+    ).collect()
+    whole = spark.sql(f"SELECT stddev_samp(x) s, var_samp(x) v FROM parquet.`{data}`").collect()[0]
+    value = merged(ColumnAgg("stddev", "x"), [[r.n, r.mean, r.m2] for r in rows])
+    assert math.isclose(value, whole.s, rel_tol=1e-12)
+    assert math.isclose(value * value, whole.v, rel_tol=1e-12)
+
+
+def test_decimal_sums_and_means_merge_exactly():
+    from assay.planner.incremental import merged
+    from assay.planner.measures import ColumnAgg
+
+    parts = [[Decimal("1.000000000000000001"), 2], [Decimal("99999999999999999999.5"), 1],
+             [None, 0]]  # fmt: skip
+    assert merged(ColumnAgg("sum", "a"), parts) == Decimal(
+        "100000000000000000000.500000000000000001"
+    )
+    mean = merged(ColumnAgg("avg", "a"), parts, "decimal(38,18)")
+    assert mean == Decimal("33333333333333333333.5000000000000000003333")
+    assert merged(ColumnAgg("max", "y"), [[1.0], [float("nan")], [None]]) != 1.0
+    assert merged(ColumnAgg("min", "y"), [[1.0], [float("nan")]]) == 1.0
+    assert merged(ColumnAgg("sum", "a"), [[None, 0]]) is None
+
+
+def test_rules_that_do_not_merge_are_refused_at_their_line(spark, tmp_path):
+    data = tmp_path / "data"
+    _day(spark, data, 1, 10)
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - source: {{path: {data}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: not_null, column: id}\n"
+        "      - {type: unique, column: id}\n"
+        "      - {type: distinct_count, column: note, must_be: '> 0'}\n"
+        "      - {type: median, column: x, must_be: '> 0'}\n"
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(str(config), spark=spark)
+    said = [(e.origin.path, e.message) for e in raised.value.errors]
+    assert [p for p, _ in said] == [f"tables[0].rules[{i}]" for i in (1, 2, 3)]
+    assert all("cannot be judged on an incremental table" in m for _, m in said)
+    wrong = tmp_path / "w.yaml"
+    wrong.write_text(config.read_text().replace("by: day", "by: dya"))
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(str(wrong), spark=spark)
+    assert any("no column dya" in e.message for e in raised.value.errors)
+
+
+def test_an_incremental_table_needs_a_store(spark, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"tables:\n  - source: {{path: {tmp_path}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n      - {type: not_null, column: id}\n"
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(str(config), spark=spark)
+    (error,) = raised.value.errors
+    assert "metrics store" in error.message and error.origin.path == "tables[0].incremental"
