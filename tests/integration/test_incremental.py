@@ -250,3 +250,43 @@ def test_an_incremental_table_needs_a_store(spark, tmp_path):
         assay.run(str(config), spark=spark)
     (error,) = raised.value.errors
     assert "metrics store" in error.message and error.origin.path == "tables[0].incremental"
+
+
+def test_a_rule_of_scope_new_is_judged_on_the_new_partitions_alone(spark, tmp_path):
+    data = tmp_path / "data"
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - name: t\n    source: {{path: {data}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: row_count, must_be: '> 0'}\n"
+        "      - {type: row_count, scope: new, must_be: '> 0'}\n"
+        "      - {type: sum, column: qty, scope: new, must_be: '>= 0'}\n"
+    )
+    _day(spark, data, 1, 30)
+    first = _results(assay.run(str(config), spark=spark, run_time="2024-02-01T06:00:00Z"))
+    _day(spark, data, 2, 20)
+    second = _results(assay.run(str(config), spark=spark, run_time="2024-02-02T06:00:00Z"))
+    third = _results(assay.run(str(config), spark=spark, run_time="2024-02-03T06:00:00Z"))
+    assert [first[0]["metric_value"], first[1]["metric_value"]] == [30, 30]
+    assert [second[0]["metric_value"], second[1]["metric_value"]] == [50, 20]
+    assert (second[0]["scope"], second[1]["scope"], second[2]["scope"]) == ("table", "new", "new")
+    day2 = spark.sql(f"SELECT sum(qty) FROM parquet.`{data}` WHERE day = '2024-01-02'")
+    assert second[2]["metric_value"] == day2.collect()[0][0]
+    # nothing new: the whole table passes, the new data has no row
+    assert (third[0]["metric_value"], third[0]["passed"]) == (50, True)
+    assert (third[1]["metric_value"], third[1]["passed"]) == (0, False)
+    assert third[2]["metric_value"] is None
+
+
+def test_scope_new_needs_an_incremental_table(spark, tmp_path):
+    _day(spark, tmp_path / "data", 1, 5)
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"tables:\n  - source: {{path: {tmp_path / 'data'}, format: parquet}}\n    rules:\n"
+        "      - {type: row_count, scope: new, must_be: '> 0'}\n"
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(str(config), spark=spark)
+    (error,) = raised.value.errors
+    assert "not incremental" in error.message and error.origin.path.endswith("rules[0].scope")

@@ -87,6 +87,8 @@ def native_entry(rule: Rule) -> Entry:
         entry["level"] = rule.level
     if rule.code is not None:
         entry["code"] = rule.code
+    if rule.scope != "table":
+        entry["scope"] = rule.scope
     entry.update((k, python(v)) for k, v in rule.params)
     return entry
 

@@ -24,7 +24,7 @@ from assay.dialects.over_time import over_time
 from assay.dialects.rule_spec import COMMON_KEYS, LEVELS, Built, RuleSpec
 from assay.ir.expr import Sql
 from assay.ir.metrics import GroupMetric
-from assay.ir.rules import Level, MetricCheck, Rule
+from assay.ir.rules import Level, MetricCheck, Rule, Scope
 
 RULES: dict[str, RuleSpec] = {
     **ROW_RULES,
@@ -83,6 +83,7 @@ def build_rule(node: Node) -> Rule:
         places=tuple((k, node.require(k).origin) for k in PLACED_KEYS if node.get(k) is not None)
         + node.places(REFERENCE_PLACES),
         over_time=judged_over_time,
+        scope=rule_scope(node),
     )
 
 
@@ -154,6 +155,17 @@ def rule_level(node: Node) -> Level:
     if level not in LEVELS:
         raise level_node.error(f"expected 'error' or 'warn', got '{level}'")
     return level
+
+
+def rule_scope(node: Node) -> Scope:
+    """An incremental table's rule's ``scope``: ``table`` (default) or ``new``."""
+    scope_node = node.get("scope")
+    if scope_node is None:
+        return "table"
+    scope = scope_node.as_str("'table' or 'new'")
+    if scope not in ("table", "new"):
+        raise scope_node.error(f"expected 'table' or 'new', got '{scope}'")
+    return "new" if scope == "new" else "table"
 
 
 def optional_text(node: Node, key: str) -> str | None:

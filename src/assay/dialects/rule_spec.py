@@ -19,7 +19,7 @@ from assay.monitoring.registry import STRATEGIES
 
 Schema = dict[str, Any]
 
-COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets"})
+COMMON_KEYS = frozenset({"type", "name", "level", "code", "targets", "scope"})
 """Keys every rule accepts (``targets`` is expanded away before a rule is built)."""
 LEVELS: tuple[Level, ...] = ("error", "warn")
 FILTER_KEY = frozenset({"filter"})

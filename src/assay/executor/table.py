@@ -16,6 +16,7 @@ from assay.executor.stages.aggregate import measure
 from assay.executor.stages.detail import sample
 from assay.executor.stages.incremental import (
     incremental_outcome,
+    judged_in_scope,
     measure_incremental,
     sample_new,
     stored_for,
@@ -69,6 +70,7 @@ def run_table(
                 table, planned.schema, submitter, stored, context.full
             )
         judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
+        judged = judged_in_scope(planned, judged, scanned)
         if scanned is None:
             sampled = sample(planned, judged, measured.values, submitter)
         else:  # the samples of the new data: its failing rows only
@@ -88,7 +90,7 @@ def run_table(
     ran = dataclasses.replace(ran, plans=submitter.plans, elapsed_ms=elapsed)
     outcome = results(context.run_id, table, ran, context.policy, context.history)
     if scanned is not None and ran.error is None:
-        outcome = incremental_outcome(outcome, scanned)
+        outcome = incremental_outcome(outcome, scanned, table.rules)
     return finish(planned, whole or table, outcome, submitter, context.run_id, context.policy)
 
 

@@ -25,6 +25,8 @@ Level = Literal["error", "warn"]
 ``error``-level failure can fail the run."""
 
 OnFailure = Literal["fail", "warn", "skip"]
+Scope = Literal["table", "new"]
+"""What an incremental table's rule is judged on (docs/incremental.md)."""
 """The policy over a failing rule (sparquet's ``on_failure``): ``fail`` lets it fail the
 run (exit 1) and hold the writes; ``warn`` and ``skip`` only report it. It never changes
 the rule's ``passed`` or ``severity``."""
@@ -265,6 +267,9 @@ class Rule:
     over_time: OverTime | None = None
     """Judged against its own earlier values too (``change``, ``anomaly``: after its
     check, from the metrics store; :mod:`assay.monitoring`)."""
+    scope: Scope = "table"
+    """On an incremental table: judged on the whole table (``table``) or on the
+    partitions its run scans alone (``new``; docs/incremental.md)."""
 
     def snippet(self, setting: str) -> str | None:
         """The SQL text the user wrote under ``setting`` (``filter``, ``expression``)."""

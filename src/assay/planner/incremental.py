@@ -84,7 +84,11 @@ def refusals(table: Table, schema: Sequence[tuple[str, str]] = ()) -> list[Refus
     table that is not incremental."""
     spec = table.incremental
     if spec is None:
-        return []
+        said = (
+            "scope: new: the rule's table is not incremental (it has no new data of its"
+            " own): add 'incremental: {by: <column>}' to the table, or remove 'scope'"
+        )
+        return [(said, r.place("scope"), None) for r in table.rules if r.scope == "new"]
     problems: list[Refusal] = []
     if schema and spec.by.lower() not in column_types(schema):
         columns = ", ".join(name for name, _ in schema)

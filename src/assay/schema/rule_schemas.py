@@ -37,6 +37,11 @@ COMMON: dict[str, Schema] = {
     "name": ref("rule_name"),
     "level": ref("level"),
     "code": ref("rule_code"),
+    "scope": {
+        "enum": ["table", "new"],
+        "description": "On an incremental table: judged on the whole table (default) or on"
+        " the partitions the run scans alone (docs/incremental.md).",
+    },
 }
 
 

@@ -17,9 +17,10 @@ from assay.emit import incremental as emit
 from assay.executor.results import TableOutcome
 from assay.executor.stages.aggregate import Measured
 from assay.executor.stages.detail import Sampled, sample
-from assay.executor.stages.judge import judge_rules
+from assay.executor.stages.judge import Judged, judge_rules
 from assay.executor.stages.prepared import Planned
 from assay.executor.stages.submitter import SparkSubmitter, Submitter
+from assay.ir.rules import Rule
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
@@ -172,11 +173,30 @@ def stored_for(states: Mapping[str, Stored] | str, table: str) -> Stored:
     return Stored() if isinstance(states, str) else states.get(table, Stored())
 
 
-def incremental_outcome(outcome: TableOutcome, scanned: Scanned) -> TableOutcome:
+def judged_in_scope(planned: Planned, judged: Judged, scanned: Scanned | None) -> Judged:
+    """The rules of ``scope: new`` judged on the partitions scanned alone; the others as
+    ``judged`` has them (on the whole table)."""
+    rules = planned.plan.table.rules
+    if scanned is None or all(rule.scope == "table" for rule in rules):
+        return judged
+    new = judge_rules(planned, scanned.new)
+    outcomes = tuple(
+        (n if n.rows is not None else dataclasses.replace(n, rows=new.row_count))
+        if rule.scope == "new" else o
+        for rule, o, n in zip(rules, judged.outcomes, new.outcomes, strict=True)
+    )  # fmt: skip
+    return dataclasses.replace(judged, outcomes=outcomes)
+
+
+def incremental_outcome(
+    outcome: TableOutcome, scanned: Scanned, rules: Sequence[Rule]
+) -> TableOutcome:
     """The table's outcome saying what its run scanned and merged: each result judged on
-    the whole table, exactly (every mergeable measure merges exactly); the states to
-    store with the run's values."""
-    events = [dataclasses.replace(e, scope="table", exact=True) for e in outcome.events]
+    the whole table or the new data (its ``scope``), exactly (every mergeable measure
+    merges exactly); the states to store with the run's values."""
+    scopes = {i: rule.scope for i, rule in enumerate(rules)}
+    events = [dataclasses.replace(e, scope=scopes.get(e.rule_index, "table"), exact=True)
+              for e in outcome.events]  # fmt: skip
     finished = dataclasses.replace(outcome.finished, incremental=scanned.said())
     return dataclasses.replace(
         outcome, events=events, finished=finished, states=tuple(scanned.states)
