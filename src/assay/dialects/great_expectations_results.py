@@ -111,6 +111,7 @@ def with_gx_numbers(
         values = found.get("values", [metric_value])
         observed = {"quantiles": list(ranges.get("quantiles") or ()), "values": values}
         numbers["observed_value"] = observed
+        found = {k: v for k, v in found.items() if k != "values"}  # in GX's numbers only
     return {**found, KEY: numbers}
 
 
