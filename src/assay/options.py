@@ -406,16 +406,8 @@ class RunOptions:
             help="The time the run's values are stored under (default: now), for backfills.",
         )],
     )  # fmt: skip
-    full: bool = option(
-        False,
-        group="watching",
-        flags=[_flag(
-            "--full",
-            help="Incremental tables scan every partition and rebuild their stored states "
-            "(docs/incremental.md).",
-        )],
-        kind="switch",
-    )  # fmt: skip
+    full: bool = option(False, group="watching", kind="switch", flags=[_flag("--full", help=(
+        "Incremental tables scan every partition, their states rebuilt."))])  # fmt: skip
     openlineage: str | None = option(
         None,
         group="reporting",

@@ -257,7 +257,6 @@ def execute(
                 frames=frames,
                 plan_timeout=options.plan_timeout,
                 monitoring=monitoring,
-                full=options.full,
                 options=planner_options(options),
             )
         finally:

@@ -52,7 +52,7 @@ def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
             raise ConfigErrors([ConfigError(
                 f"--run-time: '{options.run_time}' is not an ISO 8601 time"
                 " (e.g. 2024-01-31T06:00:00Z)")]) from None  # fmt: skip
-    return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time)
+    return Monitoring(found.store, tuple(sorted(tags.items())), options.run_time, options.full)
 
 
 def _without_store(rule: Rule) -> ConfigError:

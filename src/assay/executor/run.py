@@ -86,8 +86,6 @@ class RunContext:
     frames: Mapping[str, DataFrame] | None = None
     plan_timeout: float | None = DEFAULT_PLAN_TIMEOUT
     monitoring: Monitoring | None = None
-    full: bool = False
-    """``--full``: incremental tables scan every partition (docs/incremental.md)."""
 
 
 def run_suite(
@@ -123,8 +121,9 @@ def run_suite(
         if problems:
             raise ConfigErrors(problems)  # nothing runs; every problem found is listed
         watch = Watch.start(spark, context.monitoring, suite, run_id, progress.note)
+        full = context.monitoring is not None and context.monitoring.full
         each = TableContext(run_id, suite.policy, context.server, watch.history, watch.states,
-                            context.full)  # fmt: skip
+                            full)  # fmt: skip
         tables = _Tables(spark, suite, prepared, sink, progress, each)
         branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):

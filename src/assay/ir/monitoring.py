@@ -46,6 +46,9 @@ class Monitoring:
     tags: tuple[tuple[str, str], ...] = ()
     run_time: str | None = None
     """ISO 8601; for backfills and tests (``--run-time``)."""
+    full: bool = False
+    """``--full``: incremental tables scan every partition, their states rebuilt
+    (docs/incremental.md)."""
 
 
 @dataclass(frozen=True, slots=True)
