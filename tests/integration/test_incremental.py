@@ -290,3 +290,29 @@ def test_scope_new_needs_an_incremental_table(spark, tmp_path):
         assay.run(str(config), spark=spark)
     (error,) = raised.value.errors
     assert "not incremental" in error.message and error.origin.path.endswith("rules[0].scope")
+
+
+def test_the_states_in_a_table_store(spark, tmp_path):
+    """The states in a catalog table store: read by one plan, merged as a file's are."""
+    table = "assay_test_incremental_states"
+    spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+    data = tmp_path / "data"
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{table: {table}}}\n"
+        f"tables:\n  - name: t\n    source: {{path: {data}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: row_count, must_be: '> 0'}\n"
+        "      - {type: sum, column: amount, must_be: '> -1000000'}\n"
+    )
+    totals = []
+    for day, rows in ((1, 30), (2, 20)):
+        _day(spark, data, day, rows)
+        result = assay.run(str(config), spark=spark, run_time=f"2024-02-0{day}T06:00:00Z")
+        assert _scanned(_table(result)) == [f"2024-01-0{day}"]
+        totals.append([r["metric_value"] for r in _results(result).values()])
+    whole = spark.sql(f"SELECT count(*), sum(amount) FROM parquet.`{data}`").collect()[0]
+    assert totals[1][0] == 50 and Decimal(str(totals[1][1])) == whole[1]
+    stored = spark.sql(f"SELECT count(*) FROM {table} WHERE measure = 'state'").collect()[0][0]
+    assert stored == (1 + 2) + (2 + 2 * 2)  # run 1: 1 partition; run 2: 2, each with 2 rules
+    spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
