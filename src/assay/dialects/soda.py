@@ -26,7 +26,8 @@ from assay.dialects.base import Context, Dialect
 from assay.dialects.soda_rule import Dataset
 from assay.errors import ConfigError
 from assay.ir.expr import Expr, Sql, all_of
-from assay.ir.rules import Rule, SchemaCheck
+from assay.ir.metrics import SqlMetric
+from assay.ir.rules import MetricCheck, Rule, SchemaCheck, SqlCheck
 from assay.ir.suite import CatalogSource, PathSource, Source, Table
 
 NAME = "sodacl"
@@ -228,17 +229,29 @@ def _checks_section(reading: _Reading, dataset: str, part: str | None, content: 
             )
     reading.origins.setdefault(dataset, content)
     rules = reading.rules.setdefault(dataset, [])
-    ds = Dataset(reading.resolve, reading.source_of)
+    ds = Dataset(reading.resolve, reading.source_of, dataset)
     for item in items:
         if isinstance(item.value, dict) and list(item.value) == ["attributes"]:
             continue  # Soda Cloud's dataset attributes: nothing to run
-        rule = reading.ctx.attempt(soda_checks.check_rule, item, ds)
-        if rule is None:
-            continue
-        if where is not None and not isinstance(rule.check, SchemaCheck):
-            both = all_of(where, rule.filter) if rule.filter is not None else where
-            rule = _with_filter(rule, both)
-        rules.append(rule)
+        rule = reading.ctx.attempt(_partitioned, item, ds, where, part)
+        if rule is not None:
+            rules.append(rule)
+
+
+def _partitioned(item: Node, ds: Dataset, where: Expr | None, part: str | None) -> Rule:
+    """The rule of a check of a section, over the rows of its partition (``where``)."""
+    rule = soda_checks.check_rule(item, ds)
+    if where is None or isinstance(rule.check, (SchemaCheck, SqlCheck)):
+        # a user-defined metric's query (SqlCheck) runs as written: Soda's metric of a
+        # query has no partition
+        return rule
+    if isinstance(rule.check, MetricCheck) and isinstance(rule.check.metric, SqlMetric):
+        raise item.error(
+            f"a user-defined metric's expression in the partition [{part}] is not supported: "
+            "Soda computes it over the partition's rows, assay over the dataset's",
+            hint="write the partition's condition inside the expression",
+        )
+    return _with_filter(rule, all_of(where, rule.filter) if rule.filter is not None else where)
 
 
 def _with_filter(rule: Rule, where: Expr) -> Rule:

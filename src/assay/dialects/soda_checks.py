@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from assay.config.node import Node
-from assay.dialects import soda_metrics, soda_schema, soda_validity
+from assay.dialects import soda_metrics, soda_schema, soda_user, soda_validity
 from assay.dialects import soda_thresholds as th
 from assay.dialects.soda_metrics import COLUMN_FNS
 from assay.dialects.soda_rule import (
@@ -132,11 +132,9 @@ def _metric_check_rule(got: Entry, found: re.Match[str], dataset: Dataset) -> Ru
         return soda_metrics.freshness(got, args, found.group("threshold"), dataset)
     if metric in REFUSED:
         raise item.error(f"Soda metric '{metric}' is not supported: {REFUSED[metric]}")
-    if keys.expression is not None:
-        raise keys.expression.error(
-            f"'{metric} expression' (a user-defined metric) is not supported",
-            hint="write the check as a 'failed rows' check with a 'fail condition', or as a "
-            "native 'sql' rule",
+    if keys.user is not None:
+        return soda_user.user_metric(
+            got, metric, args, keys.user, found.group("threshold"), dataset
         )
     zones = zones_of(got, found.group("threshold"), dataset)
     if metric == "row_count":
@@ -157,8 +155,8 @@ def _metric_check_rule(got: Entry, found: re.Match[str], dataset: Dataset) -> Ru
         return soda_metrics.statistic(got, metric, args, keys.validity, zones, dataset)
     raise item.error(
         f"Soda metric '{metric}' is not supported",
-        hint="a user-defined metric needs '<name> expression' or '<name> query', which assay "
-        "does not run; docs/dialects.md lists the metrics assay runs",
+        hint="a user-defined metric needs '<name> expression' or '<name> query'; "
+        "docs/dialects.md lists the metrics assay runs",
     )
 
 
@@ -168,22 +166,31 @@ def _metric_check_rule(got: Entry, found: re.Match[str], dataset: Dataset) -> Ru
 @dataclass(frozen=True)
 class _Keys:
     validity: dict[str, Node]
-    expression: Node | None
+    user: tuple[str, Node] | None
+    """A user-defined metric's ``<name> expression`` or ``<name> query``: its key and node."""
 
 
 def _config_keys(got: Entry, metric: str) -> _Keys:
+    """A metric check's configuration, read as Soda's parser reads its keys."""
     validity: dict[str, Node] = {}
-    expression = None
+    user = None
     for key, value in (got.config.as_mapping() if got.config else {}).items():
         if key in MISSING_KEYS or key in VALID_KEYS:
             validity[key] = value
-        elif key.endswith(" expression"):
-            expression = value
-        elif key.endswith((" query", " sql_file")) or key == "include null":
+        elif key in ("failed rows query", "failed rows sql_file"):
+            raise value.error(
+                f"Soda configuration '{key}' is not supported",
+                hint="Soda runs it for sample rows only; assay samples no rows of a query",
+            )
+        elif key.endswith("sql_file") or key == "include null":
             raise value.error(f"Soda configuration '{key}' is not supported")
+        elif key.endswith(("expression", "query")):
+            if user is not None:
+                raise value.error(f"'{key}' beside '{user[0]}': a metric is one or the other")
+            user = (key, value)
         elif key not in METRIC_KEYS:
             raise value.error(f"unknown Soda check configuration '{key}' for {metric}")
-    return _Keys(validity, expression)
+    return _Keys(validity, user)
 
 
 _CHANGE = re.compile(

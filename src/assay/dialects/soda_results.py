@@ -17,7 +17,8 @@ from assay.dialects.soda_checks import is_soda
 from assay.ir.metrics import CountMetric
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck
-from assay.ir.rules import MetricCheck, Rule, SchemaCheck, UniqueCheck
+from assay.ir.rules import MetricCheck, Rule, SchemaCheck, SqlCheck, UniqueCheck
+from assay.ir.values import Threshold
 
 KEY = "soda"
 """The key of Soda's numbers in a result's ``details``."""
@@ -28,9 +29,13 @@ def soda_value(rule: Rule, failed_count: int | None, metric_value: object) -> ob
     check = rule.check
     if isinstance(check, (UniqueCheck, ForeignKeyCheck)):
         return failed_count
-    if not isinstance(check, MetricCheck) or metric_value is None:
+    if _judged_value(check) is None or metric_value is None:
         return None
-    if isinstance(check.metric, CountMetric) and check.metric.percent:
+    if (
+        isinstance(check, MetricCheck)
+        and isinstance(check.metric, CountMetric)
+        and check.metric.percent
+    ):
         return float(round(float(metric_value), 2))  # type: ignore[arg-type]
     if isinstance(metric_value, Decimal):
         return float(metric_value)
@@ -44,14 +49,16 @@ def soda_outcome(
     zone; None when Soda does not evaluate the check (a metric with no value). A NaN is in
     no zone of Soda's: it passes."""
     check = rule.check
-    if isinstance(check, MetricCheck):
+    zones = _judged_value(check)
+    if zones is not None:
+        must, warn = zones
         if value is None:
             return None
         if isinstance(value, float) and math.isnan(value):
             return "pass"
-        if not check.must.holds(value):  # type: ignore[arg-type]
+        if must is not None and not must.holds(value):  # type: ignore[arg-type]
             return "fail"
-        return "warn" if check.warn is not None and not check.warn.holds(value) else "pass"  # type: ignore[arg-type]
+        return "warn" if warn is not None and not warn.holds(value) else "pass"  # type: ignore[arg-type]
     if failed_count is None:
         return None
     if isinstance(check, (UniqueCheck, ForeignKeyCheck)):
@@ -59,6 +66,15 @@ def soda_outcome(
     if failed_count == 0:
         return "pass"
     return "warn" if rule.level == "warn" else "fail"
+
+
+def _judged_value(check: object) -> tuple[Threshold | None, Threshold | None] | None:
+    """The zones of a check judged by a value (a metric, a user-defined metric's query)."""
+    if isinstance(check, MetricCheck):
+        return check.must, check.warn
+    if isinstance(check, SqlCheck) and check.mode == "value":
+        return check.must, check.warn
+    return None
 
 
 def with_soda_numbers(

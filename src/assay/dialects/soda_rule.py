@@ -30,6 +30,8 @@ class Dataset:
 
     resolve: Callable[[Node, str], str]
     source_of: Callable[[Node, str], Source]
+    name: str = ""
+    """The dataset's name (a user-defined metric's query names it)."""
 
 
 @dataclass(frozen=True)

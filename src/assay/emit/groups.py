@@ -27,6 +27,7 @@ from assay.ir.metrics import (
     GroupMetric,
     Metric,
     RowCountMetric,
+    SqlMetric,
 )
 from assay.ir.references import RowCountMatchMetric
 from assay.ir.shapes import complete
@@ -71,6 +72,7 @@ GROUP_VALUES: dict[type, Callable[[Any, Measured], Column] | None] = {
     ),
     FrequencyMetric: None,  # refused with group_by at load (a group-by within a group-by)
     DriftMetric: None,  # takes no group_by (its referenced side has no groups)
+    SqlMetric: None,  # takes no group_by (SodaCL's expression is over the table)
 }
 """Each metric's value of one group, from its measures; complete over the IR's Metric
 union (None: not offered per group)."""

@@ -425,6 +425,13 @@ def snippet_types(df: DataFrame, texts: Sequence[str]) -> list[str]:
     return [f.dataType.simpleString() for f in frame.schema.fields]
 
 
+def snippet_aggregates(df: DataFrame, texts: Sequence[str]) -> list[str]:
+    """The Spark type of each SQL aggregate expression over ``df``, as the aggregate plan
+    computes it (one analysis RPC, no scan): Spark refuses a column outside an aggregate."""
+    frame = df.agg(*(F.expr(t).alias(f"_assay_s{n}") for n, t in enumerate(texts)))
+    return [f.dataType.simpleString() for f in frame.schema.fields]
+
+
 def snippet_counts(df: DataFrame, texts: Sequence[str]) -> list[str]:
     """Analyse each boolean SQL expression as the aggregate reads it, ``count_if(...)``
     (one analysis RPC, no scan): Spark refuses an aggregate or window function there."""

@@ -5,7 +5,9 @@ Two analysis RPCs for all of a table's snippets, only when it has some, and no s
 snippets' types (each must be a boolean: a row condition), then the snippets as the
 aggregate reads them (a row condition may not use an aggregate or window function). Each
 is analysed alone only when its batch fails, so the error names the rule at fault and
-quotes the user's text with a caret, never the query assay wraps it in.
+quotes the user's text with a caret, never the query assay wraps it in. A metric's SQL
+aggregate (:class:`~assay.ir.metrics.SqlMetric`, SodaCL's ``<name> expression``) is
+analysed as the aggregate plan reads it: one more RPC, only when the table has one.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import TYPE_CHECKING
 from assay.emit import spark as emit
 from assay.errors import ConfigError
 from assay.executor.spark_errors import in_users_text
+from assay.ir.metrics import SqlMetric
 from assay.ir.origin import Origin
+from assay.ir.rules import MetricCheck
 from assay.ir.suite import Table
 
 if TYPE_CHECKING:
@@ -34,7 +38,7 @@ class Snippet:
     origin: Origin
 
 
-SETTING_WORDS = {"filter": "the filter", "expression": "the expression"}
+SETTING_WORDS = {"filter": "the filter", "expression": "the expression", "aggregate": "the metric"}
 
 
 def snippets_of(table: Table) -> list[Snippet]:
@@ -49,10 +53,9 @@ def snippets_of(table: Table) -> list[Snippet]:
 
 
 def snippet_problems(df: DataFrame, table: Table) -> list[ConfigError]:
-    """What Spark finds wrong with the table's rule snippets (none: nothing to say)."""
+    """What Spark finds wrong with the table's rule snippets (none: nothing to say; no
+    RPC without snippets)."""
     snippets = snippets_of(table)
-    if not snippets:
-        return []
     typed = _alone_on_failure(snippets, lambda s: emit.snippet_types(df, [x.text for x in s]))
     problems = [p for p in typed if isinstance(p, ConfigError)]
     booleans = [s for s, t in zip(snippets, typed, strict=True) if t == "boolean"]
@@ -63,7 +66,21 @@ def snippet_problems(df: DataFrame, table: Table) -> list[ConfigError]:
         booleans, lambda s: emit.snippet_counts(df, [x.text for x in s]), _not_per_row
     )
     problems += [p for p in counted if isinstance(p, ConfigError)]
+    aggregates = aggregates_of(table)
+    computed = _alone_on_failure(
+        aggregates, lambda s: emit.snippet_aggregates(df, [x.text for x in s])
+    )
+    problems += [p for p in computed if isinstance(p, ConfigError)]
     return sorted(problems, key=lambda e: (e.origin.line or 0) if e.origin else 0)
+
+
+def aggregates_of(table: Table) -> list[Snippet]:
+    """Every metric of ``table`` that is a SQL aggregate the config wrote, in rule order."""
+    return [
+        Snippet(rule.kind, "aggregate", rule.check.metric.text, rule.place("expression"))
+        for rule in table.rules
+        if isinstance(rule.check, MetricCheck) and isinstance(rule.check.metric, SqlMetric)
+    ]
 
 
 def _does_not_run(s: Snippet, exc: BaseException) -> str:
@@ -100,12 +117,13 @@ def _alone_on_failure(
 
 
 def _error(s: Snippet, message: str) -> ConfigError:
-    return ConfigError(
-        f"{s.rule}: {message}",
-        origin=s.origin,
-        hint="a row condition in Spark SQL over the table's columns, such as"
-        " \"status = 'shipped'\"",
+    hint = (
+        "an aggregate in Spark SQL over the table's columns, such as \"avg(price * qty)\""
+        if s.setting == "aggregate"
+        else "a row condition in Spark SQL over the table's columns, such as"
+        " \"status = 'shipped'\""
     )
+    return ConfigError(f"{s.rule}: {message}", origin=s.origin, hint=hint)
 
 
 def _words(s: Snippet) -> str:

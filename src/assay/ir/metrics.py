@@ -134,6 +134,15 @@ class FrequencyMetric:
     stat: FrequencyStat
 
 
+@dataclass(frozen=True, slots=True)
+class SqlMetric:
+    """The value of a SQL expression over aggregates of the table, its text as the
+    config wrote it (SodaCL's ``avg_surface expression: avg(size * distance)``): one
+    more output of the table's aggregate scan; no value when it is NULL."""
+
+    text: str
+
+
 Metric = (
     RowCountMetric
     | ColumnMetric
@@ -145,6 +154,7 @@ Metric = (
     | FrequencyMetric
     | RowCountMatchMetric
     | DriftMetric
+    | SqlMetric
 )
 
 METRIC_SHAPES: dict[type, CheckShape] = {
@@ -164,6 +174,7 @@ METRIC_SHAPES: dict[type, CheckShape] = {
     FrequencyMetric: WHOLE_TABLE,
     RowCountMatchMetric: WHOLE_TABLE,
     DriftMetric: WHOLE_TABLE,
+    SqlMetric: WHOLE_TABLE,
 }
 """What each kind of metric reads of the rows: a new metric is its dataclass above, its place
 in ``Metric`` and its entry here."""

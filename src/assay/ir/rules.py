@@ -151,16 +151,20 @@ class SqlCheck:
 
     ``boolean``: the query returns one row with one boolean, true means pass.
     ``failed_rows``: the query returns the offending rows; their number is the failed count.
+    ``value``: the query returns one number, judged by ``must`` and ``warn`` as a metric's
+    value is (SodaCL's ``<metric> query``); no row or NULL is no value.
     """
 
     query: str
-    mode: Literal["boolean", "failed_rows"] = "boolean"
+    mode: Literal["boolean", "failed_rows", "value"] = "boolean"
     reading: Literal["native", "sparquet"] = "native"
     """How the result is read. ``sparquet`` (sparquet-cola): a boolean query's first
     value passes when it is truthy in Python (a non-zero number passes; NULL fails) and
     its first row is read when it returns several; a failing boolean query counts 1
     failed, a passing one 0; a ``failed_rows`` query's row count is also its metric
     value."""
+    must: Threshold | None = None
+    warn: Threshold | None = None
 
 
 @dataclass(frozen=True, slots=True)

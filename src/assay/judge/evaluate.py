@@ -30,6 +30,7 @@ from assay.ir.metrics import (
     GroupMetric,
     Metric,
     RowCountMetric,
+    SqlMetric,
 )
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
@@ -65,6 +66,7 @@ from assay.planner.measures import (
     Histogram,
     PerGroup,
     RowCount,
+    SqlAggregate,
     agg_equals,
     aggregate_of,
     colstats_measures,
@@ -190,11 +192,8 @@ def _group(
 
 
 def metric_value(check: MetricCheck, values: Values, rows: int) -> Number | None:
-    """The number a metric rule measured (None when there is nothing to measure).
-
-    Raises:
-        NotANumber: the measured value is not a number (the max of a date column).
-    """
+    """The number a metric rule measured (None when there is nothing to measure);
+    :class:`NotANumber` when it is not a number (the max of a date column)."""
     return METRIC_VALUES[type(check.metric)](check.metric, values, rows)
 
 
@@ -492,6 +491,7 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = DRIFT_V
     ),
     FrequencyMetric: lambda m, values, rows: frequency_value(m, values[frequencies_of(m)]),  # type: ignore[arg-type]
     RowCountMatchMetric: _match_percent,
+    SqlMetric: lambda metric, values, rows: _number(values[SqlAggregate(metric.text)]),
 }
 """The number each kind of metric measured; complete over the IR's ``Metric`` union."""
 

@@ -7,7 +7,9 @@ a validator function's (from what it returned). Each is registered in
 from __future__ import annotations
 
 import fnmatch
+import math
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from assay.ir.monitoring import SchemaChangeCheck
@@ -77,6 +79,8 @@ def judge_sql(rule: Rule, rows_returned: int, value: Any) -> Outcome:
     check = rule.check
     assert isinstance(check, SqlCheck)
     custom = dict(rule.params).get("error_message")
+    if check.mode == "value":
+        return _judge_value(rule, check, rows_returned, value)
     if check.mode == "failed_rows":
         failed = int(value or 0)
         metric = float(failed) if check.reading == "sparquet" else None
@@ -105,6 +109,32 @@ def judge_sql(rule: Rule, rows_returned: int, value: Any) -> Outcome:
     return Outcome(
         _fail(rule), None, None, str(custom or f"the query returned {said}; expected true")
     )
+
+
+def _judge_value(rule: Rule, check: SqlCheck, rows_returned: int, value: Any) -> Outcome:
+    """A query's number judged by its thresholds, as a metric's value is: no row, NULL
+    or NaN has no value and fails; a value that is not a number is an error."""
+    if rows_returned > 1:
+        return Outcome(
+            "error", None, None, f"the query returned {rows_returned} rows; expected one number"
+        )
+    if isinstance(value, bool) or not (value is None or isinstance(value, (int, float, Decimal))):
+        return Outcome("error", None, None, f"the query returned {value!r}, not a number")
+    must = f"; must be {check.must.text}" if check.must is not None else ""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        said = "no row" if rows_returned == 0 else "NULL" if value is None else "NaN"
+        return Outcome(_fail(rule), None, None, f"the query returned {said}{must}")
+    number = float(value)
+    shown = f"the query's value = {_number_text(number)}"
+    if check.must is not None and not check.must.holds(value):
+        return Outcome(_fail(rule), None, number, shown + must)
+    if check.warn is not None and not check.warn.holds(value):
+        return Outcome("warn", None, number, f"{shown}; warn unless {check.warn.text}", held=True)
+    return Outcome("pass", None, number, shown + must)
+
+
+def _number_text(number: float) -> str:
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
 
 
 def _said(value: object) -> str:

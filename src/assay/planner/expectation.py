@@ -49,6 +49,7 @@ from assay.ir.metrics import (
     FreshnessMetric,
     GroupMetric,
     RowCountMetric,
+    SqlMetric,
 )
 from assay.ir.monitoring import OverTime, SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, Reference, RowCountMatchMetric
@@ -159,6 +160,10 @@ def _(check: SchemaChangeCheck, rule: Rule) -> str:
 def _(check: SqlCheck, rule: Rule) -> str:
     if check.mode == "failed_rows":
         return "the query returns no row"
+    if check.mode == "value":
+        warn = f" (warn unless {check.warn.text})" if check.warn is not None else ""
+        must = check.must.text if check.must is not None else "any value"
+        return f"the query's value {must}{warn}"
     return "the query returns one row whose value is true"
 
 
@@ -203,6 +208,8 @@ def metric_text(metric: object, rule: Rule) -> str:
         return f"{rule.kind}({metric.column}{args})"
     if isinstance(metric, FrequencyMetric):
         return f"{rule.kind}({', '.join(metric.columns)})"
+    if isinstance(metric, SqlMetric):
+        return metric.text
     if isinstance(metric, ComplianceMetric):
         return f"compliance({_text(metric.predicate)})"
     if isinstance(metric, (ColumnMetric, FreshnessMetric)):

@@ -23,6 +23,7 @@ from assay.ir.metrics import (
     GroupMetric,
     Metric,
     RowCountMetric,
+    SqlMetric,
 )
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
@@ -370,7 +371,7 @@ def _unfiltered(measure: Any, condition: Expr) -> Any:
 
 FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     RowCount: lambda m, c: CountIf(c),
-    SqlAggregate: _unfiltered,  # only a folded SQL rule's, which has no filter
+    SqlAggregate: _unfiltered,  # a folded SQL rule's or a SqlMetric's: neither has a filter
     CountIf: lambda m, c: CountIf(And((c, m.predicate))),
     ColumnAgg: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     ServerNow: lambda m, c: m,
@@ -463,6 +464,7 @@ METRIC_MEASURES: dict[type, Callable[[Any], tuple[Measure, ...]]] = {
     AggregateMetric: lambda m: (aggregate_of(m),),
     ComplianceMetric: lambda m: (RowCount(), count_if(m.predicate)),
     FrequencyMetric: lambda m: (frequencies_of(m),),
+    SqlMetric: lambda m: (SqlAggregate(m.text),),
     RowCountMatchMetric: lambda m: (RowCount(), ReferenceRows(m.reference.source)),
     **DRIFT_MEASURES,
 }

@@ -156,6 +156,8 @@ def row_count_query(check: SqlCheck) -> RowCountQuery | None:
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE a IN (SELECT 1)"))
     >>> row_count_query(SqlCheck("SELECT count(*) = 0 FROM _validation_df WHERE q > 19 banana"))
     """
+    if check.mode == "value":  # a number judged by thresholds, not a count
+        return None
     text = check.query
     parsed = _parsed(text)
     if parsed is None:

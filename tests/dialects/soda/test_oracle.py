@@ -24,6 +24,10 @@ DIFFERS = {
     "fails a metric that is NaN, and its result has no value (details.soda: null, null)",
     "empty average": "Soda does not evaluate an aggregate of no row; assay fails a metric "
     "without a value (details.soda: outcome null)",
+    "udm expression of no row": "Soda does not evaluate a NULL expression; assay fails a "
+    "metric without a value (details.soda: outcome null)",
+    "udm query of no value": "Soda does not evaluate a NULL query value; assay fails a "
+    "metric without a value (details.soda: outcome null)",
 }  # fmt: skip
 """Check name -> why assay's verdict deliberately differs from Soda's (docs/dialects.md)."""
 UNCOMPARED_VALUES = {"seen lately": "Soda keeps no check value for freshness; assay's is seconds"}

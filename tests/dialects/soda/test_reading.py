@@ -10,10 +10,11 @@ from decimal import Decimal
 import pytest
 
 from assay.dialects import soda_thresholds as th
-from assay.ir.metrics import CountMetric
+from assay.ir.metrics import CountMetric, SqlMetric
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference
-from assay.ir.rules import MetricCheck, UniqueCheck
+from assay.ir.rules import MetricCheck, SqlCheck, UniqueCheck
 from assay.ir.suite import CatalogSource, PathSource
+from assay.ir.values import Between
 from tests.dialects.helpers import errors, load, write
 
 
@@ -185,7 +186,12 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
     [
         ("- percentile(amount, 0.95) < 9", "Unsupported metric"),
         ("- stddev(amount) < 9", "Unsupported metric"),
-        ("- avg_surface < 9:\n      avg_surface expression: AVG(a)", "user-defined metric"),
+        ("- s < 9:\n      t expression: AVG(a)", "must match exactly the metric name"),
+        ("- s < 9:\n      s query: SELECT a, b FROM orders", "selects one column"),
+        ("- s < 9:\n      s query: SELECT count(*) FROM other", "over its own dataset"),
+        ("- s < 9:\n      filter: a > 1\n      s expression: AVG(a)", "does not apply it"),
+        ("- s < 9:\n      failed rows query: SELECT 1", "sample rows only"),
+        ("- s < 9:\n      s sql_file: s.sql", "'s sql_file' is not supported"),
         ("- row_count same as other", "not supported"),
         ("- anomaly score for row_count < default", "not supported"),
         ("- duplicate_count(id) > 2", "upper bound"),
@@ -309,3 +315,65 @@ def test_a_plain_source_is_the_one_dataset_of_the_file(tmp_path):
     assert "the file checks a, b" in errors(two, source="data/o.parquet")
     named = load(two, source="b=data/b.parquet")
     assert [type(t.source).__name__ for t in named.tables] == ["CatalogSource", "PathSource"]
+
+
+def test_user_defined_metrics(tmp_path):
+    # an expression is one more aggregate of the table's plan; a query runs as written,
+    # its dataset read as the checked table, outside the section's partition
+    expression, query, partitioned = rules(
+        tmp_path,
+        """
+        filter orders [big]:
+          where: amount > 50
+        checks for orders:
+          - avg_surface between 1 and 9:
+              avg_surface expression: avg(size * distance)
+          - big:
+              big query: SELECT count(*) FROM orders o WHERE o.amount > ${LIMIT}
+              warn: when > 5
+              fail: when > 10
+        checks for orders [big]:
+          - everything = 0:
+              everything query: SELECT count(*) FROM orders
+        """,
+        variables={"LIMIT": "100"},
+    )
+    assert expression.check == MetricCheck(
+        SqlMetric("avg(size * distance)"), Between(Decimal(1), Decimal(9), "between 1 and 9")
+    )
+    assert expression.filter is None and expression.kind == "soda:avg_surface"
+    assert isinstance(query.check, SqlCheck) and query.check.mode == "value"
+    assert query.check.query == ("SELECT COUNT(*) FROM _validation_df AS o WHERE o.amount > 100")
+    assert query.check.must.holds(10) and not query.check.must.holds(11)  # type: ignore[union-attr]
+    assert query.check.warn.holds(5) and not query.check.warn.holds(6)  # type: ignore[union-attr]
+    assert partitioned.filter is None
+    assert partitioned.check.query == "SELECT COUNT(*) FROM _validation_df AS orders"  # type: ignore[union-attr]
+    assert [p for p, _ in query.places] == ["query"]
+
+
+def test_user_defined_expression_refused_in_a_partition(tmp_path):
+    path = write(
+        tmp_path,
+        "filter orders [big]:\n  where: a > 1\nchecks for orders [big]:\n"
+        "  - s < 9:\n      s expression: avg(a)\n  - row_count < 9:\n"
+        "      row_count expression: count(*)\n",
+        "checks.yml",
+    )
+    message = errors(path)
+    assert "checks.yml:4 " in message and "partition [big] is not supported" in message
+    assert "checks.yml:6 " in message and "Soda's own metric" in message
+
+
+def test_a_query_value_judged_as_a_metric(tmp_path):
+    from assay.judge.own import judge_sql
+
+    (rule,) = rules(
+        tmp_path,
+        "checks for t:\n  - n between 1 and 5:\n      n query: SELECT max(a) FROM t\n",
+    )
+    assert judge_sql(rule, 1, Decimal("2.5")).severity == "pass"
+    assert judge_sql(rule, 1, 7).severity == "fail"
+    assert judge_sql(rule, 0, None).message == "the query returned no row; must be between 1 and 5"
+    assert judge_sql(rule, 1, None).severity == "fail"
+    assert judge_sql(rule, 1, "x").severity == "error"
+    assert judge_sql(rule, 2, 3).severity == "error"
