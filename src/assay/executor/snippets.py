@@ -118,10 +118,9 @@ def _alone_on_failure(
 
 def _error(s: Snippet, message: str) -> ConfigError:
     hint = (
-        "an aggregate in Spark SQL over the table's columns, such as \"avg(price * qty)\""
+        'an aggregate in Spark SQL over the table\'s columns, such as "avg(price * qty)"'
         if s.setting == "aggregate"
-        else "a row condition in Spark SQL over the table's columns, such as"
-        " \"status = 'shipped'\""
+        else "a row condition in Spark SQL over the table's columns, such as \"status = 'shipped'\""
     )
     return ConfigError(f"{s.rule}: {message}", origin=s.origin, hint=hint)
 
