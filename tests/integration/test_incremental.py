@@ -199,22 +199,6 @@ def test_the_merged_stddev_is_sparks_on_the_whole_table(spark, tmp_path):
     assert math.isclose(value * value, whole.v, rel_tol=1e-12)
 
 
-def test_decimal_sums_and_means_merge_exactly():
-    from assay.planner.incremental import merged
-    from assay.planner.measures import ColumnAgg
-
-    parts = [[Decimal("1.000000000000000001"), 2], [Decimal("99999999999999999999.5"), 1],
-             [None, 0]]  # fmt: skip
-    assert merged(ColumnAgg("sum", "a"), parts) == Decimal(
-        "100000000000000000000.500000000000000001"
-    )
-    mean = merged(ColumnAgg("avg", "a"), parts, "decimal(38,18)")
-    assert mean == Decimal("33333333333333333333.5000000000000000003333")
-    assert merged(ColumnAgg("max", "y"), [[1.0], [float("nan")], [None]]) != 1.0
-    assert merged(ColumnAgg("min", "y"), [[1.0], [float("nan")]]) == 1.0
-    assert merged(ColumnAgg("sum", "a"), [[None, 0]]) is None
-
-
 def test_rules_that_do_not_merge_are_refused_at_their_line(spark, tmp_path):
     data = tmp_path / "data"
     _day(spark, data, 1, 10)

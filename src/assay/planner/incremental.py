@@ -24,7 +24,7 @@ from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule, SchemaCheck
 from assay.ir.suite import Table
-from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, measures_of
+from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, kind_of, measures_of
 
 Partial = list[Any]
 """A measure's partial values over one partition (:func:`partial_names`)."""
@@ -190,3 +190,49 @@ def _stddev(partials: Sequence[Partial]) -> float | None:
 def column_types(schema: Sequence[tuple[str, str]]) -> Mapping[str, str]:
     """A schema's types by lower-cased column name."""
     return {name.lower(): kind for name, kind in schema}
+
+
+MERGES = {
+    "count": "summed",
+    "min": "the least (NaN above every number)",
+    "max": "the greatest (NaN above every number)",
+    "sum": "sum and count, summed exactly",
+    "avg": "sum and count, summed exactly, then divided",
+    "stddev": "count, mean and M2, merged by Chan's formula",
+}
+"""How each kind of partial values is merged, in ``explain``'s words."""
+
+
+def render_incremental(table: Table) -> list[str]:
+    """``explain``'s lines for an incremental table: the plans a run submits, what it
+    scans, and what each measure keeps per partition and how it is merged."""
+    spec = table.incremental
+    assert spec is not None
+    by = spec.by
+    lines = [
+        f"  incremental by {by} (docs/incremental.md)",
+        "  spark plans: 1 (the partitions' fingerprints: each file's path, size and time from"
+        " _metadata; a hash of the rows of a source without files)",
+        f"    +1 aggregate plan grouped by {by} over the partitions new or changed since the"
+        " stored states, or without a state for a rule (every partition with --full)",
+        "    +1 detail plan if a row-level rule fails on the partitions scanned (its samples)",
+        "  merged with the stored states of the other partitions (deleted ones dropped):",
+    ]
+    rules = list(enumerate(table.rules))
+    for index, measure in enumerate(table_measures(table.rules)):
+        kind = partial_kind(measure)
+        assert kind is not None
+        users = [i for i, r in rules if refusal(r) is None and measure in _measures(r)]
+        used = " ".join(f"rules[{i}]" for i in users) or "the table's row count"
+        lines.append(f"    m{index} {kind_of(measure).render(measure)}: {MERGES[kind]}  {used}")
+    new = [f"rules[{i}]" for i, r in rules if r.scope == "new"]
+    if new:
+        lines.append(f"  judged on the partitions scanned alone (scope: new): {' '.join(new)}")
+    return lines
+
+
+def _measures(rule: Rule) -> tuple[Measure, ...]:
+    try:
+        return measures_of(rule)
+    except TypeError:
+        return ()

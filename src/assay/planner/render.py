@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from assay.planner.incremental import render_incremental
 from assay.planner.joins import render_reference_branch
 from assay.planner.measures import ColumnAgg, GroupStats, Measure, kind_of
 from assay.planner.references import render_lookup, render_semi_lookup
@@ -37,6 +38,8 @@ def render_plan(plan: TablePlan) -> str:
     lines = [f"table {table.name}  ({table.origin})", f"  source: {render_source(table.source)}"]
     if table.filter:
         lines.append(f"  filter: {table.filter}")
+    if table.incremental is not None:  # docs/incremental.md
+        return "\n".join(lines + render_incremental(table))
     detail = " (+1 detail plan if a row-level rule fails)" if plan.detail else ""
     lines.append(f"  spark plans: {plan.base_plans}{detail}")
     if plan.aggregate is not None:
