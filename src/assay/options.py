@@ -129,6 +129,7 @@ class RunOptions:
     ``allow_shell`` lets data-validator ``shell`` variables and ``pipe`` outputs run;
     ``inputs`` are Metorikku input tables, name -> catalog table or path; ``source`` is the
     table a sparquet validations file checks and ``pipeline`` its pipeline name;
+    ``server`` the data contract's server (by name) whose data is checked;
     ``plugins`` are modules imported first; ``exit_error_on_fail=False`` lets failed
     checks exit 0.
 
@@ -287,26 +288,17 @@ class RunOptions:
         api=("run", "load"),
     )  # fmt: skip
     source: str | None = option(
-        None,
-        group="loading",
-        flags=[_flag(
-            "--source",
-            help="The table a sparquet validations file checks: a catalog table or a path.",
-        )],
-        commands=BINDING,
-        api=("run", "load"),
-    )  # fmt: skip
+        None, group="loading", commands=BINDING, api=("run", "load"), flags=[_flag(
+            "--source", help="The table a sparquet validations file checks: a catalog table "
+            "or a path.")])  # fmt: skip
     pipeline: str | None = option(
-        None,
-        group="loading",
-        flags=[_flag(
-            "--pipeline",
-            help="sparquet pipeline name (report column 'pipeline'; default: the file's "
-            "'name', else its file name).",
-        )],
-        commands=BINDING,
-        api=("run", "load"),
-    )  # fmt: skip
+        None, group="loading", commands=BINDING, api=("run", "load"), flags=[_flag(
+            "--pipeline", help="sparquet pipeline name (report column 'pipeline'; default: "
+            "the file's 'name', else its file name).")])  # fmt: skip
+    server: str | None = option(
+        None, group="loading", commands=BINDING, api=("run", "load"), flags=[_flag(
+            "--server", help="The data contract's server whose data is checked, by its name "
+            "in the contract's 'servers' (default: the first).")])  # fmt: skip
     plugins: tuple[str, ...] = option(
         (),
         group="loading",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from assay.config.node import Node
 from assay.dialects import odcs_dcs, odcs_validation
 from assay.dialects.base import Context, Dialect
-from assay.dialects.odcs_tables import contract_tables
+from assay.dialects.odcs_tables import chosen_server, contract_tables
 from assay.ir.suite import Table
 
 NAME = "odcs"
@@ -52,7 +52,8 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
     odcs_validation.validate(doc, schema, f"ODCS {version}")
     objects = doc.get("schema")
     servers = doc.get("servers")
-    server = servers.as_list()[0] if servers is not None and servers.as_list() else None
+    named = [(str(s.require("server").value), s) for s in servers.as_list()] if servers else []
+    server = chosen_server(doc, named, ctx)
     return contract_tables(objects.as_list() if objects is not None else [], server, ctx)
 
 

@@ -18,7 +18,7 @@ from assay.config.node import Node
 from assay.dialects import odcs_validation
 from assay.dialects.base import Context
 from assay.dialects.odcs_engines import embedded
-from assay.dialects.odcs_tables import contract_tables
+from assay.dialects.odcs_tables import chosen_server, contract_tables
 from assay.ir.suite import Table
 
 TOP = frozenset({"dataContractSpecification", "models", "servers", "quality"})
@@ -76,8 +76,8 @@ def build(doc: Node, ctx: Context) -> tuple[Table, ...]:
         if built is not None:
             objects.append(built)
     servers = doc.get("servers")
-    server = next(iter(servers.as_mapping().values()), None) if servers is not None else None
-    return contract_tables(objects, server, ctx)
+    named = list(servers.as_mapping().items()) if servers is not None else []
+    return contract_tables(objects, chosen_server(doc, named, ctx), ctx)
 
 
 def _keys(node: Node, allowed: frozenset[str], what: str) -> None:

@@ -2,8 +2,8 @@
 each schema object's properties' constraints (:mod:`assay.dialects.odcs_properties`) and
 quality entries (:mod:`assay.dialects.odcs_quality`) are its rules, planned as one
 aggregate plan. Its data is the ``--input``/``--source`` given for it (as for a SodaCL
-dataset), else what the contract's first server says (a path with a format, or a catalog
-table), else the catalog table of its physical name.
+dataset), else what the contract's server says (the one ``--server`` names, else the first:
+a path with a format, or a catalog table), else the catalog table of its physical name.
 """
 
 from __future__ import annotations
@@ -29,6 +29,23 @@ OBJECT_DESCRIPTIVE = frozenset(
 FILE_SERVERS = frozenset({"local", "s3", "gcs", "azure"})
 CATALOG_SERVERS = frozenset({"databricks", "hive", "glue", "iceberg", "custom"})
 _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def chosen_server(doc: Node, named: list[tuple[str, Node]], ctx: Context) -> Node | None:
+    """The server whose data is checked: the one ``--server NAME`` names (an error listing
+    the contract's servers when none is), else the first (datacontract-cli's default)."""
+    wanted = ctx.options.server
+    if wanted is None:
+        return named[0][1] if named else None
+    for name, server in named:
+        if name == wanted:
+            return server
+    where = doc.get("servers") or doc
+    said = ", ".join(repr(name) for name, _ in named) if named else "none"
+    raise where.error(
+        f"--server {wanted}: the contract has no such server (its servers: {said})",
+        hint="name one of the contract's servers, or leave --server out for the first",
+    )
 
 
 def contract_tables(objects: list[Node], server: Node | None, ctx: Context) -> tuple[Table, ...]:

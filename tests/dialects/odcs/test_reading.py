@@ -331,3 +331,39 @@ quality:
     )
     (table,) = load(path).tables
     assert [r.kind for r in table.rules] == ["odcs:type", "soda:row_count"]
+
+
+def test_the_server_named_on_the_command_line(tmp_path):
+    # datacontract-cli's --server: the server of that name, else the first
+    body = """\
+servers:
+  - {server: dev, type: local, path: "dev/{model}.parquet", format: parquet}
+  - {server: prod, type: databricks, catalog: main, schema: sales, host: h}
+schema:
+  - {name: t}
+"""
+    path = contract(tmp_path, body)
+    assert load(path).tables[0].source == PathSource("parquet", (str(tmp_path / "dev/t.parquet"),))
+    assert load(path, server="prod").tables[0].source == CatalogSource("main.sales.t")
+    said = errors(path, server="qa")
+    assert "--server qa: the contract has no such server (its servers: 'dev', 'prod')" in said
+    assert "contract.yaml:6 servers" in said
+    assert "its servers: none" in errors(contract(tmp_path, "schema:\n  - {name: t}\n"), server="x")
+    dcs = write(
+        tmp_path,
+        """\
+dataContractSpecification: 1.1.0
+id: x
+info: {title: x, version: 1.0.0}
+servers:
+  dev: {type: local, path: "dev/{model}.parquet", format: parquet}
+  prod: {type: databricks, catalog: main, schema: sales, host: h}
+models:
+  orders:
+    fields:
+      id: {type: long}
+""",
+        "dcs.yaml",
+    )
+    assert load(dcs, server="prod").tables[0].source == CatalogSource("main.sales.orders")
+    assert "its servers: 'dev', 'prod'" in errors(dcs, server="qa")
