@@ -14,8 +14,8 @@ Each definition is a named tool's, computed as it computes it (docs/rules.md, dr
   table of counts (the table's row, the reference's), Yates' correction when it has
   one degree of freedom as scipy applies it; bins empty on both sides are left out;
 - ``ks`` (and ``_p_value``): the exact two-sample statistic, ``scipy.stats.ks_2samp``'s,
-  from the sorted values; its p-value from Kolmogorov's limiting distribution at
-  ``sqrt(n m / (n + m)) D``;
+  from the sorted values; its p-value ``ks_2samp``'s default (``method='auto'``): exact
+  up to 10000 values a side, else ``kstwo.sf(D, round(n m / (n + m)))``;
 - ``wasserstein``: ``scipy.stats.wasserstein_distance`` of the two samples, exact.
 """
 
@@ -28,7 +28,8 @@ from typing import Any
 
 from assay.ir.drift import DriftMetric
 from assay.ir.rules import MetricCheck, Rule
-from assay.judge.drift_pvalues import chi2_sf, kolmogorov_sf
+from assay.judge.drift_ks import ks_2samp_p_value
+from assay.judge.drift_pvalues import chi2_sf
 from assay.judge.outcome import Number, Outcome, Values
 from assay.planner.drift import INFINITE_BIN, NAN_BIN, NULL_BIN, distribution_of
 
@@ -183,9 +184,10 @@ def chi_square(t: Sequence[int], r: Sequence[int]) -> tuple[float, float]:
 
 
 def ks_p_value(statistic: float, n: int, m: int) -> float:
-    """The KS statistic's p-value from Kolmogorov's limiting distribution."""
-    en = n * m / (n + m)
-    return kolmogorov_sf(math.sqrt(en) * statistic)
+    """The KS statistic's p-value as ``scipy.stats.ks_2samp`` gives it by default: exact
+    up to 10000 values a side, else the finite-n Kolmogorov distribution
+    (``judge/drift_ks.py``)."""
+    return ks_2samp_p_value(statistic, n, m)
 
 
 @dataclass(frozen=True, slots=True)

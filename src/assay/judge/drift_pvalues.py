@@ -1,13 +1,8 @@
-"""The p-values of the drift tests (pure, standard library only): the chi-square
-distribution's survival function (the regularized upper incomplete gamma function) and
-the Kolmogorov distribution's (the limit of the two-sample KS statistic scaled by
-``sqrt(n m / (n + m))``).
-
-Both are the textbook series, summed until their terms no longer change the sum:
-Numerical Recipes' ``gammq`` (a series below ``a + 1``, Lentz's continued fraction
-above), and the two series of the Kolmogorov distribution that cephes' ``kolmogorov``
-(``scipy.special.kolmogorov``, ``scipy.stats.kstwobign.sf``) switches between at 0.82.
-"""
+"""The chi-square p-value of the drift tests (pure, standard library only): the
+chi-square distribution's survival function, the regularized upper incomplete gamma
+function, summed until its terms no longer change the sum (Numerical Recipes' ``gammq``:
+a series below ``a + 1``, Lentz's continued fraction above). The KS p-value is
+``judge/drift_ks.py``'s."""
 
 from __future__ import annotations
 
@@ -58,30 +53,3 @@ def _gamma_q(a: float, x: float) -> float:
         if abs(delta - 1.0) < _EPS:
             break
     return math.exp(log_front) * h
-
-
-def kolmogorov_sf(x: float) -> float:
-    """``P(K > x)`` for K Kolmogorov-distributed (``scipy.special.kolmogorov``)."""
-    if math.isnan(x):
-        return math.nan
-    if x <= 0:
-        return 1.0
-    if x <= 0.82:
-        # cdf = sqrt(2 pi) / x * sum over k >= 1 of exp(-(2k - 1)^2 pi^2 / (8 x^2))
-        total, k = 0.0, 1
-        while True:
-            term = math.exp(-((2 * k - 1) ** 2) * math.pi**2 / (8 * x * x))
-            total += term
-            if term <= total * _EPS or k > 100:
-                break
-            k += 1
-        return 1.0 - math.sqrt(2 * math.pi) / x * total
-    # sf = 2 * sum over k >= 1 of (-1)^(k - 1) exp(-2 k^2 x^2)
-    total, k = 0.0, 1
-    while True:
-        term = math.exp(-2 * k * k * x * x)
-        total += term if k % 2 else -term
-        if term <= abs(total) * _EPS or k > 100:
-            break
-        k += 1
-    return min(1.0, max(0.0, 2 * total))
