@@ -41,6 +41,7 @@ SCHEMA = pa.schema(
         ("n2", pa.int32()),
         ("s2", pa.string()),
         ("b", pa.bool_()),
+        ("ds", pa.string()),
     ]
 )
 _T = dt.datetime(2025, 2, 24, 1, 0, tzinfo=dt.UTC)
@@ -62,12 +63,18 @@ COLUMNS: dict[str, list[Any]] = {
     "n2": [0, 10, 1, None, 3, 2, 1, None, 2, 0],
     "s2": ["a", "", None, "Ünï", "a", "b", None, "A", "ab", "x"],
     "b": [True, False, None, True, True, False, None, True, True, True],
+    "ds": ["2019-04-01", "2019-02-29", "2020-02-29", None, "\u0662\u0660\u0661\u0669-04-01",
+           "2019-4-1", "1977-05-55", "2019-04-01T10:00:60", "2000-02-29 ", "0000-01-01"],
 }  # fmt: skip
 ROWS = [dict(zip(COLUMNS, values, strict=True)) for values in zip(*COLUMNS.values(), strict=True)]
 
 
 def _e(kind: str, **kwargs: Any) -> dict[str, Any]:
     return {"type": f"expect_{kind}", "kwargs": kwargs}
+
+
+def _rows(query: str) -> dict[str, Any]:
+    return {"type": "unexpected_rows_expectation", "kwargs": {"unexpected_rows_query": query}}
 
 
 def _spark(condition: str) -> dict[str, str]:
@@ -195,6 +202,37 @@ SUITE_ITEMS: list[dict[str, Any]] = [
     _e("column_values_to_be_in_type_list", column="s", type_list=["IntegralType", "AtomicType"]),
     _e("column_values_to_be_in_type_list", column="b", type_list=["StringType", "int"]),
     _e("column_values_to_be_in_type_list", column="b", type_list=None),
+    # the proportion of non-null values: 0 without rows
+    _e("column_proportion_of_non_null_values_to_be_between", column="s", min_value=0.8),
+    _e("column_proportion_of_non_null_values_to_be_between", column="x", max_value=0.8,
+       strict_max=True),
+    _e("column_proportion_of_non_null_values_to_be_between", column="n", max_value=0,
+       **_spark("n IS NULL")),
+    _e("column_proportion_of_non_null_values_to_be_between", column="b", min_value=0,
+       max_value=0.5, **_spark("id > 100")),
+    _e("column_proportion_of_non_null_values_to_be_between", column=NAME),
+    # quantiles: approxQuantile without relative error
+    _e("column_quantile_values_to_be_between", column="n",
+       quantile_ranges={"quantiles": [0, 0.25, 0.5, 0.75, 1],
+                        "value_ranges": [[-3, -3], [0, 1], [2, 2], [2, 3], [None, 10]]}),
+    _e("column_quantile_values_to_be_between", column="x",
+       quantile_ranges={"quantiles": [0.1, 0.5, 0.9], "value_ranges": [[None, 0], [0, 2], [2, None]]}),
+    _e("column_quantile_values_to_be_between", column="dec", allow_relative_error=False,
+       quantile_ranges={"quantiles": [0.5], "value_ranges": [[1.5, 1.5001]]}),
+    _e("column_quantile_values_to_be_between", column="n2",
+       quantile_ranges={"quantiles": [0.3, 0.6], "value_ranges": [[1, 2], [2.00001, 3]]},
+       **_spark("id > 2")),
+    # the rows a query returns
+    _rows("SELECT * FROM {batch} WHERE n > 2"),
+    _rows("SELECT id FROM {batch} WHERE s = 'zz' ;\n"),
+    _rows("SELECT s, count(*) FROM {batch} GROUP BY s HAVING count(*) > 1"),
+    # Python's strptime
+    _e("column_values_to_match_strftime_format", column="ds", strftime_format="%Y-%m-%d"),
+    _e("column_values_to_match_strftime_format", column="ds",
+       strftime_format="%Y-%m-%dT%H:%M:%S", mostly=0.1),
+    _e("column_values_to_match_strftime_format", column="ds", strftime_format="%Y-%m-%d ",
+       **_spark("id > 3")),
+    _e("column_values_to_match_strftime_format", column=NAME, strftime_format="%y"),
 ]  # fmt: skip
 SUITE = {
     "name": "oracle",
@@ -205,12 +243,17 @@ NUMBERS = ("unexpected_count", "unexpected_percent", "observed_value", "element_
 _CONDITIONED = [i for i, item in enumerate(SUITE_ITEMS) if "row_condition" in item["kwargs"]
                 and item["type"] not in ("expect_column_values_to_not_be_null",
                                          "expect_column_values_to_be_null")
-                and "values" in item["type"]]  # fmt: skip
+                and item["type"].startswith("expect_column_values_")]  # fmt: skip
 _MIN_X = SUITE_ITEMS.index(_e("column_min_to_be_between", column="x", min_value=-1,
                               strict_min=True))  # fmt: skip
+_QUANTILES_X = next(i for i, item in enumerate(SUITE_ITEMS) if item["kwargs"].get("column") == "x"
+                    and item["type"] == "expect_column_quantile_values_to_be_between")  # fmt: skip
 DIFFERS: dict[tuple[str, int, str], str] = {
     ("tricky", _MIN_X, "observed_value"): "assay's events are JSON, which has no infinity: the "
     "minimum -inf is null in details.great_expectations (and metric_value)",
+    ("tricky", _QUANTILES_X, "observed_value"): "assay's events are JSON, which has no "
+    "infinity: the quantiles -inf and inf are null in details.great_expectations (and "
+    "metric_value); judged as the infinities they are",
     **{(table, i, key): "a column-map expectation with a row_condition: assay counts the rows "
        "it considers, not those the condition keeps, so GX's element_count and missing_count "
        "are left out" for table in ("tricky", "empty") for i in _CONDITIONED
