@@ -122,10 +122,12 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
     inc, full = _config(tmp_path, data, True), _config(tmp_path, data, False)
     step = 0
 
-    def check(expect_scanned: list[str], partitions: int, deleted: int = 0) -> dict:
+    def check(
+        expect_scanned: list[str], partitions: int, deleted: int = 0, plans: int | None = None
+    ) -> dict:
         nonlocal step
         step += 1
-        got, plans = _run(spark, server, inc, step)
+        got, submitted = _run(spark, server, inc, step)
         want, _ = _run(spark, server, full, step)
         table = _table(got)
         assert table["error"] is None and _table(want)["error"] is None
@@ -134,7 +136,8 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
         assert len(table["incremental"]["deleted"]) == deleted
         # the fingerprint plan; the aggregate plan when a partition was scanned; the
         # detail plan sampling the failing not_null's new rows when any was scanned
-        assert plans == table["spark_plans"] == (3 if expect_scanned else 1), step
+        expected = plans if plans is not None else 3 if expect_scanned else 1
+        assert submitted == table["spark_plans"] == expected, step
         mine, theirs = _results(got), _results(want)
         assert mine.keys() == theirs.keys()
         for index in mine:
@@ -155,14 +158,15 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
     spark.sql("SELECT * FROM parquet.`{}` WHERE false".format(data / "day=2024-01-02")).write.mode(
         "overwrite"
     ).parquet(str(empty))
-    check([], 4)
+    check(["2024-01-05"], 5, plans=2)  # scanned once (no row fails there: no detail plan)
+    check([], 5)  # then known by its files
     shutil.rmtree(data / "day=2024-01-02")  # a deleted partition
-    check([], 3, deleted=1)
+    check([], 4, deleted=1)
     # --full: every partition scanned, the states rebuilt; the next run merges them
     step += 1
-    got, plans = _run(spark, server, inc, step, full=True)
-    assert sorted(_scanned(_table(got))) == ["2024-01-01", "2024-01-03", "2024-01-04"]
-    check([], 3)
+    got, _ = _run(spark, server, inc, step, full=True)
+    assert sorted(_scanned(_table(got))) == [f"2024-01-0{d}" for d in (1, 3, 4, 5)]
+    check([], 4)
 
 
 def test_the_states_are_in_the_store_and_assay_history_shows_them(spark, tmp_path):
@@ -299,4 +303,30 @@ def test_the_states_in_a_table_store(spark, tmp_path):
     assert totals[1][0] == 50 and Decimal(str(totals[1][1])) == whole[1]
     stored = spark.sql(f"SELECT count(*) FROM {table} WHERE measure = 'state'").collect()[0][0]
     assert stored == (1 + 2) + (2 + 2 * 2)  # run 1: 1 partition; run 2: 2, each with 2 rules
+    spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+
+
+def test_a_catalog_table_is_fingerprinted_by_its_rows(spark, tmp_path):
+    """A source without a file listing (a catalog table): each partition's rows counted
+    and hashed (every row read), only the changed partitions aggregated."""
+    table = "assay_test_incremental_catalog"
+    spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+    data = tmp_path / "data"
+    _day(spark, data, 1, 30)
+    spark.read.parquet(str(data)).write.partitionBy("day").saveAsTable(table)
+    config = tmp_path / "c.yaml"
+    rules = "      - {type: row_count, must_be: '> 0'}\n      - {type: avg, column: x, must_be: '> -1000'}\n"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - name: t\n    source: {{table: {table}}}\n"
+        f"    incremental: {{by: day}}\n    rules:\n{rules}"
+    )
+    first = assay.run(str(config), spark=spark, run_time="2024-02-01T06:00:00Z")
+    _day(spark, data, 2, 20)
+    spark.read.parquet(str(data)).where("day = '2024-01-02'").write.insertInto(table)
+    second = assay.run(str(config), spark=spark, run_time="2024-02-02T06:00:00Z")
+    assert _scanned(_table(first)) == ["2024-01-01"] and _scanned(_table(second)) == ["2024-01-02"]
+    whole = spark.sql(f"SELECT count(*), avg(x) FROM {table}").collect()[0]
+    values = [r["metric_value"] for r in _results(second).values()]
+    assert values[0] == whole[0] and math.isclose(values[1], whole[1], rel_tol=1e-12)
     spark.sql(f"DROP TABLE IF EXISTS {table}").collect()

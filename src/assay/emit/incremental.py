@@ -10,25 +10,37 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
+from assay.ir.sources import PathSource, Source
 from assay.planner.incremental import PARTIALS, partial_kind
 from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
+    from pyspark.sql.connect.session import SparkSession
 
 PART = "_assay_partition"
 """The partition's value in both frames."""
-_FILES = ("file_path", "file_size", "file_modification_time")
+_NOT_FILES = frozenset({"jdbc", "delta", "iceberg", "hudi", "kafka", "rate", "noop"})
+"""Formats whose paths are not the files of the data (a Delta table's log names its
+files; a rewritten version leaves the old ones): fingerprinted by their rows."""
+_LISTING_OPTIONS = frozenset(
+    {"basePath", "pathGlobFilter", "recursiveFileLookup", "modifiedBefore", "modifiedAfter"}
+)
+"""A path source's options that choose its files, given to the listing too."""
 
 
-def file_fingerprints(df: DataFrame, by: str) -> DataFrame:
-    """Each file of each partition, with its size, time and rows, from Spark's hidden
-    ``_metadata`` column: no column of the data is read (a file source's only)."""
-    files = [F.col(f"_metadata.{name}").alias(name) for name in _FILES]
-    return (
-        df.select(col(by).alias(PART), *files)
-        .groupBy(PART, *_FILES)
-        .agg(F.count(F.lit(1)).alias("rows"))
+def file_listing(df: DataFrame, source: Source, by: str, kind: str) -> DataFrame | None:
+    """Each file of a path source with its partition (``by``, hive layout, cast to the
+    table's ``kind``), size and modification time: Spark's file listing through the
+    ``binaryFile`` source, whose content is never read (one row per file, no data
+    read). None for a source that is not files."""
+    if not isinstance(source, PathSource) or not source.paths or source.format in _NOT_FILES:
+        return None
+    options = {k: v for k, v in source.options if k in _LISTING_OPTIONS}
+    spark: SparkSession = df.sparkSession  # type: ignore[assignment]
+    listing = spark.read.format("binaryFile").options(**options).load(list(source.paths))
+    return listing.select(
+        col(by).cast(kind).alias(PART), "path", "length", F.col("modificationTime").cast("string")
     )
 
 

@@ -116,6 +116,15 @@ def table_measures(rules: Iterable[Rule]) -> tuple[Measure, ...]:
     return tuple(found)
 
 
+def empty_partial(measure: Measure) -> Partial:
+    """A measure's partial values over a partition without rows."""
+    kind = partial_kind(measure)
+    assert kind is not None
+    empty: dict[str, Partial] = {"count": [0], "min": [None], "max": [None], "sum": [None, 0],
+                                 "avg": [None, 0], "stddev": [0, None, None]}  # fmt: skip
+    return empty[kind]
+
+
 def merged(measure: Measure, partials: Sequence[Partial], column_type: str | None = None) -> object:
     """The whole table's value of ``measure`` from its partitions' ``partials``;
     ``column_type``: the Spark type of an ``avg``'s column (a DECIMAL mean is rounded to

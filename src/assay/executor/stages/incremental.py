@@ -24,8 +24,14 @@ from assay.ir.rules import Rule
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
-from assay.planner.incremental import column_types, merged, refusal, table_measures
-from assay.planner.measures import ColumnAgg, Measure, measures_of
+from assay.planner.incremental import (
+    column_types,
+    empty_partial,
+    merged,
+    refusal,
+    table_measures,
+)
+from assay.planner.measures import ColumnAgg, Measure, RowCount, measures_of
 
 
 @dataclass(frozen=True)
@@ -49,10 +55,13 @@ class Scanned:
                 "deleted": list(self.deleted), "merged_from": self.merged_from or None}  # fmt: skip
 
 
-def digest(rule_measures: Sequence[Measure], by: str) -> str:
-    """What a rule's stored partial values measure: a stored state whose digest differs
-    (the rule changed) is not merged, its partitions are scanned again."""
-    return hashlib.sha256(repr((by, tuple(rule_measures))).encode()).hexdigest()[:16]
+def digest(rule_measures: Sequence[Measure], table: Table) -> str:
+    """What a rule's stored partial values measure (its measures, the partition column
+    and the table's filter): a stored state whose digest differs (the rule or the filter
+    changed) is not merged, its partitions are scanned again."""
+    spec = table.incremental
+    said = repr((spec.by if spec else "", table.filter, tuple(rule_measures)))
+    return hashlib.sha256(said.encode()).hexdigest()[:16]
 
 
 def measure_incremental(
@@ -63,36 +72,34 @@ def measure_incremental(
     ``full``: every partition scanned, the states rebuilt."""
     if not isinstance(submitter, SparkSubmitter):
         raise TypeError("an incremental table is measured through a SparkSubmitter")
-    spec = table.incremental
-    assert spec is not None
-    by = spec.by
-    prints = _fingerprints(submitter, by, [name for name, _ in schema])
+    assert table.incremental is not None
+    by = table.incremental.by
+    prints = _fingerprints(submitter, table, schema)
     judged = [(r, i) for r, i in zip(table.rules, identities(table.rules), strict=True)
               if refusal(r) is None and measures_of(r)]  # fmt: skip
-    digests = {i: digest(measures_of(r), by) for r, i in judged}
+    digests = {i: digest(measures_of(r), table) for r, i in judged}
     scan = [
         key for key in prints
-        if full or stored.fingerprints.get(key) != prints[key][0]
+        if full or stored.fingerprints.get(key) != prints[key]
         or any(stored.rules.get((i, key), ("",))[0] != digests[i] for _, i in judged)
     ]  # fmt: skip
     measures = table_measures(table.rules)
     fresh = _scan(submitter, by, scan, measures) if scan else {}
-    prints = {k: v for k, v in prints.items() if k in fresh or k not in scan}  # gone meanwhile
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
-        if key in fresh:
-            parts[key] = fresh[key]
+        if key in scan:  # a partition of files without rows has none in the aggregate
+            parts[key] = fresh.get(key) or {m: empty_partial(m) for m in measures}
             continue
         known: dict[Measure, list[Any]] = {}
         for rule, identity in judged:
             known.update(zip(measures_of(rule), stored.rules[(identity, key)][1], strict=True))
         parts[key] = known
     values = _merged(measures, parts.values(), column_types(schema))
-    new = _merged(measures, [parts[k] for k in scan if k in parts], column_types(schema))
+    new = _merged(measures, [parts[k] for k in scan], column_types(schema))
     rules = {(i, key): (digests[i], [parts[key][m] for m in measures_of(r)])
              for r, i in judged for key in prints}  # fmt: skip
-    rows = {key: prints[key][1] for key in prints}
-    states = state_rows(table.name, {k: v[0] for k, v in prints.items()}, rows, rules)
+    rows = {key: int(parts[key][RowCount()][0] or 0) for key in prints}
+    states = state_rows(table.name, prints, rows, rules)
     deleted = tuple(sorted(k for k in stored.fingerprints if k not in prints))
     scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states, Measured(new))
     _sample_new_rows(submitter, by, scan)
@@ -114,32 +121,34 @@ def _merged(
 
 
 def _fingerprints(
-    submitter: SparkSubmitter, by: str, columns: Sequence[str]
-) -> dict[PartitionKey, tuple[str, int]]:
-    """Each partition's fingerprint and rows: its files' paths, sizes and times (a file
-    source), else a hash of its rows. One plan; a partition without rows is absent."""
-    df = submitter.prepared.df
+    submitter: SparkSubmitter, table: Table, schema: Sequence[tuple[str, str]]
+) -> dict[PartitionKey, str]:
+    """Each partition's fingerprint, by one plan: its files' paths, sizes and times from
+    the file listing (a path source partitioned by the column, hive layout: no data
+    read), else each partition's row count and a sum of its rows' hashes (any other
+    source: every row read)."""
+    assert table.incremental is not None
+    by, df = table.incremental.by, submitter.prepared.df
+    kind = column_types(schema).get(by.lower(), "string")
     submitter.step = "fingerprint plan"
+    frame = emit.file_listing(df, table.source, by, kind)
     try:
-        frame = emit.file_fingerprints(df, by)
-        frame.schema  # noqa: B018 - analysed: a source without files has no _metadata
-        files = True
-    except Exception:  # noqa: BLE001 - not a file source: its rows are hashed
-        frame, files = emit.hashed_fingerprints(df, by, columns), False
-    submitter.note("fingerprint plan (the partitions)")
+        if frame is not None:
+            frame.schema  # noqa: B018 - analysed: the column may not be a partition column
+    except Exception:  # noqa: BLE001 - not partitioned by it: the rows are hashed
+        frame = None
+    files = frame is not None
+    if frame is None:
+        frame = emit.hashed_fingerprints(df, by, [name for name, _ in schema])
+    submitter.note(f"fingerprint plan (the partitions' {'files' if files else 'rows'})")
     submitter.plans += 1
-    found: dict[PartitionKey, list[Any]] = {}
+    found: dict[PartitionKey, list[str]] = {}
     for row in submitter._collect(frame):
-        key = partition_key(row[emit.PART])
-        said = found.setdefault(key, [[], 0])
-        if files:
-            said[0].append(f"{row['file_path']}|{row['file_size']}|{row['file_modification_time']}")
-        else:
-            said[0].append(str(row["hash"]))
-        said[1] += int(row["rows"])
+        said = [str(row[name]) for name in row.asDict() if name != emit.PART]
+        found.setdefault(partition_key(row[emit.PART]), []).append("|".join(said))
     return {
-        key: (hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()[:32], rows)
-        for key, (parts, rows) in found.items()
+        key: hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()[:32]
+        for key, parts in found.items()
     }
 
 
