@@ -40,6 +40,10 @@ EMPTY_SHARE = 1e-5
 MOVED = 5
 """The bins ``details.drift.moved`` lists: those whose shares differ most."""
 
+DRAWN = 50
+"""The bins ``details.drift.distribution`` lists at most (every numeric bin up to 50;
+categories: the 50 with the most values of both sides, the rest summed in ``others``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Counts:
@@ -265,7 +269,31 @@ def details(check: MetricCheck, values: Values) -> dict[str, Any]:
         "table": _side(n, found.left_out, 0),
         "reference": _side(m, found.left_out, 1),
         "moved": moved,
+        "distribution": distribution(found),
     }
+
+
+def distribution(found: Counts) -> dict[str, Any]:
+    """Every bin's counts on each side (the report draws both distributions from them):
+    at most :data:`DRAWN` bins in their order, the others summed."""
+    order = range(len(found.labels))
+    kept = set(order)
+    if len(found.labels) > DRAWN:
+        kept = set(sorted(order, key=lambda i: -(found.table[i] + found.reference[i]))[:DRAWN])
+    bins = [
+        {"bin": found.labels[i], "table": found.table[i], "reference": found.reference[i]}
+        for i in order
+        if i in kept
+    ]
+    left = [i for i in order if i not in kept]
+    others = None
+    if left:
+        others = {
+            "bins": len(left),
+            "table": sum(found.table[i] for i in left),
+            "reference": sum(found.reference[i] for i in left),
+        }
+    return {"bins": bins, "others": others}
 
 
 def _side(compared: int, left_out: Mapping[str, tuple[int, int]], side: int) -> dict[str, int]:

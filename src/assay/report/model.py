@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from assay.report import charts, compared
+from assay.report import charts, charts_drift, compared
 from assay.report.text import (
     cell,
     details_text,
@@ -327,6 +327,8 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
     histogram = None
     if isinstance(details, dict) and isinstance(details.get("histogram"), dict):
         histogram = charts.histogram(details["histogram"].get("bins") or [])
+    elif isinstance(details, dict) and isinstance(details.get("drift"), dict):
+        histogram = charts_drift.distributions(details["drift"])  # both sides, drawn alike
     unit, points = trend
     band = None
     if isinstance(event.get("baseline"), dict):
@@ -353,11 +355,16 @@ def _rule(event: Event, keys: Sequence[str], trend: tuple[str, list[charts.Point
         location=where(event.get("location")),
         samples=_samples(event.get("samples"), keys),
         histogram=histogram,
-        details=details_text(details) if details else None,
+        details=_details_text(details) if details else None,
         trend=charts.trend(points, trend_shown(unit), band) if len(points) > 1 else None,
         points=tuple(points),
         trend_unit=unit,
     )
+
+
+def _details_text(details: Any) -> str:
+    drift = details.get("drift") if isinstance(details, dict) else None
+    return charts_drift.drift_text(drift) if isinstance(drift, dict) else details_text(details)
 
 
 def _samples(samples: Sequence[dict[str, Any]] | None, keys: Sequence[str]) -> Samples | None:
