@@ -215,11 +215,12 @@ def test_rules_that_do_not_merge_are_refused_at_their_line(spark, tmp_path):
         "      - {type: unique, column: id}\n"
         "      - {type: distinct_count, column: note, must_be: '> 0'}\n"
         "      - {type: median, column: x, must_be: '> 0'}\n"
+        "      - {type: sql, query: 'SELECT count(*) = 0 FROM _validation_df WHERE id < 0'}\n"
     )
     with pytest.raises(ConfigErrors) as raised:
         assay.run(str(config), spark=spark)
     said = [(e.origin.path, e.message) for e in raised.value.errors]
-    assert [p for p, _ in said] == [f"tables[0].rules[{i}]" for i in (1, 2, 3)]
+    assert [p for p, _ in said] == [f"tables[0].rules[{i}]" for i in (1, 2, 3, 4)]
     assert all("cannot be judged on an incremental table" in m for _, m in said)
     wrong = tmp_path / "w.yaml"
     wrong.write_text(config.read_text().replace("by: day", "by: dya"))

@@ -74,7 +74,7 @@ def prepare(
     if isinstance(problems, AssayError):
         return problems
     problems += refs.problems
-    problems += [ConfigError(m, o, hint=h) for m, o, h in refusals(table, schema)]
+    problems += [ConfigError(m, o, hint=h) for m, o, h in refusals(whole, schema)]
     if not problems:
         problems += snippet_problems(df, table)
     sql = SqlBinding()

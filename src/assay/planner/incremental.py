@@ -62,7 +62,7 @@ def refusal(rule: Rule) -> str | None:
     except TypeError:
         measures = ()
     if not measures:
-        return "its SQL is not computed per partition"
+        return "it is not computed from measures of the table's rows (SQL, a validator function)"
     for measure in measures:
         if partial_kind(measure) is None:
             name = type(measure).__name__
