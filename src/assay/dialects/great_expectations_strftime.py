@@ -146,22 +146,31 @@ def decimal_digits() -> tuple[str, str]:
 
 def invalid_date_sql(column: str, found: Translated) -> str | None:
     """Spark SQL true when a value the regex matched is no date Python builds (a year 0,
-    a day past its month's end, a second of 60 or 61); None when no value can be."""
+    a day past its month's end, a second of 60 or 61); None when no value can be. The
+    digits captured are extracted from the value as written (so the regex's first match
+    is Python's), joined, turned into ASCII digits at once and read as numbers by a
+    lambda (``transform``), so that each is written once."""
     groups = found.groups
+    day_checked = "d" in groups and "m" in groups
+    wanted: list[str] = [d for d in ("S", "Y") if d in groups]
+    if day_checked:
+        wanted += [d for d in ("y", "m", "d") if d in groups and d not in wanted]
+    if not wanted:
+        return None
+    regex = _sql_string(found.regex)
+    parts = ", ".join(f"regexp_extract({column}, {regex}, {groups[d]})" for d in wanted)
+    source, target = (_sql_string(t) for t in decimal_digits())
+    digits = f"split(translate(concat_ws(',', {parts}), {source}, {target}), ',')"
 
     def number(directive: str) -> str:
-        regex = _sql_string(found.regex)
-        source, target = decimal_digits()
-        extracted = f"regexp_extract({column}, {regex}, {groups[directive]})"
-        translated = f"translate({extracted}, {_sql_string(source)}, {_sql_string(target)})"
-        return f"try_cast({translated} AS INT)"
+        return f"try_cast(gx_digits[{wanted.index(directive)}] AS INT)"
 
     tests: list[str] = []
     if "S" in groups:
         tests.append(f"{number('S')} > 59")
     if "Y" in groups:
         tests.append(f"{number('Y')} = 0")
-    if "d" in groups and "m" in groups:
+    if day_checked:
         year = number("Y") if "Y" in groups else number("y") if "y" in groups else None
         if year is None:  # 1900
             leap = "false"
@@ -175,9 +184,8 @@ def invalid_date_sql(column: str, found: Translated) -> str | None:
             f"WHEN {month} IN (4, 6, 9, 11) THEN 30 ELSE 31 END"
         )
         tests.append(f"{day} > {days}")
-    if not tests:
-        return None
-    return "coalesce(" + " OR ".join(tests) + ", false)"
+    judged = " OR ".join(tests)
+    return f"coalesce(transform(array({digits}), gx_digits -> {judged})[0], false)"
 
 
 def _sql_string(text: str) -> str:
