@@ -10,8 +10,8 @@ import pytest
 
 from assay.dialects.great_expectations_results import gx_numbers
 from assay.ir.expr import And, Col, Compare, InSet, IsNull, Lit, Matches, Not, Or, Sql, is_true
-from assay.ir.metrics import ColumnMetric, GroupMetric
-from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, UniqueCheck
+from assay.ir.metrics import AggregateMetric, ColumnMetric, ComplianceMetric, GroupMetric
+from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, SqlCheck, UniqueCheck
 from assay.ir.values import Op, Tolerance
 from tests.dialects.helpers import errors, load, write
 
@@ -264,3 +264,61 @@ def test_type_names_are_pysparks_classes():
         for name in types.NAMES:
             matched = type_matches(types.pattern((name,)), sample.simpleString())
             assert matched == isinstance(sample, classes[name]), (name, sample.simpleString())
+
+
+_Q = "expect_column_quantile_values_to_be_between"
+_ROWS = "unexpected_rows_expectation"
+
+
+@pytest.mark.parametrize(
+    ("expectation", "kwargs", "wanted"),
+    [
+        (_Q, {"column": "x", "quantile_ranges": {"quantiles": [0.5], "value_ranges": [[2, 1]]}},
+         "expectations[0].kwargs.quantile_ranges.value_ranges[0]: quantile_ranges must consist "
+         "of ordered pairs"),
+        (_Q, {"column": "x", "quantile_ranges": {"quantiles": [0.5, 0.9], "value_ranges": [[1, 2]]}},
+         "expectations[0].kwargs.quantile_ranges: quantile_values and quantiles must have the "
+         "same number of elements"),
+        (_Q, {"column": "x", "quantile_ranges": {"quantiles": [1.5], "value_ranges": [[1, 2]]}},
+         "quantiles[0]: a quantile is between 0 and 1"),
+        (_Q, {"column": "x", "allow_relative_error": 0.01,
+              "quantile_ranges": {"quantiles": [0.5], "value_ranges": [[1, 2]]}},
+         "expectations[0].kwargs.allow_relative_error: allow_relative_error 0.01 is not supported"),
+        (_ROWS, {"unexpected_rows_query": "SELECT * FROM {table}"},
+         "expectations[0].kwargs.unexpected_rows_query: unexpected_rows_query: {table} is not a "
+         "placeholder GX fills"),
+        (_ROWS, {"unexpected_rows_query": "SELECT * FROM {batch} WHERE s LIKE '{%'"},
+         "unexpected_rows_query has an unpaired or malformed brace"),
+        (_ROWS, {"unexpected_rows_query": "SELECT * FROM {batch}", "row_condition": "a > 1",
+                 "condition_parser": "spark"},
+         "expectations[0].kwargs.row_condition: row_condition is not supported with "
+         "unexpected_rows_query"),
+    ],
+)  # fmt: skip
+def test_the_quantiles_and_queries_refused_as_gx_refuses_them(tmp_path, expectation, kwargs,
+                                                              wanted):  # fmt: skip
+    text = errors(suite(tmp_path, (expectation, kwargs)), source="db.t")
+    assert "s.json:" in text and wanted in text
+
+
+def test_proportions_quantiles_and_queries_as_rules(tmp_path):
+    found = rules(
+        tmp_path,
+        ("expect_column_proportion_of_non_null_values_to_be_between",
+         {"column": "x", "min_value": 0.5}),
+        (_Q, {"column": "x", "allow_relative_error": False,
+              "quantile_ranges": {"quantiles": [0, 1], "value_ranges": [[None, 10], [1, 1]]}}),
+        (_ROWS, {"unexpected_rows_query": "SELECT * FROM {batch} WHERE a = '{{x}}' ;\n"}),
+    )  # fmt: skip
+    proportion, quantiles, query = (r.check for r in found)
+    assert isinstance(proportion, MetricCheck)
+    assert proportion.metric == ComplianceMetric(Not(IsNull(Col("x"))), empty=0.0)
+    assert isinstance(quantiles, MetricCheck) and len(quantiles.also) == 1
+    assert isinstance(quantiles.metric, AggregateMetric)
+    assert quantiles.metric.args == (Decimal("0.0"), 2**31 - 1)
+    assert quantiles.metric.cast == "double"
+    assert quantiles.must.high == Decimal("10") + Decimal("1e-8") + Decimal("1e-3")
+    assert quantiles.must.low is None and not quantiles.must.holds(10.0011)
+    low_one = quantiles.also[0][1]
+    assert low_one.holds(1 - 1e-4) and not low_one.holds(1 - 2e-4)  # GX's isclose(v, 1)
+    assert query == SqlCheck("SELECT * FROM _validation_df WHERE a = '{x}'", "failed_rows")
