@@ -35,8 +35,11 @@ from assay.ir.values import Op
 
 READ = frozenset(
     {"name", "physicalName", "logicalType", "physicalType", "required", "unique",
-     "primaryKey", "primaryKeyPosition", "logicalTypeOptions", "enum", "quality"}
+     "primaryKey", "primaryKeyPosition", "logicalTypeOptions", "enum", "quality",
+     "relationships"}
 )  # fmt: skip
+"""Keys of a property assay reads (its ``relationships`` by
+:mod:`~assay.dialects.odcs_relationships`, with its schema object's)."""
 DESCRIPTIVE = frozenset(
     {"id", "description", "businessName", "tags", "customProperties",
      "authoritativeDefinitions", "classification", "encryptedName", "transformSourceObjects",
@@ -48,7 +51,6 @@ REFUSED = {
     "properties": "nested properties (of an object) are not checked",
     "items": "the items of an array are not checked",
     "map": "the keys and values of a map are not checked",
-    "relationships": "relationships (foreign keys) are not checked",
 }
 STRING_FORMATS = {
     "email": "email",

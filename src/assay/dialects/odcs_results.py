@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from assay.dialects.odcs_rules import PARAM
+from assay.ir.references import ForeignKeyCheck
 from assay.ir.rules import MetricCheck, RowCheck, Rule, UniqueCheck
 from assay.ir.values import Pairs
 
@@ -35,7 +36,7 @@ def measured(rule: Rule, failed_count: int | None, metric_value: object) -> obje
     rows of a constraint, the duplicated values of a uniqueness check."""
     if isinstance(rule.check, MetricCheck):
         return float(metric_value) if isinstance(metric_value, Decimal) else metric_value
-    if isinstance(rule.check, (RowCheck, UniqueCheck)):
+    if isinstance(rule.check, (RowCheck, UniqueCheck, ForeignKeyCheck)):
         return failed_count
     return None
 

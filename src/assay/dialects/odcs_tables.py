@@ -15,6 +15,7 @@ from assay.dialects import sources
 from assay.dialects.base import Context
 from assay.dialects.odcs_properties import Property, composite_key, property_rules, read_property
 from assay.dialects.odcs_quality import quality_rules
+from assay.dialects.odcs_relationships import SourceOf, relationship_rules
 from assay.dialects.odcs_rules import Scope
 from assay.errors import ConfigError
 from assay.ir.rules import Rule
@@ -52,9 +53,16 @@ def contract_tables(objects: list[Node], server: Node | None, ctx: Context) -> t
     """The tables of a contract's schema objects (errors to ``ctx.errors``)."""
     names = [_name(o) for o in objects]
     tables = []
+    alone = len(names) == 1
+
+    def source_of(target: Node) -> Source:
+        name = target.require("name").as_str("a schema object name")
+        physical_node = target.get("physicalName")
+        physical = physical_node.as_str("a table name") if physical_node is not None else name
+        return table_source(target, name, physical, server, ctx, alone)
+
     for obj in objects:
-        alone = len(names) == 1
-        built = ctx.attempt(schema_table, obj, server, ctx, alone)
+        built = ctx.attempt(schema_table, obj, server, ctx, alone, (objects, source_of))
         if built is not None:
             tables.append(built)
     return tuple(tables)
@@ -67,16 +75,20 @@ def _name(obj: Node) -> str | None:
     return None
 
 
-def schema_table(obj: Node, server: Node | None, ctx: Context, alone: bool) -> Table | None:
-    """A schema object's table: its rules, and where its data is."""
+def schema_table(
+    obj: Node,
+    server: Node | None,
+    ctx: Context,
+    alone: bool,
+    contract: tuple[list[Node], SourceOf],
+) -> Table | None:
+    """A schema object's table: its rules (its relationships' foreign keys reading the
+    ``contract``'s other schema objects' data), and where its data is."""
     obj.as_mapping("a schema object (a mapping with 'name')")
     for key in obj.as_mapping():
         if key not in {"name", "physicalName", "properties", "quality", "logicalType",
                        "relationships"} | OBJECT_DESCRIPTIVE:  # fmt: skip
             raise obj.require(key).error(f"schema object key '{key}' is not supported")
-    relationships = obj.get("relationships")
-    if relationships is not None and relationships.value:
-        raise relationships.error("'relationships': relationships (foreign keys) are not checked")
     kind = obj.get("logicalType")
     if kind is not None and kind.value not in (None, "object"):
         raise kind.error(f"a schema object of logicalType '{kind.value}' is not checked")
@@ -85,6 +97,7 @@ def schema_table(obj: Node, server: Node | None, ctx: Context, alone: bool) -> T
     physical = physical_node.as_str("a table name") if physical_node is not None else name
     before = len(ctx.errors)
     rules, keys = _rules(obj, name, ctx)
+    rules += ctx.attempt(relationship_rules, obj, *contract) or []
     source = ctx.attempt(table_source, obj, name, physical, server, ctx, alone)
     if len(ctx.errors) > before or source is None:
         return None

@@ -11,6 +11,7 @@ import pytest
 from assay.config.document import read_document
 from assay.dialects import registry
 from assay.ir.metrics import CountMetric, RowCountMetric
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import MetricCheck, RowCheck, SchemaCheck, SqlCheck, UniqueCheck
 from assay.ir.suite import CatalogSource, PathSource
 from tests.conftest import ROOT
@@ -64,7 +65,7 @@ def test_the_fixture_contract_reads_as_one_table_per_schema_object():
     tricky = suite.tables[0]
     assert tricky.source == PathSource("parquet", (str(FIXTURES / "tricky.parquet"),))
     assert tricky.keys == ("id",)
-    assert len(tricky.rules) == 37
+    assert len(tricky.rules) == 40  # 37 and its 3 relationships
     kinds = {r.kind for r in tricky.rules}
     assert {"odcs:type", "odcs:primaryKey", "odcs:required", "odcs:enum", "odcs:pattern",
             "odcs:nullValues", "odcs:sql", "odcs:rowCount"} <= kinds  # fmt: skip
@@ -246,7 +247,11 @@ schema:
         ("    properties:\n      - {name: a, logicalType: array, items: {logicalType: string}}\n",
          "'items': the items of an array are not checked"),
         ("    properties:\n      - {name: a, logicalType: string, relationships: [{to: u.a}]}\n",
-         "relationships (foreign keys) are not checked"),
+         "the relationship from a to u.a cannot be checked: the contract has no schema u"),
+        ("    properties:\n      - {name: a, logicalType: string, relationships: [{to: t.b}]}\n",
+         "cannot be checked: t has no property b"),
+        ("    properties:\n      - {name: a, logicalType: string}\n    relationships:\n"
+         "      - {from: [t.a, t.a], to: [t.a]}\n", "its from and to lists differ in length"),
         ("    properties:\n      - {name: a, physicalType: geography}\n",
          "physicalType 'geography' is not a type assay can check"),
     ],
@@ -367,3 +372,40 @@ models:
     )
     assert load(dcs, server="prod").tables[0].source == CatalogSource("main.sales.orders")
     assert "its servers: 'dev', 'prod'" in errors(dcs, server="qa")
+
+
+def test_relationships_are_foreign_keys(tmp_path):
+    # datacontract-cli's field_relationships: rows whose key columns are all non-null and
+    # match no row of the referenced schema object's data
+    body = """\
+servers:
+  - {server: s, type: local, path: "{model}.parquet", format: parquet}
+schema:
+  - name: orders
+    physicalName: orders_v1
+    properties:
+      - {name: id, logicalType: integer}
+      - name: customer
+        physicalName: customer_id
+        logicalType: integer
+        relationships: [{to: customers.id}]
+      - {name: region, logicalType: string}
+    relationships:
+      - {from: [orders.customer, orders.region], to: [customers.id, customers.region]}
+  - name: customers
+    properties:
+      - {name: id, logicalType: integer}
+      - {name: region, logicalType: string}
+"""
+    orders = table_rules(tmp_path, body, inputs={"customers": "db.customers"})["orders"]
+    one, two = [r for r in orders.rules if r.kind == "odcs:relationship"]
+    assert one.check == ForeignKeyCheck(
+        Lookup(("customer_id",), Reference(CatalogSource("db.customers"), ("id",)))
+    )
+    assert odcs(one)["key"] == "orders_v1__customer_id__customers__id__field_relationships"
+    assert two.check.lookup == Lookup(  # type: ignore[union-attr]
+        ("customer_id", "region"),
+        Reference(CatalogSource("db.customers"), ("id", "region")),
+    )
+    assert one.name == "customer_id has no values missing from customers (id)"
+    assert [r.origin.line for r in (one, two)] == [16, 19]
