@@ -113,7 +113,7 @@ def test_the_table_store_keeps_the_schemas_and_skips_a_bad_one(spark):
     spark.sql(
         f"INSERT INTO {table} PARTITION (run_id = 'other') SELECT TIMESTAMP'2024-02-20 06:00:00',"
         f" 'orders', '{SCHEMA_RULE}', 'schema', 'not json', '{SCHEMA_MEASURE}', 1.0, NULL,"
-        " NULL, CAST(map() AS MAP<STRING, STRING>)"
+        " NULL, CAST(map() AS MAP<STRING, STRING>), NULL"
     ).collect()
     found, skipped = stored(spark, store, Selection(measures=(SCHEMA_MEASURE,)))
     assert len(found) == 6 and skipped.to_dict() == {
@@ -121,8 +121,10 @@ def test_the_table_store_keeps_the_schemas_and_skips_a_bad_one(spark):
     later = assay.validate(_frame(spark, DAYS[-1][1]), RULES, name="orders",
                            run_time="2024-02-21T06:00:00Z", metrics_table=table)  # fmt: skip
     assert later.summary.metrics["skipped"]["reasons"] == {BAD_SCHEMA: 1}
-    # the newest row was the bad one: no earlier schema is read (it is not judged)
-    assert later.results[0].message == "no earlier schema: first run"
+    # the newest row was the bad one: skipped, and the previous good one judged against
+    assert later.results[0].message == (
+        "schema unchanged since the last run (2024-02-06T06:00:00.000+00:00): 3 columns"
+    )
 
 
 def test_judged_without_a_scan_and_the_plans_unchanged(spark, server, tmp_path):

@@ -42,7 +42,7 @@ from assay.monitoring.records import (
     utc_text,
 )
 from assay.monitoring.rows import Skipped, checked_row, tally
-from assay.monitoring.schemas import Columns, columns_of
+from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE, Columns, columns_of
 from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
 from assay.monitoring.states import Stored, newest_states
 from assay.report.events import RunSummary
@@ -117,10 +117,21 @@ def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
     )
     for name, value in want.tags:
         kept = kept & (F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
-    newest_first = Window.partitionBy("table", "rule", "measure").orderBy(F.col("run_time").desc())
+    # a schema row Spark cannot read as columns takes no place among the newest: the
+    # previous good one is read too (the bad one still comes back, skipped and counted)
+    listed = F.from_json(F.col("columns"), "array<struct<name:string,type:string>>")
+    readable = listed.isNotNull() & ~F.exists(
+        listed, lambda c: c["name"].isNull() | c["type"].isNull()
+    )
+    schema = (F.col("rule") == SCHEMA_RULE) & (F.col("measure") == SCHEMA_MEASURE)
+    good = F.coalesce(~schema | readable, F.lit(False)).alias("_good")
+    newest_first = Window.partitionBy("table", "rule", "measure", "_good").orderBy(
+        F.col("run_time").desc()
+    )
     return (
         spark.read.table(store.location)
         .where(kept)
+        .withColumn("_good", good)
         .withColumn("_n", F.row_number().over(newest_first))
         .where(F.col("_n") <= F.lit(want.longest))
         .select(
