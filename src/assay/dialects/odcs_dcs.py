@@ -31,7 +31,7 @@ MODEL_DESCRIPTIVE = frozenset(
 )
 FIELD = frozenset(
     {"type", "required", "unique", "primary", "primaryKey", "enum", "quality", "config",
-     "precision", "scale"}
+     "precision", "scale", "references"}
 )  # fmt: skip
 OPTIONS = ("minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",
            "exclusiveMaximum", "format")  # fmt: skip
@@ -44,7 +44,6 @@ FIELD_REFUSED = {
     "items": "the items of an array are not checked",
     "keys": "the keys of a map are not checked",
     "values": "the values of a map are not checked",
-    "references": "references (foreign keys) are not checked",
     "$ref": "references to definitions are not read",
 }
 RENAMED = {
@@ -135,6 +134,11 @@ def _property(name: str, field: Node, primary: list[str]) -> Node:
     quality = _quality_list(field.get("quality"))
     if quality:
         prop["quality"] = Node(quality, field.require("quality").origin)
+    references = field.get("references")
+    if references is not None and references.value is not None:
+        # datacontract-cli's import: a foreign key relationship to the field it names
+        relationship = Node({"to": references}, references.origin)
+        prop["relationships"] = Node([relationship], references.origin)
     return Node(prop, field.origin)
 
 
