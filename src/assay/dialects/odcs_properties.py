@@ -48,9 +48,12 @@ DESCRIPTIVE = frozenset(
 )  # fmt: skip
 """Keys of a property that only describe it: read and ignored."""
 REFUSED = {
-    "properties": "nested properties (of an object) are not checked",
-    "items": "the items of an array are not checked",
-    "map": "the keys and values of a map are not checked",
+    "properties": "nested properties (of an object) are not checked: datacontract-cli checks "
+    "them as struct paths (a.b), assay's rules read top-level columns",
+    "items": "the items of an array are not checked: datacontract-cli checks them over the "
+    "array's elements (a[]), assay's rules read top-level columns",
+    "map": "the keys and values of a map are not checked: datacontract-cli checks them over "
+    "the map's entries, assay's rules read top-level columns",
 }
 STRING_FORMATS = {
     "email": "email",
