@@ -46,9 +46,14 @@ RULES = """
       - {type: max, column: y, must_be: "< 1000000000000000000000"}
       - {type: min, column: qty, must_be: ">= 0"}
       - {type: avg, column: x, filter: "qty > 10", must_be: "> -1000000000"}
+      - {type: unique, columns: [id, day]}
+      - {type: distinct_count, column: day, must_be: "> 0"}
+      - {type: duplicate_count, columns: [qty, day], must_be: ">= 0"}
+      - {type: has_uniqueness, columns: [note, day], filter: "id > 2", fraction: 0, operator: ">="}
 """
 """Rules over every mergeable measure (a filtered one too); note has nulls (not_null
-fails: samples), y has NaN (its max is NaN), amount is DECIMAL(38, 18)."""
+fails: samples), y has NaN (its max is NaN), amount is DECIMAL(38, 18); uniqueness,
+duplicates and distinct counts of keys holding the partition column."""
 
 FLOATING = {"avg", "stddev"}
 
@@ -140,6 +145,7 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
         assert submitted == table["spark_plans"] == expected, step
         mine, theirs = _results(got), _results(want)
         assert mine.keys() == theirs.keys()
+        assert not [i for i, r in mine.items() if r["severity"] == "error"], step
         for index in mine:
             _same(mine[index], theirs[index])
         samples = mine[2]["samples"] or []

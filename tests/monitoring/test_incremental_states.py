@@ -18,7 +18,7 @@ from assay.monitoring.states import (
     state_rows,
 )
 from assay.planner.incremental import merged
-from assay.planner.measures import ColumnAgg, RowCount
+from assay.planner.measures import ColumnAgg, GroupStats, RowCount
 
 UTC = dt.timezone.utc
 VALUES = [None, True, 0, -(10**30), 1.5, float("nan"), float("-inf"),
@@ -66,6 +66,8 @@ def test_the_merges():
     assert merged(ColumnAgg("avg", "i"), [[7, 2], [2, 1]], "bigint") == 3.0
     assert merged(ColumnAgg("sum", "a"), [[None, 0]]) is None
     assert merged(ColumnAgg("stddev", "x"), [[1, 5.0, 0.0], [0, None, None]]) is None
+    groups = merged(GroupStats(("id", "day")), [[3, 4, 2, 2], [0, None, None, 0], [1, 1, None, 1]])
+    assert groups == {"groups": 4, "rows": 5, "dup_rows": 2, "unique_rows": 3}
     # Chan's merge of (n, mean, M2) equals the two-pass formula over the values
     values = [1.5, 2.25, -3.0, 4.0, 10.125, 0.5, 7.75]
     parts = [values[:3], values[3:4], values[4:]]
@@ -86,6 +88,7 @@ def test_explain_says_what_a_run_scans_and_merges(tmp_path):
         "    incremental: {by: day}\n    rules:\n"
         "      - {type: not_null, column: v}\n"
         "      - {type: stddev, column: v, scope: new, must_be: '>= 0'}\n"
+        "      - {type: unique, columns: [id, day]}\n"
     )
     text = assay.explain(str(config))
     assert "incremental by day" in text
@@ -93,3 +96,4 @@ def test_explain_says_what_a_run_scans_and_merges(tmp_path):
     assert "m1 count_if(v IS NULL): summed  rules[0]" in text
     assert "m2 stddev_samp(v): count, mean and M2, merged by Chan's formula  rules[1]" in text
     assert "judged on the partitions scanned alone (scope: new): rules[1]" in text
+    assert "no group spans two partitions)  rules[2]" in text

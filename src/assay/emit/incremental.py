@@ -12,7 +12,7 @@ from pyspark.sql.connect import functions as F
 from assay.emit.columns import balanced, col, column
 from assay.ir.sources import PathSource, Source
 from assay.planner.incremental import PARTIALS, partial_kind
-from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount
+from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -66,10 +66,38 @@ def in_partitions(df: DataFrame, by: str, values: Sequence[Any]) -> DataFrame:
 
 
 def partition_states(df: DataFrame, by: str, measures: Sequence[Measure]) -> DataFrame:
-    """ONE aggregate of ``df`` grouped by the partition: each measure's partial values
-    (:data:`~assay.planner.incremental.PARTIALS`), ``m<i>_<name>``."""
-    outputs = [c for i, m in enumerate(measures) for c in _partials(f"m{i}", m)]
-    return df.groupBy(col(by).alias(PART)).agg(*outputs)
+    """ONE plan: an aggregate of ``df`` grouped by the partition, each measure's partial
+    values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``; the
+    statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
+    from a group-by of their own, joined on the partition."""
+    outputs = [
+        c for i, m in enumerate(measures) if not isinstance(m, GroupStats)
+        for c in _partials(f"m{i}", m)
+    ]  # fmt: skip
+    frame = df.groupBy(col(by).alias(PART)).agg(*outputs)
+    for index, measure in enumerate(measures):
+        if isinstance(measure, GroupStats):
+            frame = frame.join(_group_partials(df, by, f"m{index}", measure), PART, "left")
+    return frame
+
+
+def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> DataFrame:
+    """Each partition's groups of equal key values (the rows a ``GroupStats`` keeps, as
+    the full scan's branch keeps them), rows, rows in groups of 2+ and of 1."""
+    keys = [col(c) for c in measure.columns]
+    rows = df if measure.where is None else df.where(column(measure.where))
+    if measure.nulls == "all":
+        rows = rows.where(balanced([k.isNotNull() for k in keys], lambda a, b: a | b))
+    elif measure.nulls == "any":
+        rows = rows.where(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
+    n = F.col("_assay_n")
+    counts = rows.groupBy(col(by).alias(PART), *keys).agg(F.count(F.lit(1)).alias("_assay_n"))
+    return counts.groupBy(PART).agg(
+        F.count(n).alias(f"{name}_groups"),
+        F.sum(n).alias(f"{name}_rows"),
+        F.sum(F.when(n > 1, n)).alias(f"{name}_dup_rows"),
+        F.count_if(n == 1).alias(f"{name}_unique_rows"),
+    )
 
 
 def partial_columns(index: int, measure: Measure) -> list[str]:

@@ -24,7 +24,15 @@ from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule, SchemaCheck
 from assay.ir.suite import Table
-from assay.planner.measures import ColumnAgg, CountIf, Measure, RowCount, kind_of, measures_of
+from assay.planner.measures import (
+    ColumnAgg,
+    CountIf,
+    GroupStats,
+    Measure,
+    RowCount,
+    kind_of,
+    measures_of,
+)
 
 Partial = list[Any]
 """A measure's partial values over one partition (:func:`partial_names`)."""
@@ -36,6 +44,7 @@ PARTIALS: dict[str, tuple[str, ...]] = {
     "sum": ("s", "n"),
     "avg": ("s", "n"),
     "stddev": ("n", "mean", "m2"),
+    "groups": ("groups", "rows", "dup_rows", "unique_rows"),
 }
 """The partial values each mergeable measure keeps per partition."""
 
@@ -50,11 +59,14 @@ def partial_kind(measure: Measure) -> str | None:
         return "count"
     if isinstance(measure, ColumnAgg):
         return measure.fn
+    if isinstance(measure, GroupStats):
+        return "groups"  # mergeable when its key holds the partition column (refusal)
     return None
 
 
-def refusal(rule: Rule) -> str | None:
-    """Why the rule cannot be judged on an incremental table (None: it can)."""
+def refusal(rule: Rule, by: str = "") -> str | None:
+    """Why the rule cannot be judged on an incremental table partitioned by ``by`` (None:
+    it can)."""
     if isinstance(rule.check, (SchemaCheck, SchemaChangeCheck)):
         return None
     try:
@@ -64,6 +76,12 @@ def refusal(rule: Rule) -> str | None:
     if not measures:
         return "it is not computed from measures of the table's rows (SQL, a validator function)"
     for measure in measures:
+        if isinstance(measure, GroupStats) and by.lower() not in _lower(measure.columns):
+            return (
+                f"its groups of equal ({', '.join(measure.columns)}) may span partitions:"
+                f" uniqueness, duplicates and distinct counts merge exactly only when the key"
+                f" holds the partition column {by} (sketches are not built yet)"
+            )
         if partial_kind(measure) is None:
             name = type(measure).__name__
             return (
@@ -99,7 +117,7 @@ def refusals(table: Table, schema: Sequence[tuple[str, str]] = ()) -> list[Refus
                 " incremental yet: its outputs would read the whole table")  # fmt: skip
         problems.append((said, spec.origin, None))
     for rule in table.rules:
-        why = refusal(rule)
+        why = refusal(rule, spec.by)
         if why is not None:
             said = f"{rule.kind}: this rule cannot be judged on an incremental table"
             hint = "validate it in a table that is not incremental (the same source)"
@@ -107,11 +125,12 @@ def refusals(table: Table, schema: Sequence[tuple[str, str]] = ()) -> list[Refus
     return problems
 
 
-def table_measures(rules: Iterable[Rule]) -> tuple[Measure, ...]:
-    """Every measure the rules are judged on, once each, the row count first."""
+def table_measures(rules: Iterable[Rule], by: str) -> tuple[Measure, ...]:
+    """Every measure the rules (of a table partitioned by ``by``) are judged on, once
+    each, the row count first."""
     found: dict[Measure, None] = {RowCount(): None}
     for rule in rules:
-        if refusal(rule) is None:
+        if refusal(rule, by) is None:
             found.update(dict.fromkeys(measures_of(rule)))
     return tuple(found)
 
@@ -121,7 +140,8 @@ def empty_partial(measure: Measure) -> Partial:
     kind = partial_kind(measure)
     assert kind is not None
     empty: dict[str, Partial] = {"count": [0], "min": [None], "max": [None], "sum": [None, 0],
-                                 "avg": [None, 0], "stddev": [0, None, None]}  # fmt: skip
+                                 "avg": [None, 0], "stddev": [0, None, None],
+                                 "groups": [0, None, None, 0]}  # fmt: skip
     return empty[kind]
 
 
@@ -147,7 +167,17 @@ def merged(measure: Measure, partials: Sequence[Partial], column_type: str | Non
         return total if kind == "sum" else _mean(total, n, column_type)
     if kind == "stddev":
         return _stddev(values)
+    if kind == "groups":  # no group spans two partitions: each statistic adds up
+        summed = [_sum_present(p[i] for p in values) for i in range(4)]
+        return {"groups": summed[0] or 0, "rows": summed[1], "dup_rows": summed[2],
+                "unique_rows": summed[3] or 0}  # fmt: skip
     raise TypeError(f"no merge for measure {type(measure).__name__}")
+
+
+def _sum_present(values: Iterable[Any]) -> int | None:
+    """The sum of the values that are not null (None when none is: Spark's ``sum``)."""
+    present = [int(v) for v in values if v is not None]
+    return sum(present) if present else None
 
 
 def _spark_order(value: Any) -> tuple[int, Any]:
@@ -208,6 +238,8 @@ MERGES = {
     "sum": "sum and count, summed exactly",
     "avg": "sum and count, summed exactly, then divided",
     "stddev": "count, mean and M2, merged by Chan's formula",
+    "groups": "groups, rows, rows in groups of 2+ and of 1, summed (the key holds the"
+    " partition column: no group spans two partitions)",
 }
 """How each kind of partial values is merged, in ``explain``'s words."""
 
@@ -228,10 +260,10 @@ def render_incremental(table: Table) -> list[str]:
         "  merged with the stored states of the other partitions (deleted ones dropped):",
     ]
     rules = list(enumerate(table.rules))
-    for index, measure in enumerate(table_measures(table.rules)):
+    for index, measure in enumerate(table_measures(table.rules, by)):
         kind = partial_kind(measure)
         assert kind is not None
-        users = [i for i, r in rules if refusal(r) is None and measure in _measures(r)]
+        users = [i for i, r in rules if refusal(r, by) is None and measure in _measures(r)]
         used = " ".join(f"rules[{i}]" for i in users) or "the table's row count"
         lines.append(f"    m{index} {kind_of(measure).render(measure)}: {MERGES[kind]}  {used}")
     new = [f"rules[{i}]" for i, r in rules if r.scope == "new"]
@@ -245,3 +277,7 @@ def _measures(rule: Rule) -> tuple[Measure, ...]:
         return measures_of(rule)
     except TypeError:
         return ()
+
+
+def _lower(columns: Iterable[str]) -> set[str]:
+    return {c.lower() for c in columns}

@@ -76,14 +76,14 @@ def measure_incremental(
     by = table.incremental.by
     prints = _fingerprints(submitter, table, schema)
     judged = [(r, i) for r, i in zip(table.rules, identities(table.rules), strict=True)
-              if refusal(r) is None and measures_of(r)]  # fmt: skip
+              if refusal(r, by) is None and measures_of(r)]  # fmt: skip
     digests = {i: digest(measures_of(r), table) for r, i in judged}
     scan = [
         key for key in prints
         if full or stored.fingerprints.get(key) != prints[key]
         or any(stored.rules.get((i, key), ("",))[0] != digests[i] for _, i in judged)
     ]  # fmt: skip
-    measures = table_measures(table.rules)
+    measures = table_measures(table.rules, by)
     fresh = _scan(submitter, by, scan, measures) if scan else {}
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
