@@ -322,7 +322,11 @@ def compare(spark, folder: Path, table: str, rows: list[dict[str, Any]]) -> dict
     suite_file.write_text(json.dumps(SUITE, indent=1))
     spark.conf.set("spark.sql.session.timeZone", "UTC")
     gx_found = _gx_results(spark, path)
-    results = run(spark, load(suite_file, source=str(path), for_run=True)).results
+    events = run(spark, load(suite_file, source=str(path), for_run=True))
+    results = events.results
+    # one aggregate plan (the unexpected rows query that does not fold is a branch of it),
+    # and the detail plan when a row rule failed
+    assert events.tables()["oracle"]["spark_plans"] == (2 if rows else 1)
     assert [r["rule_index"] for r in results] == list(range(len(SUITE_ITEMS)))
     differ: dict[tuple, str] = {}
     for i, (item, result) in enumerate(zip(SUITE_ITEMS, results, strict=True)):
