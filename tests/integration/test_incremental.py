@@ -20,6 +20,7 @@ import pytest
 
 import assay
 from assay.errors import ConfigErrors
+from tests.helpers import validate_event
 
 pytestmark = pytest.mark.spark
 
@@ -146,6 +147,8 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
         mine, theirs = _results(got), _results(want)
         assert mine.keys() == theirs.keys()
         assert not [i for i, r in mine.items() if r["severity"] == "error"], step
+        for event in [table, *mine.values()]:
+            validate_event(event)  # scope, exact and the table's incremental in the schema
         for index in mine:
             _same(mine[index], theirs[index])
         samples = mine[2]["samples"] or []
