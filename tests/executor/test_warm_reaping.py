@@ -3,7 +3,8 @@ no session nor running plan behind: the server closes the session of a client pr
 that is gone within seconds (executor/session/connect_driver.reap); a command killed
 while its warm-client child runs has that child terminated, which releases its session
 itself and still ends its stdout with a summary. Against a real warm server (one more
-JVM), with a plan that sleeps on the server."""
+JVM, shared with test_warm_server.py: tests/executor/conftest.py), with a plan that
+sleeps on the server."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 
 from tests.cli.test_interrupt import SLEEPS
 from tests.conftest import ROOT
-from tests.helpers import warm_state_dir
+from tests.executor.conftest import SECRET
 from tests.spark_ui import open_sessions, running_jobs, within
 
 pytestmark = pytest.mark.spark
@@ -38,18 +39,12 @@ def _env(state, warm_client: bool) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def warm(tmp_path_factory):
-    """The module's warm server (and warm client): its state directory and its UI."""
-    state = warm_state_dir(tmp_path_factory.mktemp("reaping") / "state")
-    env = _env(state, warm_client=True)
-    start = [sys.executable, "-m", "assay", "server", "start", "--memory", "1g",
-             "--conf", "spark.hadoop.fs.s3a.secret.key=s3cr3tk3y"]  # fmt: skip
-    started = subprocess.run(start, capture_output=True, text=True, env=env, timeout=300)
-    assert started.returncode == 0, started.stderr
-    ui = f"http://127.0.0.1:{json.loads(started.stdout)['ui_port']}"
-    yield state, ui, started.stdout
-    stop = [sys.executable, "-m", "assay", "server", "stop"]
-    subprocess.run(stop, capture_output=True, env=env, timeout=120)
+def warm(warm_server):
+    """The session's warm server (and warm client, tests/executor/conftest.py): its
+    state directory, its UI and its start line."""
+    state, started = warm_server.running()
+    ui = f"http://127.0.0.1:{json.loads(started)['ui_port']}"
+    return state, ui, started
 
 
 def _killed_while_running(state, ui: str, tmp_path, warm_client: bool):
@@ -86,7 +81,7 @@ def test_the_settings_shown_hide_secret_values(warm):
         capture_output=True, text=True, env=_env(state, True), timeout=60,
     )  # fmt: skip
     for line in (started, status.stdout):
-        assert "s3cr3tk3y" not in line
+        assert SECRET not in line
         assert json.loads(line)["conf"]["spark.hadoop.fs.s3a.secret.key"] == "***"
 
 

@@ -1,10 +1,11 @@
-"""The warm server (``assay server``), against real Spark: started once for the module
+"""The warm server (``assay server``), against real Spark: started once for the session
 (its state directory in a temporary directory), runs on it answer as on a cold server,
 back to back and at once, leave nothing behind in it, and a stale record (the server
 killed with SIGKILL, another assay version) is removed and the run starts cleanly.
 
-Two JVMs besides the session's server: the module's warm server, and the one
-``--keep-server`` starts after it was killed."""
+Two JVMs besides the session's server: the warm server (shared with
+test_warm_reaping.py, tests/executor/conftest.py), and the one ``--keep-server`` starts
+after it was killed."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import warm_state_dir
+from tests.executor.conftest import warm_env
 
 pytestmark = pytest.mark.spark
 
@@ -33,18 +34,10 @@ VARYING = ("run_id", "elapsed_ms", "started_at", "server")
 """Fields of an event that differ between two runs of one config."""
 
 
-def _env(state: Path) -> dict[str, str]:
-    drop = ("ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "SPARK_REMOTE")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env["ASSAY_STATE_DIR"] = str(state)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
-    return env
-
-
 def _assay(state: Path, *args: str, env: dict[str, str] | None = None):
     return subprocess.run(
         [sys.executable, "-m", "assay", *args],
-        capture_output=True, text=True, cwd=ROOT, env=env or _env(state), timeout=300,
+        capture_output=True, text=True, cwd=ROOT, env=env or warm_env(state), timeout=300,
     )  # fmt: skip
 
 
@@ -58,15 +51,13 @@ def _answers(stdout: str) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def warm(tmp_path_factory: pytest.TempPathFactory):
-    """The module's warm server: its state directory and its record."""
-    state = warm_state_dir(tmp_path_factory.mktemp("warm") / "state")
-    started = _assay(state, "server", "start", "--memory", "1g")
-    assert started.returncode == 0, started.stderr
-    line = json.loads(started.stdout)
+def warm(warm_server):
+    """The session's warm server (tests/executor/conftest.py): its state directory and
+    its record."""
+    state, started = warm_server.running()
+    line = json.loads(started)
     assert line["status"] == "started" and line["url"].endswith("token=***")
-    yield state, line
-    _assay(state, "server", "stop")
+    return state, line
 
 
 @pytest.fixture(scope="module")
