@@ -152,12 +152,16 @@ def _(measure: ColumnAgg, name: str) -> list[Column]:
 @_emit_measure.register(Aggregate)
 def _(measure: Aggregate, name: str) -> list[Column]:
     # a decimal argument is a fraction Spark reads as a DOUBLE (percentile's percentage)
-    args = [F.lit(float(a) if isinstance(a, Decimal) else a) for a in measure.args]
+    args = [F.array(*map(_arg, a)) if isinstance(a, tuple) else _arg(a) for a in measure.args]
     columns = [col(c) for c in (measure.column, *measure.more)]
     values = [
         _kept(c if measure.cast is None else c.cast(measure.cast), measure.where) for c in columns
     ]
     return [F.call_function(measure.function, *values, *args).alias(name)]
+
+
+def _arg(value: object) -> Column:
+    return F.lit(float(value) if isinstance(value, Decimal) else value)
 
 
 @_emit_measure.register(ExprAggregate)

@@ -88,17 +88,21 @@ class AggregateMetric:
     holds (the function ignores nulls, and the others count as nulls); with ``cast``, of
     the column cast to that type (``percentile_approx`` ranks doubles). A metric of this
     shape needs nothing but its rule's declaration: the planner, the emitter and the judge
-    read it generically.
+    read it generically. An argument that is a tuple is an array literal; with
+    ``element``, the metric is that element (0-based) of the function's array answer, so
+    metrics differing only there share one aggregate (``percentile_approx(x, array(0.25,
+    0.75), n)``: one summary of the column for both quantiles).
     """
 
     function: str
     column: str
-    args: tuple[Scalar, ...] = ()
+    args: tuple[Scalar | tuple[Scalar, ...], ...] = ()
     where: Expr | None = None
     cast: str | None = None
     more: tuple[str, ...] = ()
     """Further columns, each an argument after ``column`` (before ``args``), cast and
     kept by ``where`` as it is: ``corr(x, y)``."""
+    element: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

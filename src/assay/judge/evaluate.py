@@ -56,7 +56,7 @@ from assay.judge.outcome import Severity as Severity
 from assay.judge.outcome import Values as Values
 from assay.judge.outcome import failed_severity as failed_severity
 from assay.judge.own import schema_change_judge, schema_judge, sql_judge, validator_judge
-from assay.judge.several import ValueJudge, with_several
+from assay.judge.several import ValueJudge, element, with_several
 from assay.planner.expectation import expectation, render
 from assay.planner.frequencies import frequencies_of, frequency_value
 from assay.planner.measures import (
@@ -68,7 +68,6 @@ from assay.planner.measures import (
     RowCount,
     SqlAggregate,
     agg_equals,
-    aggregate_of,
     colstats_measures,
     count_if,
     group_stats_of,
@@ -485,7 +484,7 @@ METRIC_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = DRIFT_V
         metric, _group(values, metric.columns, metric.nulls), rows
     ),
     FreshnessMetric: _freshness_value,
-    AggregateMetric: lambda metric, values, rows: _number(values[aggregate_of(metric)]),
+    AggregateMetric: lambda metric, values, rows: _number(element(metric, values)),
     ComplianceMetric: lambda metric, values, rows: (
         int(values[count_if(metric.predicate)] or 0) / rows if rows else metric.empty  # type: ignore[call-overload]
     ),

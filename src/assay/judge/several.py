@@ -12,6 +12,7 @@ from assay.ir.rules import MetricCheck, Rule
 from assay.ir.values import Threshold
 from assay.judge.outcome import Number, Outcome, Values, failed_severity
 from assay.planner.expectation import metric_text
+from assay.planner.measures import aggregate_of
 
 ValueJudge = Callable[[Rule, Any, Values, int], Outcome]
 """A judge of the aggregate plan's values (and the rows they were measured over)."""
@@ -43,8 +44,24 @@ def with_several(
     return judged
 
 
+def element(metric: AggregateMetric, values: Values) -> object:
+    """An aggregate metric's answer: its aggregate's, or that answer's ``element``."""
+    found = values[aggregate_of(metric)]
+    if metric.element is None or found is None:
+        return found
+    return found[metric.element]  # type: ignore[index]
+
+
 def _said(rule: Rule, metric: Metric, must: Threshold, number: Number | None, ok: bool) -> str:
     """``percentile(x) at 0.5 = 2.0 between 1 and 3`` (``not between`` when it fails)."""
-    at = f" at {metric.args[0]}" if isinstance(metric, AggregateMetric) and metric.args else ""
+    at = f" at {_at(metric)}" if isinstance(metric, AggregateMetric) and metric.args else ""
     shown = "no value" if number is None else str(number)
     return f"{metric_text(metric, rule)}{at} = {shown} {'' if ok else 'not '}{must.text}"
+
+
+def _at(metric: AggregateMetric) -> object:
+    """The argument that tells the metric apart: its element's (a quantile), or its first."""
+    first = metric.args[0]
+    return (
+        first[metric.element] if isinstance(first, tuple) and metric.element is not None else first
+    )

@@ -172,7 +172,7 @@ class Aggregate:
 
     function: str
     column: str
-    args: tuple[Scalar, ...] = ()
+    args: tuple[Scalar | tuple[Scalar, ...], ...] = ()
     where: Expr | None = None
     cast: str | None = None
     more: tuple[str, ...] = ()
@@ -272,7 +272,9 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
     ),
     Aggregate: MeasureKind(
         lambda m: m.function,
-        lambda m: f"{m.function}({', '.join([*_arguments(m), *map(literal, m.args)])})" + _where(m),
+        lambda m: (
+            f"{m.function}({', '.join([*_arguments(m), *map(_arg_text, m.args)])})" + _where(m)
+        ),
         lambda m: read(m, m.column, *m.more),
         apart=lambda m: m.function in OBJECT_AGGREGATES,
     ),

@@ -315,7 +315,8 @@ def test_proportions_quantiles_and_queries_as_rules(tmp_path):
     assert proportion.metric == ComplianceMetric(Not(IsNull(Col("x"))), empty=0.0)
     assert isinstance(quantiles, MetricCheck) and len(quantiles.also) == 1
     assert isinstance(quantiles.metric, AggregateMetric)
-    assert quantiles.metric.args == (Decimal("0.0"), 2**31 - 1)
+    assert quantiles.metric.args == ((Decimal("0.0"), Decimal("1.0")), 2**31 - 1)
+    assert quantiles.metric.element == 0 and quantiles.also[0][0].element == 1  # type: ignore[union-attr]
     assert quantiles.metric.cast == "double"
     assert quantiles.must.high == Decimal("10") + Decimal("1e-8") + Decimal("1e-3")
     assert quantiles.must.low is None and not quantiles.must.holds(10.0011)
