@@ -74,7 +74,7 @@ def exact_p_value(d: float, n: int, m: int) -> float | None:
     if h == 0:
         return 1.0
     try:
-        p = _outside_square(n, h) if n == m else _outside_inside_method(n, m, g, h)
+        p = _outside_square(n, h) if n == m else _outside_inside(n, m, g, h)
     except (OverflowError, ZeroDivisionError):
         return None
     return p if 0 <= p <= 1 else None
@@ -92,6 +92,53 @@ def _outside_square(n: int, h: int) -> float:
         total = term * (1.0 - total)
         k -= 1
     return 2 * total
+
+
+_COLUMNS_WORK = 2_000_000
+"""The cells (about ``big * 2h / (big / g)``) above which the band is walked by
+anti-diagonals in numpy rather than by columns in Python."""
+
+
+def _outside_inside(n: int, m: int, g: int, h: int) -> float:
+    """Unequal sizes: by columns in Python when the band is narrow, else by
+    anti-diagonals in numpy (the same operations on the same values: the same bits)."""
+    big, small = max(n, m), min(n, m)
+    if big * min(2 * h // (big // g) + 2, small + 1) <= _COLUMNS_WORK:
+        return _outside_inside_method(n, m, g, h)
+    return _outside_inside_diagonals(n, m, g, h)
+
+
+def _outside_inside_diagonals(n: int, m: int, g: int, h: int) -> float:
+    """:func:`_outside_inside_method`'s grid walked one anti-diagonal ``i + j = s`` at a
+    time: a cell inside the band is ``(P(i-1, j) i + P(i, j-1) j) / s``, both neighbours on
+    the previous diagonal, a cell outside it 1 (the path has left), column 0 inside 0."""
+    import numpy as np
+
+    big, small = (n, m) if n >= m else (m, n)
+    bg, sg = big // g, small // g
+    i = np.arange(big + 1, dtype=np.int64)
+    low = np.minimum(np.maximum((sg * i - h) // bg + 1, 0), small)
+    high = np.minimum(-(-(sg * i + h) // bg), small + 1)
+    low[0], high[0] = 0, min(-(-h // bg), small + 1)
+    if np.any(high[1:] <= low[1:]):
+        return 1.0
+    scale = i.astype(np.float64)
+    previous = np.ones(big + 1)  # the diagonal s - 1, by i; only (0, 0) on s = 0
+    previous[0] = 0.0 if high[0] > 0 else 1.0
+    for s in range(1, big + small + 1):
+        first, last = max(0, s - small), min(big, s)
+        rows = slice(max(first, 1), last + 1)
+        j = s - i[rows]
+        inside = (j >= low[rows]) & (j < high[rows])
+        left = previous[rows]  # P(i, j - 1), 0 times j = 0 on the bottom row
+        below = previous[max(first, 1) - 1 : last]  # P(i - 1, j)
+        value = (below * scale[rows] + left * j) / s
+        current = np.ones(big + 1)
+        current[rows] = np.where(inside, value, 1.0)
+        if first == 0:
+            current[0] = 0.0 if s < high[0] else 1.0
+        previous = current
+    return float(previous[big])
 
 
 def _outside_inside_method(n: int, m: int, g: int, h: int) -> float:
