@@ -229,7 +229,8 @@ def test_rules_that_do_not_merge_are_refused_at_their_line(spark, tmp_path):
     with pytest.raises(ConfigErrors) as raised:
         assay.run(str(config), spark=spark)
     said = [(e.origin.path, e.message) for e in raised.value.errors]
-    assert [p for p, _ in said] == [f"tables[0].rules[{i}]" for i in (1, 2, 3, 4)]
+    # rules[2], a distinct count of one column, is sketched (exact: false), not refused
+    assert [p for p, _ in said] == [f"tables[0].rules[{i}]" for i in (1, 3, 4)]
     assert all("cannot be judged on an incremental table" in m for _, m in said)
     wrong = tmp_path / "w.yaml"
     wrong.write_text(config.read_text().replace("by: day", "by: dya"))
@@ -340,3 +341,60 @@ def test_a_catalog_table_is_fingerprinted_by_its_rows(spark, tmp_path):
     values = [r["metric_value"] for r in _results(second).values()]
     assert values[0] == whole[0] and math.isclose(values[1], whole[1], rel_tol=1e-12)
     spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+
+
+def test_a_distinct_count_across_partitions_is_sketched_and_says_so(spark, server, tmp_path):
+    """A distinct count of a column other than the partition's (values repeat across
+    partitions): each partition's HLL sketch stored, unioned on the client; the result is
+    ``exact: false`` with its bounds, which hold the full scan's exact count."""
+    data = tmp_path / "data"
+    rules = (
+        "      - {type: distinct_count, column: note, must_be: '> 0'}\n"
+        "      - {type: distinct_count, column: qty, must_be: '> 0', filter: 'id > 3'}\n"
+        "      - {type: distinct_count, column: amount, scope: new, must_be: '>= 0'}\n"
+        "      - {type: row_count, must_be: '> 0'}\n"
+    )
+    configs = {}
+    for name, spec in (("inc", "    incremental: {by: day}\n"), ("full", "")):
+        configs[name] = tmp_path / f"{name}.yaml"
+        configs[name].write_text(
+            f"metrics: {{path: {tmp_path / (name + '.jsonl')}}}\n"
+            f"tables:\n  - name: t\n    source: {{path: {data}, format: parquet}}\n"
+            f"{spec}    rules:\n{rules if spec else rules.replace(' scope: new,', '')}"
+        )
+    for day, rows in ((1, 300), (2, 500), (3, 400)):
+        _day(spark, data, day, rows, seed=day)
+        got, _ = _run(spark, server, configs["inc"], day)
+        want, _ = _run(spark, server, configs["full"], day)
+        mine, theirs = _results(got), _results(want)
+        assert _scanned(_table(got)) == [f"2024-01-0{day}"]
+        for index in (0, 1):
+            result = mine[index]
+            validate_event(result)
+            assert (result["scope"], result["exact"]) == ("table", False)
+            bounds, exact = result["estimate"], theirs[index]["metric_value"]
+            assert bounds["lower"] <= exact <= bounds["upper"], (day, index, bounds, exact)
+            assert abs(result["metric_value"] - exact) <= 0.05 * exact
+        new = mine[2]
+        assert (new["scope"], new["exact"]) == ("new", False)
+        day_only = spark.sql(
+            f"SELECT count(DISTINCT amount) FROM parquet.`{data}` WHERE day = '2024-01-0{day}'"
+        ).collect()[0][0]
+        assert new["estimate"]["lower"] <= day_only <= new["estimate"]["upper"]
+        assert (mine[3]["exact"], "estimate" not in mine[3]) == (True, True)
+
+
+def test_a_distinct_count_of_two_columns_without_the_partition_is_refused(spark, tmp_path):
+    data = tmp_path / "data"
+    _day(spark, data, 1, 10)
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - source: {{path: {data}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: distinct_count, columns: [note, qty], must_be: '> 0'}\n"
+    )
+    with pytest.raises(ConfigErrors) as raised:
+        assay.run(str(config), spark=spark)
+    (error,) = raised.value.errors
+    assert "may span partitions" in error.message

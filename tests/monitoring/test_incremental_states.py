@@ -66,7 +66,8 @@ def test_the_merges():
     assert merged(ColumnAgg("avg", "i"), [[7, 2], [2, 1]], "bigint") == 3.0
     assert merged(ColumnAgg("sum", "a"), [[None, 0]]) is None
     assert merged(ColumnAgg("stddev", "x"), [[1, 5.0, 0.0], [0, None, None]]) is None
-    groups = merged(GroupStats(("id", "day")), [[3, 4, 2, 2], [0, None, None, 0], [1, 1, None, 1]])
+    parts = [[3, 4, 2, 2], [0, None, None, 0], [1, 1, None, 1]]
+    groups = merged(GroupStats(("id", "day")), parts, by="day")
     assert groups == {"groups": 4, "rows": 5, "dup_rows": 2, "unique_rows": 3}
     # Chan's merge of (n, mean, M2) equals the two-pass formula over the values
     values = [1.5, 2.25, -3.0, 4.0, 10.125, 0.5, 7.75]

@@ -4,14 +4,14 @@ one aggregate grouped by the partition column."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
 from assay.ir.sources import PathSource, Source
-from assay.planner.incremental import PARTIALS, partial_kind
+from assay.planner.incremental import HLL_LG_K, PARTIALS, partial_kind
 from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount
 
 if TYPE_CHECKING:
@@ -65,20 +65,32 @@ def in_partitions(df: DataFrame, by: str, values: Sequence[Any]) -> DataFrame:
     return df.where(balanced(kept, lambda a, b: a | b))
 
 
-def partition_states(df: DataFrame, by: str, measures: Sequence[Measure]) -> DataFrame:
+def partition_states(
+    df: DataFrame, by: str, measures: Sequence[Measure], types: Mapping[str, str]
+) -> DataFrame:
     """ONE plan: an aggregate of ``df`` grouped by the partition, each measure's partial
     values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``; the
     statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
     from a group-by of their own, joined on the partition."""
     outputs = [
-        c for i, m in enumerate(measures) if not isinstance(m, GroupStats)
-        for c in _partials(f"m{i}", m)
+        c for i, m in enumerate(measures) if partial_kind(m, by) != "groups"
+        for c in _partials(f"m{i}", m, types)
     ]  # fmt: skip
     frame = df.groupBy(col(by).alias(PART)).agg(*outputs)
     for index, measure in enumerate(measures):
-        if isinstance(measure, GroupStats):
+        if isinstance(measure, GroupStats) and partial_kind(measure, by) == "groups":
             frame = frame.join(_group_partials(df, by, f"m{index}", measure), PART, "left")
     return frame
+
+
+def _sketchable(value: Column, kind: str) -> Column:
+    """A value as ``hll_sketch_agg`` takes it (an INT, BIGINT, STRING or BINARY): any
+    other type as its text (one text per value of the type)."""
+    if kind in ("tinyint", "smallint", "int"):
+        return value.cast("int")
+    if kind in ("bigint", "string", "binary"):
+        return value
+    return value.cast("string")
 
 
 def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> DataFrame:
@@ -100,14 +112,20 @@ def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> D
     )
 
 
-def partial_columns(index: int, measure: Measure) -> list[str]:
+def partial_columns(index: int, measure: Measure, by: str) -> list[str]:
     """The output names of measure ``index``'s partial values."""
-    kind = partial_kind(measure)
+    kind = partial_kind(measure, by)
     assert kind is not None
     return [f"m{index}_{name}" for name in PARTIALS[kind]]
 
 
-def _partials(name: str, measure: Measure) -> list[Column]:
+def _partials(name: str, measure: Measure, types: Mapping[str, str]) -> list[Column]:
+    if isinstance(measure, GroupStats):  # one column's distinct values, sketched
+        (column_name,) = measure.columns
+        value = _sketchable(col(column_name), types.get(column_name.lower(), "string"))
+        if measure.where is not None:
+            value = F.when(column(measure.where), value)
+        return [F.hll_sketch_agg(value, F.lit(HLL_LG_K)).alias(f"{name}_sketch")]
     if isinstance(measure, RowCount):
         return [F.count(F.lit(1)).alias(f"{name}_n")]
     if isinstance(measure, CountIf):

@@ -1,14 +1,17 @@
 """An incremental table's measures (docs/incremental.md), pure: which rules can be judged
 on the whole table from the states of its partitions, the partial values each measure
-keeps per partition, and their exact merge.
+keeps per partition, and their merge.
 
-A measure is mergeable when the whole table's value is a function of its partitions'
-partial values: counts (summed), ``min`` and ``max`` (Spark's order: NaN above every
-number), ``sum`` (the sum and the non-null count: no value without one), ``avg`` (sum and
-count; a DECIMAL column's mean rounded as Spark rounds it) and ``stddev`` (count, mean
-and M2, merged by Chan et al.'s parallel formula). Any other measure (distinct counts,
-uniqueness, percentiles, drift, references, SQL) is refused at its rule's line: its
-partitions' values do not add up to the table's, and assay never approximates silently.
+A measure is mergeable exactly when the whole table's value is a function of its
+partitions' partial values: counts (summed), ``min`` and ``max`` (Spark's order: NaN above
+every number), ``sum`` (the sum and the non-null count: no value without one), ``avg``
+(sum and count; a DECIMAL column's mean rounded as Spark rounds it), ``stddev`` (count,
+mean and M2, merged by Chan et al.'s parallel formula) and the groups of a key holding the
+partition column (no group spans two partitions). A distinct count of one other column
+is estimated from HLL sketches, and says so (``exact: false``, its bounds). Any other
+measure (uniqueness of other keys, percentiles, drift, references, SQL) is refused at
+its rule's line: its partitions' values do not add up to the table's, and assay never
+approximates silently.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from assay.ir.metrics import GroupMetric
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.origin import Origin
-from assay.ir.rules import Rule, SchemaCheck
+from assay.ir.rules import MetricCheck, Rule, SchemaCheck
 from assay.ir.suite import Table
 from assay.planner.measures import (
     ColumnAgg,
@@ -45,22 +49,32 @@ PARTIALS: dict[str, tuple[str, ...]] = {
     "avg": ("s", "n"),
     "stddev": ("n", "mean", "m2"),
     "groups": ("groups", "rows", "dup_rows", "unique_rows"),
+    "hll": ("sketch",),
 }
 """The partial values each mergeable measure keeps per partition."""
+HLL_LG_K = 12
+"""The HLL sketches' log2 of buckets (Spark's ``hll_sketch_agg`` default): a relative
+standard error of 1.04 / sqrt(2^12), about 1.6%."""
+HLL_DEVIATIONS = 2
+"""The bounds a sketched value states: 2 standard deviations (about 95.4%)."""
 
 _DECIMAL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
 _EXACT = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
 """Room for any sum of DECIMAL(38, s) values a table can hold: additions stay exact."""
 
 
-def partial_kind(measure: Measure) -> str | None:
-    """The measure's :data:`PARTIALS` kind, or None when it cannot be merged."""
+def partial_kind(measure: Measure, by: str = "") -> str | None:
+    """The measure's :data:`PARTIALS` kind on a table partitioned by ``by``, or None when
+    it cannot be merged. The groups of a key holding the partition column add up; those
+    of one column (nulls left out) are counted by an HLL sketch, approximately."""
     if isinstance(measure, (RowCount, CountIf)):
         return "count"
     if isinstance(measure, ColumnAgg):
         return measure.fn
     if isinstance(measure, GroupStats):
-        return "groups"  # mergeable when its key holds the partition column (refusal)
+        if by.lower() in _lower(measure.columns):
+            return "groups"
+        return "hll" if len(measure.columns) == 1 and measure.nulls == "any" else None
     return None
 
 
@@ -76,18 +90,25 @@ def refusal(rule: Rule, by: str = "") -> str | None:
     if not measures:
         return "it is not computed from measures of the table's rows (SQL, a validator function)"
     for measure in measures:
-        if isinstance(measure, GroupStats) and by.lower() not in _lower(measure.columns):
-            return (
-                f"its groups of equal ({', '.join(measure.columns)}) may span partitions:"
-                f" uniqueness, duplicates and distinct counts merge exactly only when the key"
-                f" holds the partition column {by} (sketches are not built yet)"
-            )
-        if partial_kind(measure) is None:
+        kind = partial_kind(measure, by)
+        if isinstance(measure, GroupStats) and kind != "groups":
+            spans = f"its groups of equal ({', '.join(measure.columns)}) may span partitions"
+            if not _distinct_only(rule):
+                return (
+                    f"{spans}: uniqueness and duplicates merge exactly only when the key"
+                    f" holds the partition column {by}"
+                )
+            if kind is None:
+                return (
+                    f"{spans}, and only one column's distinct values (nulls left out) are"
+                    " sketched yet"
+                )
+        if kind is None:
             name = type(measure).__name__
             return (
-                f"its {name} measure is not mergeable across partitions exactly (distinct"
-                " counts, uniqueness, percentiles, drift and references are not yet"
-                " merged), and assay does not approximate silently"
+                f"its {name} measure is not mergeable across partitions exactly"
+                " (percentiles, drift, frequencies, references, freshness and per-group"
+                " metrics are not merged yet), and assay does not approximate silently"
             )
     return None
 
@@ -125,6 +146,23 @@ def refusals(table: Table, schema: Sequence[tuple[str, str]] = ()) -> list[Refus
     return problems
 
 
+def _distinct_only(rule: Rule) -> bool:
+    """Whether the rule reads only the number of groups (a distinct count), which a
+    sketch estimates."""
+    check = rule.check
+    return (
+        isinstance(check, MetricCheck)
+        and isinstance(check.metric, GroupMetric)
+        and check.metric.stat == "distinct_count"
+        and not check.group_by
+    )
+
+
+def sketched(rule: Rule, by: str) -> bool:
+    """Whether the rule's value is estimated by a sketch (``exact: false``)."""
+    return refusal(rule, by) is None and any(partial_kind(m, by) == "hll" for m in _measures(rule))
+
+
 def table_measures(rules: Iterable[Rule], by: str) -> tuple[Measure, ...]:
     """Every measure the rules (of a table partitioned by ``by``) are judged on, once
     each, the row count first."""
@@ -135,21 +173,23 @@ def table_measures(rules: Iterable[Rule], by: str) -> tuple[Measure, ...]:
     return tuple(found)
 
 
-def empty_partial(measure: Measure) -> Partial:
+def empty_partial(measure: Measure, by: str) -> Partial:
     """A measure's partial values over a partition without rows."""
-    kind = partial_kind(measure)
+    kind = partial_kind(measure, by)
     assert kind is not None
     empty: dict[str, Partial] = {"count": [0], "min": [None], "max": [None], "sum": [None, 0],
                                  "avg": [None, 0], "stddev": [0, None, None],
-                                 "groups": [0, None, None, 0]}  # fmt: skip
+                                 "groups": [0, None, None, 0], "hll": [None]}  # fmt: skip
     return empty[kind]
 
 
-def merged(measure: Measure, partials: Sequence[Partial], column_type: str | None = None) -> object:
+def merged(
+    measure: Measure, partials: Sequence[Partial], column_type: str | None = None, by: str = ""
+) -> object:
     """The whole table's value of ``measure`` from its partitions' ``partials``;
     ``column_type``: the Spark type of an ``avg``'s column (a DECIMAL mean is rounded to
-    Spark's scale)."""
-    kind = partial_kind(measure)
+    Spark's scale); ``by``: the partition column."""
+    kind = partial_kind(measure, by)
     if kind == "count":
         return sum(int(p[0] or 0) for p in partials)
     values = [p for p in partials if p is not None]
@@ -167,11 +207,35 @@ def merged(measure: Measure, partials: Sequence[Partial], column_type: str | Non
         return total if kind == "sum" else _mean(total, n, column_type)
     if kind == "stddev":
         return _stddev(values)
+    if kind == "hll":
+        return _hll([p[0] for p in values])
     if kind == "groups":  # no group spans two partitions: each statistic adds up
         summed = [_sum_present(p[i] for p in values) for i in range(4)]
         return {"groups": summed[0] or 0, "rows": summed[1], "dup_rows": summed[2],
                 "unique_rows": summed[3] or 0}  # fmt: skip
     raise TypeError(f"no merge for measure {type(measure).__name__}")
+
+
+def _hll(sketches: Sequence[Any]) -> dict[str, Any]:
+    """The distinct values of the partitions' HLL sketches (Spark's ``hll_sketch_agg``,
+    Apache DataSketches' format) unioned: the estimate as the groups, and its bounds."""
+    from datasketches import hll_sketch, hll_union
+
+    union = hll_union(HLL_LG_K)
+    for sketch in sketches:
+        if sketch is not None:
+            union.update(hll_sketch.deserialize(bytes(sketch)))
+    result = union.get_result()
+    bounds = {
+        "lower": result.get_lower_bound(HLL_DEVIATIONS),
+        "upper": result.get_upper_bound(HLL_DEVIATIONS),
+        "estimate": result.get_estimate(),
+        "sketch": f"HLL (lgK {HLL_LG_K})",
+        "deviations": HLL_DEVIATIONS,
+    }
+    groups = round(result.get_estimate())
+    return {"groups": groups, "rows": None, "dup_rows": None, "unique_rows": None,
+            "estimate": bounds}  # fmt: skip
 
 
 def _sum_present(values: Iterable[Any]) -> int | None:
@@ -240,6 +304,7 @@ MERGES = {
     "stddev": "count, mean and M2, merged by Chan's formula",
     "groups": "groups, rows, rows in groups of 2+ and of 1, summed (the key holds the"
     " partition column: no group spans two partitions)",
+    "hll": f"an HLL sketch (lgK {HLL_LG_K}), unioned: an estimate, exact: false",
 }
 """How each kind of partial values is merged, in ``explain``'s words."""
 
@@ -261,7 +326,7 @@ def render_incremental(table: Table) -> list[str]:
     ]
     rules = list(enumerate(table.rules))
     for index, measure in enumerate(table_measures(table.rules, by)):
-        kind = partial_kind(measure)
+        kind = partial_kind(measure, by)
         assert kind is not None
         users = [i for i, r in rules if refusal(r, by) is None and measure in _measures(r)]
         used = " ".join(f"rules[{i}]" for i in users) or "the table's row count"

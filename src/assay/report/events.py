@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -121,6 +122,8 @@ class RuleResult:
     states merged) or ``new`` (docs/incremental.md); None on any other table."""
     exact: bool | None = None
     """An incremental table's rule: whether its value is exactly a full scan's."""
+    estimate: Mapping[str, Any] | None = None
+    """When ``exact`` is false: the sketch, its estimate and bounds."""
     baseline: dict[str, Any] | None = None
     """For a rule judged over time: the earlier values it was judged against and what
     they allowed (docs/monitoring.md#the-result-line)."""
@@ -156,6 +159,7 @@ class RuleResult:
             "details": json_safe(self.details),
             "baseline": json_safe(self.baseline),
             **({"scope": self.scope, "exact": self.exact} if self.scope is not None else {}),
+            **({"estimate": json_safe(dict(self.estimate))} if self.estimate else {}),
         }
 
 

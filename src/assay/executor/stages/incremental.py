@@ -29,6 +29,7 @@ from assay.planner.incremental import (
     empty_partial,
     merged,
     refusal,
+    sketched,
     table_measures,
 )
 from assay.planner.measures import ColumnAgg, Measure, RowCount, measures_of
@@ -48,6 +49,8 @@ class Scanned:
     new: Measured = field(default_factory=Measured)
     """The values of the partitions scanned alone (the new data): what samples are
     drawn from, and what a rule of ``scope: new`` is judged on."""
+    estimates: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    """The rules whose value a sketch estimates (``exact: false``), with its bounds."""
 
     def said(self) -> dict[str, Any]:
         """The table's ``incremental`` summary (docs/incremental.md#what-a-run-says)."""
@@ -84,24 +87,27 @@ def measure_incremental(
         or any(stored.rules.get((i, key), ("",))[0] != digests[i] for _, i in judged)
     ]  # fmt: skip
     measures = table_measures(table.rules, by)
-    fresh = _scan(submitter, by, scan, measures) if scan else {}
+    types = column_types(schema)
+    fresh = _scan(submitter, by, scan, measures, types) if scan else {}
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
         if key in scan:  # a partition of files without rows has none in the aggregate
-            parts[key] = fresh.get(key) or {m: empty_partial(m) for m in measures}
+            parts[key] = fresh.get(key) or {m: empty_partial(m, by) for m in measures}
             continue
         known: dict[Measure, list[Any]] = {}
         for rule, identity in judged:
             known.update(zip(measures_of(rule), stored.rules[(identity, key)][1], strict=True))
         parts[key] = known
-    values = _merged(measures, parts.values(), column_types(schema))
-    new = _merged(measures, [parts[k] for k in scan], column_types(schema))
+    values = _merged(measures, parts.values(), types, by)
+    new = _merged(measures, [parts[k] for k in scan], types, by)
     rules = {(i, key): (digests[i], [parts[key][m] for m in measures_of(r)])
              for r, i in judged for key in prints}  # fmt: skip
     rows = {key: int(parts[key][RowCount()][0] or 0) for key in prints}
     states = state_rows(table.name, prints, rows, rules)
     deleted = tuple(sorted(k for k in stored.fingerprints if k not in prints))
-    scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states, Measured(new))
+    estimates = _estimates(table, values, new)
+    scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states, Measured(new),
+                      estimates)  # fmt: skip
     _sample_new_rows(submitter, by, scan)
     return Measured(values), scanned
 
@@ -110,14 +116,32 @@ def _merged(
     measures: Sequence[Measure],
     parts: Iterable[Mapping[Measure, list[Any]]],
     types: Mapping[str, str],
+    by: str,
 ) -> dict[Any, object]:
     """Each measure's value over the partitions ``parts``, merged."""
     parts = list(parts)
     values: dict[Any, object] = {}
     for measure in measures:
         kind = types.get(measure.column.lower()) if isinstance(measure, ColumnAgg) else None
-        values[measure] = merged(measure, [p[measure] for p in parts], kind)
+        values[measure] = merged(measure, [p[measure] for p in parts], kind, by)
     return values
+
+
+def _estimates(
+    table: Table, values: Mapping[Any, object], new: Mapping[Any, object]
+) -> dict[int, dict[str, Any]]:
+    """The rules whose value a sketch estimates, by index: the estimate and its bounds
+    (of the whole table, or of the new data for a rule of ``scope: new``)."""
+    assert table.incremental is not None
+    found = {}
+    for index, rule in enumerate(table.rules):
+        if sketched(rule, table.incremental.by):
+            read = new if rule.scope == "new" else values
+            for measure in measures_of(rule):
+                value = read.get(measure)
+                if isinstance(value, dict) and "estimate" in value:
+                    found[index] = dict(value["estimate"])
+    return found
 
 
 def _fingerprints(
@@ -153,7 +177,11 @@ def _fingerprints(
 
 
 def _scan(
-    submitter: SparkSubmitter, by: str, keys: Sequence[PartitionKey], measures: Sequence[Measure]
+    submitter: SparkSubmitter,
+    by: str,
+    keys: Sequence[PartitionKey],
+    measures: Sequence[Measure],
+    types: Mapping[str, str],
 ) -> dict[PartitionKey, dict[Measure, list[Any]]]:
     """The partial values of every measure over the partitions ``keys``: one plan."""
     df = emit.in_partitions(submitter.prepared.df, by, [partition_value(k) for k in keys])
@@ -161,10 +189,11 @@ def _scan(
     submitter.note(f"aggregate plan ({len(measures)} measures, {len(keys)} partitions)")
     submitter.plans += 1
     found: dict[PartitionKey, dict[Measure, list[Any]]] = {}
-    for row in submitter._collect(emit.partition_states(df, by, measures)):
+    for row in submitter._collect(emit.partition_states(df, by, measures, types)):
         got = row.asDict()
         found[partition_key(got[emit.PART])] = {
-            m: [got[name] for name in emit.partial_columns(i, m)] for i, m in enumerate(measures)
+            m: [got[name] for name in emit.partial_columns(i, m, by)]
+            for i, m in enumerate(measures)
         }
     return found
 
@@ -201,10 +230,13 @@ def incremental_outcome(
     outcome: TableOutcome, scanned: Scanned, rules: Sequence[Rule]
 ) -> TableOutcome:
     """The table's outcome saying what its run scanned and merged: each result judged on
-    the whole table or the new data (its ``scope``), exactly (every mergeable measure
-    merges exactly); the states to store with the run's values."""
+    the whole table or the new data (its ``scope``), exactly or (a sketched distinct
+    count) not, with its bounds; the states to store with the run's values."""
     scopes = {i: rule.scope for i, rule in enumerate(rules)}
-    events = [dataclasses.replace(e, scope=scopes.get(e.rule_index, "table"), exact=True)
+    guessed = scanned.estimates
+    events = [dataclasses.replace(e, scope=scopes.get(e.rule_index, "table"),
+                                  exact=e.rule_index not in guessed,
+                                  estimate=guessed.get(e.rule_index))
               for e in outcome.events]  # fmt: skip
     finished = dataclasses.replace(outcome.finished, incremental=scanned.said())
     return dataclasses.replace(
