@@ -154,7 +154,50 @@ def cases(data: str = "lineitem.parquet") -> dict[str, tuple[Rules, Callable[[An
             ],
             lambda df: _anti_join_count(df, data),
         ),
+        # drift against a referenced source (half of lineitem, by order key): each rule a
+        # branch of the fused plan grouping both sides by value
+        "10 drift rules": (_drift(data), None),
+        # the sketch metrics: HLL distinct counts, Pearson, compliance, entropy, mutual
+        # information, non-null counts
+        "10 sketch metrics": (_sketches(), None),
     }
+
+
+def _drift(data: str) -> Rules:
+    path = data.replace("`", "``")
+    half = {"sql": f"SELECT * FROM parquet.`{path}` WHERE l_orderkey % 2 = 0"}
+    numeric = [
+        (c, m)
+        for c in ("l_quantity", "l_extendedprice", "l_discount")
+        for m in ("psi", "ks") + (("wasserstein",) if c == "l_quantity" else ())
+    ]
+    rules: Rules = [
+        {"type": "drift", "column": c, "method": m, "bins": 10, "references": dict(half),
+         "must_be": ">= 0"}
+        for c, m in numeric
+    ]  # fmt: skip
+    rules += [
+        {"type": "drift", "column": c, "method": "chi_square", "bins": "values",
+         "references": dict(half), "must_be": ">= 0"}
+        for c in ("l_returnflag", "l_shipmode", "l_linestatus")
+    ]  # fmt: skip
+    return rules
+
+
+def _sketches() -> Rules:
+    return [
+        {"type": "approx_distinct_count", "column": "l_orderkey", "must_be": "> 0"},
+        {"type": "approx_distinct_count", "column": "l_comment", "must_be": "> 0"},
+        {"type": "correlation", "columns": ["l_quantity", "l_extendedprice"], "must_be": "> -2"},
+        {"type": "correlation", "columns": ["l_discount", "l_tax"], "must_be": "> -2"},
+        {"type": "compliance", "expression": "l_discount <= 0.1", "must_be": ">= 0"},
+        {"type": "compliance", "expression": "l_shipdate <= l_commitdate", "must_be": ">= 0"},
+        {"type": "entropy", "column": "l_shipmode", "must_be": ">= 0"},
+        {"type": "entropy", "column": "l_returnflag", "must_be": ">= 0"},
+        {"type": "mutual_information", "columns": ["l_returnflag", "l_linestatus"],
+         "must_be": ">= 0"},
+        {"type": "count", "column": "l_comment", "must_be": "> 0"},
+    ]  # fmt: skip
 
 
 def _orders(data: str) -> str:
