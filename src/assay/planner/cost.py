@@ -205,11 +205,14 @@ def split_branches(
     options: PlannerOptions = DEFAULT_OPTIONS,
     size_bytes: int | None = None,
     columnar: bool | None = None,
+    types: Mapping[str, str] | None = None,
 ) -> tuple[ScanAggregate, ...]:
     """Split scan slots into branches (see the module docstring); deterministic.
 
     ``size_bytes`` is the server's estimate of the table's size (None: unknown),
-    ``columnar`` whether its plan prunes columns (:func:`splits`).
+    ``columnar`` whether its plan prunes columns (:func:`splits`), ``types`` the
+    source's column types, lower-case (None: unknown), which say the wide columns
+    (:func:`widths`).
     """
     if not slots:
         return ()
@@ -227,12 +230,47 @@ def split_branches(
     # The row count (and the server clock) read no column: they ride along with any branch.
     free = plain.pop((), [])
     order = {slot.name: i for i, slot in enumerate(slots)}
-    branches = packed(list(plain.items()), free, options.max_outputs, order)
+    wide = widths(slots, types)
+    branches = packed(list(plain.items()), free, options.max_outputs, order, wide)
     for group in filtered.values():
         for chunk in _chunks(group, options.max_outputs):
             where = any_of(*(_strip(s.measure.predicate) for s in chunk.slots))  # type: ignore[union-attr]
             branches.append(ScanAggregate(chunk.slots, where=where))
     return tuple(sorted(branches, key=lambda b: b.slots[0].name))
+
+
+WIDE = 8
+"""What one more read of a wide column (a string, binary or nested value) costs against a
+fixed-width one (a number, a date: 1), in the packing's reckoning
+(:func:`assay.planner.packing.packed`): a value of variable length is decoded and
+copied, and the rules reading strings are the costly ones (a regex, ``length``), so the
+packing reads such a column twice only where it must. The ratio is a rule of thumb, not
+measured: it only has to outweigh a few fixed-width reads."""
+_WIDE_TYPES = ("string", "varchar", "char", "binary", "array", "map", "struct", "variant")
+_STRING_TESTS = (Length, LineBytes, Matches, HasText)
+
+
+def widths(slots: Sequence[Slot], types: Mapping[str, str] | None) -> dict[str, int]:
+    """The wide columns the slots read, lower-case, each with :data:`WIDE`: those the
+    ``types`` call a string, binary or nested value; without types (``explain`` has no
+    server), the columns a slot tests as text (a length, a regex, a substring).
+
+    >>> widths([], {"a": "string", "b": "bigint", "c": "array<int>"})
+    {'a': 8, 'c': 8}
+    """
+    if types is not None:
+        wide = (c for c, t in types.items() if t.lower().startswith(_WIDE_TYPES))
+        return {c.lower(): WIDE for c in wide}
+    found: dict[str, int] = {}
+    for slot in slots:
+        for expr in (
+            getattr(slot.measure, "predicate", None),
+            getattr(slot.measure, "where", None),
+        ):
+            for node in walk(expr) if expr is not None else ():
+                if isinstance(node, _STRING_TESTS) and isinstance(node.item, Col):
+                    found[node.item.name.lower()] = WIDE
+    return found
 
 
 def _reads(measure: Measure) -> tuple[str, ...]:

@@ -35,42 +35,79 @@ took 19 s without a bound and stop at it, their packing valid as it stands."""
 
 
 def packed(
-    groups: list[Group], free: list[Slot], size: int, order: Mapping[str, int]
+    groups: list[Group],
+    free: list[Slot],
+    size: int,
+    order: Mapping[str, int],
+    widths: Mapping[str, int] | None = None,
 ) -> list[ScanAggregate]:
     """Slots grouped by the columns they read, packed into branches of at most ``size``
-    outputs so that as few columns as possible are read by more than one branch (see the
-    module docstring); ``free`` read no column, ``order`` gives each slot's place (a
-    branch lists its slots in that order)."""
-    packing = Packing({slot.name: key for key, group in groups for slot in group}, size)
-    for piece in sorted(pieces(groups, size), key=len, reverse=True):  # stable: ties in order
+    outputs so that as few columns as possible are read by more than one branch, the wide
+    ones least of all (see the module docstring); ``free`` read no column, ``order``
+    gives each slot's place (a branch lists its slots in that order), ``widths`` what
+    reading a column once more costs (1 when not given: a fixed-width column)."""
+    weights = dict(widths or {})
+    reads = {slot.name: key for key, group in groups for slot in group}
+    packing = Packing(reads, size, weights)
+    for piece in sorted(pieces(groups, size, weights), key=len, reverse=True):  # stable
         packing.place(piece)
     packing.refine()
     packing.fill(free)
     return [ScanAggregate(tuple(sorted(b, key=lambda s: order[s.name]))) for b in packing.branches]
 
 
-def pieces(groups: list[Group], size: int) -> list[list[Slot]]:
+def pieces(
+    groups: list[Group], size: int, widths: Mapping[str, int] | None = None
+) -> list[list[Slot]]:
     """The slots of each component (:func:`components`) in pieces of at most ``size``: a
-    component that fits is one piece, a larger one is cut in its order."""
+    component that fits is one piece, a larger one is cut in its order, and where a wide
+    column's slots (``widths`` over 1) fit one piece the cut never falls among them."""
+    weights = widths or {}
     found: list[list[Slot]] = []
-    for component in components(groups):
+    for component in components(groups, weights):
         cut: list[Slot] = []
-        for _, group in component:
-            for start in range(0, len(group), size):
-                part = group[start : start + size]
-                if len(cut) + len(part) > size:
-                    found.append(cut)
-                    cut = []
-                cut.extend(part)
+        for run in _runs(component, weights):
+            together = weights.get(_anchor(run[0][0], weights), 1) > 1
+            slots = sum(len(group) for _, group in run)
+            if together and slots <= size and len(cut) + slots > size:
+                found.append(cut)  # a wide column's slots start a piece of their own
+                cut = []
+            for _, group in run:
+                for start in range(0, len(group), size):
+                    part = group[start : start + size]
+                    if len(cut) + len(part) > size:
+                        found.append(cut)
+                        cut = []
+                    cut.extend(part)
         found.append(cut)
-    return found
+    return [piece for piece in found if piece]
 
 
-def components(groups: list[Group]) -> list[list[Group]]:
+def _runs(component: list[Group], widths: Mapping[str, int]) -> list[list[Group]]:
+    """A component's groups in runs: the groups anchored on one wide column together
+    (:func:`_anchor`), every other group a run of its own."""
+    runs: list[list[Group]] = []
+    for group in component:
+        anchor = _anchor(group[0], widths)
+        if runs and widths.get(anchor, 1) > 1 and _anchor(runs[-1][0][0], widths) == anchor:
+            runs[-1].append(group)
+        else:
+            runs.append([group])
+    return runs
+
+
+def _anchor(columns: tuple[str, ...], widths: Mapping[str, int]) -> str:
+    """The column a group's slots stay beside: its widest (the first of equals, by name)."""
+    return max(columns, key=lambda c: widths.get(c, 1))
+
+
+def components(groups: list[Group], widths: Mapping[str, int] | None = None) -> list[list[Group]]:
     """The column groups in connected components (two groups are connected when they
     read a common column), in order of first appearance; within a component, the groups
-    ordered by their first column's first appearance, so each column's slots stay
-    together and a slot reading several columns follows the first of them."""
+    ordered by their anchor's first appearance (a group's anchor: its widest column, the
+    first of equals, :func:`_anchor`), so each column's slots stay together and a slot
+    reading several columns follows the widest of them (the first, when none is wide)."""
+    weights = widths or {}
     parent: dict[str, str] = {}
 
     def root(column: str) -> str:
@@ -87,32 +124,45 @@ def components(groups: list[Group]) -> list[list[Group]]:
     for columns, _ in groups:
         for column in columns:
             rank.setdefault(column, len(rank))
+
+    def placed(group: Group) -> tuple[int, int]:
+        first = min(rank[c] for c in group[0])
+        anchor = _anchor(group[0], weights)
+        return (rank[anchor] if weights.get(anchor, 1) > 1 else first), first
+
     found: dict[str, list[Group]] = {}
     for group in groups:
         found.setdefault(root(group[0][0]), []).append(group)
-    return [sorted(members, key=lambda g: min(rank[c] for c in g[0])) for members in found.values()]
+    return [sorted(members, key=placed) for members in found.values()]
 
 
 class Packing:
     """Branches of scan slots being packed: each slot's columns (``reads``), the largest
-    branch (``size``), the branches, how many of each branch's slots read each column
-    (``counts``, while refining) and the column visits spent (``work``)."""
+    branch (``size``), what reading each column once more costs (``widths``: 1 unless
+    given), the branches, how many of each branch's slots read each column (``counts``,
+    while refining) and the column visits spent (``work``)."""
 
-    def __init__(self, reads: Mapping[str, tuple[str, ...]], size: int) -> None:
+    def __init__(
+        self,
+        reads: Mapping[str, tuple[str, ...]],
+        size: int,
+        widths: Mapping[str, int] | None = None,
+    ) -> None:
         self.reads = reads
         self.size = size
+        self.widths = widths or {}
         self.branches: list[list[Slot]] = []
         self.columns: list[set[str]] = []
         self.counts: list[Counter[str]] = []
         self.work = 0
 
     def place(self, piece: list[Slot]) -> None:
-        """Put ``piece`` into the branch with room sharing the most columns with it (the
-        first of equals), else into a new branch."""
+        """Put ``piece`` into the branch with room sharing the most columns with it (by
+        width; the first of equals), else into a new branch."""
         columns = {c for slot in piece for c in self.reads[slot.name]}
         room = self._room(len(piece))
         if room:
-            best = max(room, key=lambda b: (len(self.columns[b] & columns), -b))
+            best = max(room, key=lambda b: (self._width(self.columns[b] & columns), -b))
             self.branches[best].extend(piece)
             self.columns[best] |= columns
         else:
@@ -130,6 +180,10 @@ class Packing:
             else:
                 self.branches.append(list(part))
 
+    def _width(self, columns: set[str]) -> int:
+        """What reading ``columns`` once costs: their widths summed."""
+        return sum(self.widths.get(c, 1) for c in columns)
+
     def _room(self, slots: int) -> list[int]:
         """The branches with room for ``slots`` more slots."""
         return [b for b, branch in enumerate(self.branches) if len(branch) + slots <= self.size]
@@ -137,7 +191,8 @@ class Packing:
     def refine(self) -> None:
         """Lower the number of columns read by more than one branch: move the slots of one
         column group from a branch to another with room, or swap two groups between
-        branches, while that reads fewer (branch, column) pairs; first improvement, in
+        branches, while that reads fewer (branch, column) pairs, weighed by the columns'
+        widths (a string read twice costs more than a long); first improvement, in
         branch and slot order, within :data:`REFINE_BUDGET`, so the result is
         deterministic. Where every column belongs to one component larger than a branch
         (the 300-rule benchmark suite, whose null tests of two columns join every column
@@ -210,13 +265,14 @@ class Packing:
         return any(self.counts[b][c] > 0 for c in columns)
 
     def _change(self, b: int, out: Unit, into: Unit) -> int:
-        """How many more columns branch ``b`` reads with ``out`` taken out, ``into`` put in."""
+        """How much more branch ``b`` reads with ``out`` taken out, ``into`` put in: the
+        widths of the columns it starts reading less those it stops reading."""
         (gone, n_gone), (come, n_come) = out, into
         delta = 0
         for column in {*gone, *come}:
             now = self.counts[b][column]
             after = now - (n_gone if column in gone else 0) + (n_come if column in come else 0)
-            delta += (after > 0) - (now > 0)
+            delta += ((after > 0) - (now > 0)) * self.widths.get(column, 1)
         self.work += len(gone) + len(come)
         return delta
 

@@ -18,8 +18,9 @@ def split_by_cost(state: PlanState, context: PlanContext) -> PlanState:
     if not scans:
         return state
     branches = split_branches(
-        scans, state.table.source, context.options, context.size_bytes, context.columnar
-    )
+        scans, state.table.source, context.options, context.size_bytes, context.columnar,
+        context.types,
+    )  # fmt: skip
     placed = {s.name for s in scans}
     rest = tuple(s for s in state.slots if s.name not in placed)
     return dataclasses.replace(state, slots=rest, branches=state.branches + branches)
