@@ -90,9 +90,9 @@ def test_plan_counts_hold_on_the_cluster(cluster, tmp_path):
     assert cluster.sql_executions() - before == 3
 
 
-def test_two_runs_at_once_answer_as_alone(cluster):
+def test_two_runs_at_once_answer_as_alone(cluster, tmp_path):
     command = next(c for c in RUNS if "orders.yaml" in c)
-    alone = _lines(_run(command, cluster.url).stdout)
+    alone = _lines(full_run(command, cluster.url, tmp_path).stdout)  # the session's run alone
     env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
     argv = [sys.executable, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url]
     procs = [
