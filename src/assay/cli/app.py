@@ -115,9 +115,12 @@ def _run(configs: list[Path], params: Mapping[str, Any], stream: RunStream) -> R
 
 def _github(result: Result) -> None:
     """In a GitHub Actions step: the Markdown summary appended to the job summary, and
-    the annotations on stderr (stdout is the JSON lines'; the runner reads both)."""
+    the annotations on stderr (stdout is the JSON lines'; the runner reads both). Outside
+    GitHub Actions nothing is imported (the Markdown's templates, jinja2)."""
     import os
 
+    if not os.environ.get("GITHUB_STEP_SUMMARY") and os.environ.get("GITHUB_ACTIONS") != "true":
+        return  # publish would neither append a summary nor annotate
     from assay.report.github import publish
 
     events = [e.to_dict() for e in result.events]

@@ -22,7 +22,6 @@ import orjson
 from assay.config import shell
 from assay.errors import ConfigError, SparkFailure
 from assay.ir.outputs import EmailReport, Report, ReportFile, ReportPipe
-from assay.report.render import render_html
 
 if TYPE_CHECKING:
     from assay.report.openlineage_http import Lineage
@@ -152,6 +151,8 @@ def write_reports(
     problems: list[str] = []
 
     def email_page() -> str:
+        from assay.report.render import render_html  # jinja2: only when a page is written
+
         return render_html(events, email=True)
 
     attempts: list[tuple[str, Any]] = [
@@ -192,6 +193,8 @@ def write_reports(
 def _file_bytes(option: str, events: Sequence[dict[str, Any]], document: bytes) -> bytes:
     """What the command line's report file of ``option`` holds."""
     if option == "--htmlReport":
+        from assay.report.render import render_html  # jinja2: only when a page is written
+
         return render_html(events).encode()
     if option == "--junit":
         from assay.report.junit import junit_xml

@@ -24,11 +24,10 @@ from urllib.parse import urlsplit
 import orjson
 
 from assay.report import model
+from assay.report.openlineage_http import DEFAULT_NAMESPACE
 from assay.report.openlineage_metrics import column_metrics
 
 Event = dict[str, Any]
-DEFAULT_NAMESPACE = "assay"
-"""The job namespace without ``--openlineage-namespace`` or ``$OPENLINEAGE_NAMESPACE``."""
 SPEC = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACETS = "https://openlineage.io/spec/facets"
 SCHEMA_URLS = {

@@ -22,7 +22,11 @@ from urllib.parse import urljoin, urlsplit
 import orjson
 
 from assay.errors import ConfigError
-from assay.report.openlineage import DEFAULT_NAMESPACE
+
+DEFAULT_NAMESPACE = "assay"
+"""The jobs' namespace without ``--openlineage-namespace`` or ``OPENLINEAGE_NAMESPACE``
+(declared here, not beside the events of :mod:`assay.report.openlineage`, so that a run
+reading its lineage options imports none of the report's model)."""
 
 ENDPOINT = "api/v1/lineage"
 """The client's default endpoint, joined to the URL (``OPENLINEAGE_ENDPOINT`` overrides)."""
