@@ -10,9 +10,12 @@ cannot be merged refused at their line, and a run without a store refused."""
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import shutil
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -191,6 +194,14 @@ def test_the_states_are_in_the_store_and_assay_history_shows_them(spark, tmp_pat
     assert all(r["state"] and r["value"] == 20.0 for r in states)
     frame = assay.history(metrics=str(tmp_path / "inc.jsonl"), spark=spark)
     assert frame.where("measure = 'state' AND state IS NOT NULL").count() == len(states)
+    shown = subprocess.run(
+        [sys.executable, "-m", "assay", "history", str(inc), "--measure", "state"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    lines = [json.loads(line) for line in shown]
+    assert len(lines) == len(states)
+    (table_row,) = [line for line in lines if line["rule"] == "(table)"]
+    assert "fingerprint" in json.loads(base64.b64decode(table_row["state"]))
 
 
 def test_the_merged_stddev_is_sparks_on_the_whole_table(spark, tmp_path):
