@@ -29,7 +29,7 @@ from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.judge.evaluate import judge
 from assay.planner import plan_table
-from assay.planner.drift import Distribution
+from assay.planner.drift import Distribution, Sketch
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -70,6 +70,7 @@ SAMPLES: dict[type, Measure] = {
     PerGroup: PerGroup(("b",), ColumnMetric("max", "a"), Comparison(Op.LT, Decimal(3), "< 3")),
     Frequencies: Frequencies(("a", "b"), Col("d")),
     Distribution: Distribution("a", CatalogSource("r"), "b", 10, True, Col("d")),
+    Sketch: Sketch("a", 200, Col("d")),
 }
 
 
@@ -159,6 +160,8 @@ def _value(measure: Measure) -> object:
 
         bins = [Row(i=0, t=3, r=2), Row(i=1, t=5, r=6)]
         return {"bins": bins, "low": 0.0, "high": 2.0, "ks": 0.1, "wasserstein": 0.2}
+    if isinstance(measure, Sketch):  # no value sketched
+        return {"sketch": None, "nulls": 1, "nan": 0, "infinite": 0}
     if isinstance(measure, Frequencies):
         return {"groups": 2, "rows": 8, "paired": 6, "n_log_n": 4.0, "n_log_marginals": 9.0}
     return 10 if isinstance(measure, RowCount) else 2

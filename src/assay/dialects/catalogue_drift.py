@@ -25,7 +25,13 @@ from assay.dialects import sources
 from assay.dialects.native_rules import METRIC_KEYS, metric_rule
 from assay.dialects.rule_spec import OVER_TIME_KEYS, Built, RuleDoc, RuleSpec, ref, required
 from assay.grammar import parse_threshold
-from assay.ir.drift import DRIFT_METHODS, ORDERED_METHODS, DriftMethod, DriftMetric
+from assay.ir.drift import (
+    DRIFT_METHODS,
+    ORDERED_METHODS,
+    DriftMethod,
+    DriftMetric,
+    HistoryBaseline,
+)
 from assay.ir.references import Reference
 from assay.ir.rules import MetricCheck, TypeFamily
 
@@ -52,6 +58,8 @@ def build_drift(rule: Node) -> Built:
     method = _method(rule)
     bins = _bins(rule, method)
     reference = _reference(rule, column)
+    if isinstance(reference, HistoryBaseline):
+        _history_fits(rule, bins)
     metric = DriftMetric(column, reference, method, bins)
     family: TypeFamily = "any" if bins is None else "numeric"
     if rule.get("must_be") is not None or OVER_TIME_KEYS & set(rule.keys()):
@@ -94,16 +102,83 @@ def _bins(rule: Node, method: DriftMethod) -> int | None:
     return node.value
 
 
-def _reference(rule: Node, column: str) -> Reference:
+def _reference(rule: Node, column: str) -> Reference | HistoryBaseline:
     node = rule.require("references")
+    if isinstance(node.value, dict) and node.get("history") is not None:
+        return _history(node)
     base = os.path.dirname(os.path.abspath(node.origin.file))
     source = sources.table_source(node, base, frozenset({"column"}))
     theirs = column if node.get("column") is None else p.column(node)
     return Reference(source, (theirs,))
 
 
+def _history_fits(rule: Node, bins: int | None) -> None:
+    """Refuse what a history reference does not judge (yet): categories, and a judging
+    over time of the statistic itself (its store key is the rule's, as the states')."""
+    if bins is None:
+        raise rule.require("references").error(
+            "drift against history compares numbers (KLL sketches) for now: a categorical"
+            " column (bins: values) needs a referenced source"
+        )
+    over = sorted(OVER_TIME_KEYS & set(rule.keys()))
+    if over:
+        raise rule.require(over[0]).error(
+            f"{over[0]}: a drift rule against history is judged against the stored"
+            " distributions already, not over time"
+        )
+
+
+def _history(node: Node) -> HistoryBaseline:
+    """``{history: last | {runs: N} | {run_id: ID}}``: the distribution earlier runs of
+    the rule stored in the metrics store."""
+    extra = sorted(set(node.keys()) - {"history"})
+    if extra:
+        raise node.require(extra[0]).error(
+            f"unknown key '{extra[0]}': a history reference is {{history: ...}} alone"
+        )
+    found = node.require("history")
+    if found.value == "last":
+        return HistoryBaseline()
+    if not isinstance(found.value, dict) or len(found.keys()) != 1:
+        raise found.type_error("last, {runs: N} or {run_id: ID}")
+    if found.get("runs") is not None:
+        runs = found.require("runs")
+        if isinstance(runs.value, bool) or not isinstance(runs.value, int):
+            raise runs.type_error("a number of earlier runs (1 to 1000)")
+        if not 1 <= runs.value <= MAX_RUNS:
+            raise runs.error(f"expected 1 to {MAX_RUNS} runs, got {runs.value}")
+        return HistoryBaseline(last=False, runs=runs.value)
+    if found.get("run_id") is not None:
+        pinned = found.require("run_id")
+        return HistoryBaseline(last=False, run_id=pinned.as_str("a run id"))
+    key = next(iter(found.keys()))
+    raise found.require(key).error(unknown_message("history key", key, ("runs", "run_id")))
+
+
+MAX_RUNS = 1000
+"""The most earlier runs a history reference may average."""
+
 _SQL_REFERENCE = "SELECT * FROM VALUES (1), (2), (3), (4), (5) AS t(id)"
 """The examples' referenced side (beside the sample table's ``id``, 1 to 5)."""
+
+_HISTORY_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["history"],
+    "properties": {
+        "history": {
+            "anyOf": [
+                {"const": "last"},
+                {"type": "object", "additionalProperties": False, "required": ["runs"],
+                 "properties": {"runs": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS}}},
+                {"type": "object", "additionalProperties": False, "required": ["run_id"],
+                 "properties": {"run_id": {"type": "string"}}},
+            ],
+            "description": "The newest earlier run, the average of the newest N, or a pinned run.",
+        }
+    },
+}  # fmt: skip
+"""A history reference's schema (beside a source's)."""
 
 DRIFT_RULES: dict[str, RuleSpec] = {
     "drift": RuleSpec(
@@ -116,7 +191,7 @@ DRIFT_RULES: dict[str, RuleSpec] = {
             '{type: drift, column: status, method: js, bins: values, references: {sql: "SELECT \'a\' AS status"}, must_be: "< 1"}',
         ),
         doc=RuleDoc(
-            params="`column`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its `column` (default: the rule's); `method`: `psi` (default), `js`, `kl`, `ks`, `ks_p_value`, `wasserstein`, `chi_square`, `chi_square_p_value`; `bins`: a number of equal-width bins (default 10) or `values` (default for chi-square); `must_be`/`warn` (a default per method)",
+            params="`column`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its `column` (default: the rule's), or `{history: last}`, `{history: {runs: N}}`, `{history: {run_id: ID}}` (the distributions earlier runs stored in the metrics store; numbers); `method`: `psi` (default), `js`, `kl`, `ks`, `ks_p_value`, `wasserstein`, `chi_square`, `chi_square_p_value`; `bins`: a number of equal-width bins (default 10) or `values` (default for chi-square); `must_be`/`warn` (a default per method)",
             fails="the column's distribution has moved from the referenced source's: the method's statistic (or p-value) is outside the threshold (Soda's distribution check, GX's KL divergence and chi-square expectations, scipy's definitions); no value to compare on either side fails",
             nulls="left out, counted (`details.drift`); NaN and infinities too",
             columns="numeric (with `bins: N`, and for `ks`, `wasserstein`); any with `bins: values`",
@@ -124,8 +199,8 @@ DRIFT_RULES: dict[str, RuleSpec] = {
         ),
         values={
             "references": {
-                "anyOf": [ref("source"), ref("reference")],
-                "description": "The referenced source, and its column when it is not named as the rule's.",
+                "anyOf": [ref("source"), ref("reference"), _HISTORY_SCHEMA],
+                "description": "The referenced source, and its column when it is not named as the rule's; or {history: last | {runs: N} | {run_id: ID}}: the distribution earlier runs stored in the metrics store.",
             },
             "method": {"enum": list(DRIFT_METHODS), "default": "psi"},
             "bins": {

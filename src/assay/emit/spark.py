@@ -23,6 +23,7 @@ from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
+from assay.planner.drift import Sketch
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -169,6 +170,21 @@ def _(measure: ExprAggregate, name: str) -> list[Column]:
     args = [F.array(*map(F.lit, a)) if isinstance(a, tuple) else F.lit(a) for a in measure.args]
     value = _kept(column(measure.expr), measure.where)
     return [F.call_function(measure.function, value, *args).alias(name)]
+
+
+@_emit_measure.register(Sketch)
+def _(measure: Sketch, name: str) -> list[Column]:
+    value = col(measure.column)
+    x = value.cast("double")
+    infinite = F.abs(x) == F.lit(float("inf"))
+    finite = F.when(~F.isnan(x) & ~infinite, x)
+    return [
+        F.call_function("kll_sketch_agg_double", _kept(finite, measure.where), F.lit(measure.k))
+        .alias(f"{name}_sketch"),
+        F.count_if(_kept(value.isNull(), measure.where)).alias(f"{name}_nulls"),
+        F.count_if(_kept(F.isnan(x), measure.where)).alias(f"{name}_nan"),
+        F.count_if(_kept(infinite, measure.where)).alias(f"{name}_infinite"),
+    ]  # fmt: skip
 
 
 @_emit_measure.register(ServerNow)

@@ -128,12 +128,17 @@ def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
     newest_first = Window.partitionBy("table", "rule", "measure", "_good").orderBy(
         F.col("run_time").desc()
     )
+    newest_rows = F.col("_n") <= F.lit(want.longest)
+    for (t, r, m), runs in sorted(want.pinned.items()):  # pinned runs' rows, however old
+        pinned = (key == F.lit(f"{t}\u0000{r}\u0000{m}")) & F.col("run_id").isin(sorted(runs))
+        newest_rows = newest_rows | pinned
+    frame = spark.read.table(store.location)
+    state = ["state"] if want.states and "state" in frame.columns else []  # drift's sketches
     return (
-        spark.read.table(store.location)
-        .where(kept)
+        frame.where(kept)
         .withColumn("_good", good)
         .withColumn("_n", F.row_number().over(newest_first))
-        .where(F.col("_n") <= F.lit(want.longest))
+        .where(newest_rows)
         .select(
             "table",
             "rule",
@@ -141,6 +146,7 @@ def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
             "value",
             "run_id",
             "columns",  # a schema row's columns
+            *state,
             F.unix_micros(F.col("run_time")).alias("micros"),
         )  # fmt: skip
     )

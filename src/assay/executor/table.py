@@ -14,6 +14,7 @@ from assay.executor.results import table_totals as table_totals
 from assay.executor.spark_errors import failure_sentence, spark_message
 from assay.executor.stages.aggregate import measure
 from assay.executor.stages.detail import sample
+from assay.executor.stages.drift_history import drift_states, first_runs, stored_with, with_stored
 from assay.executor.stages.incremental import (
     incremental_outcome,
     judged_in_scope,
@@ -61,6 +62,7 @@ def run_table(
     start = time.monotonic()
     table = planned.plan.table
     scanned = None
+    drifts: list[dict] = []
     try:
         if table.incremental is None:
             measured = measure(planned, submitter)
@@ -69,8 +71,14 @@ def run_table(
             measured, scanned = measure_incremental(
                 table, planned.schema, submitter, stored, context.full
             )
+        measured = dataclasses.replace(  # drift against history: the stored states
+            measured, values=with_stored(table, measured.values, context.history)
+        )
         judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
+        judged = dataclasses.replace(judged, outcomes=first_runs(
+            table, judged.outcomes, measured.values, context.history))  # fmt: skip
         judged = judged_in_scope(planned, judged, scanned)
+        drifts = drift_states(table, measured.values)
         if scanned is None:
             sampled = sample(planned, judged, measured.values, submitter)
         else:  # the samples of the new data: its failing rows only
@@ -91,6 +99,7 @@ def run_table(
     outcome = results(context.run_id, table, ran, context.policy, context.history)
     if scanned is not None and ran.error is None:
         outcome = incremental_outcome(outcome, scanned, table.rules)
+    outcome = stored_with(outcome, drifts)
     return finish(planned, whole or table, outcome, submitter, context.run_id, context.policy)
 
 

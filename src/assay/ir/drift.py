@@ -35,6 +35,25 @@ column is numeric, and the plan sorts the distinct values."""
 
 
 @dataclass(frozen=True, slots=True)
+class HistoryBaseline:
+    """The reference of a drift rule judged against the metrics store's history: the
+    column's distribution as earlier runs of the rule stored it (a KLL sketch of a
+    number, the bounded value counts of a category). ``last``: the newest earlier run;
+    ``runs``: the average of the newest ``runs`` (each counting alike); ``run_id``: that
+    run's, pinned."""
+
+    last: bool = True
+    runs: int = 1
+    run_id: str | None = None
+
+    def text(self) -> str:
+        """As the config writes it."""
+        if self.run_id is not None:
+            return f"{{history: {{run_id: {self.run_id}}}}}"
+        return "{history: last}" if self.last else f"{{history: {{runs: {self.runs}}}}}"
+
+
+@dataclass(frozen=True, slots=True)
 class DriftMetric:
     """The distance between the distribution of the table's ``column`` and the
     referenced side's (``reference.columns[0]``), by ``method``; over ``bins``
@@ -43,7 +62,7 @@ class DriftMetric:
     compare (only nulls, no rows)."""
 
     column: str
-    reference: Reference
+    reference: Reference | HistoryBaseline
     method: DriftMethod
     bins: int | None = 10
 
@@ -51,3 +70,8 @@ class DriftMetric:
     def ordered(self) -> bool:
         """Whether the method reads the sorted values (KS, Wasserstein)."""
         return self.method in ORDERED_METHODS
+
+    @property
+    def historical(self) -> bool:
+        """Whether the reference is the metrics store's history (not a source)."""
+        return isinstance(self.reference, HistoryBaseline)

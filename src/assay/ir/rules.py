@@ -302,7 +302,8 @@ class Rule:
         if isinstance(check, MetricCheck) and isinstance(
             check.metric, (RowCountMatchMetric, DriftMetric)
         ):
-            return check.metric.reference
+            found = check.metric.reference
+            return found if isinstance(found, Reference) else None  # not history's
         return None
 
     @property

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from assay.ir.drift import DriftMetric
-from assay.ir.rules import MetricCheck, Rule
+from assay.ir.rules import MetricCheck
 from assay.judge.drift_ks import ks_2samp_p_value
 from assay.judge.drift_pvalues import chi2_sf
-from assay.judge.outcome import Number, Outcome, Values
+from assay.judge.outcome import Number, Values
 from assay.planner.drift import INFINITE_BIN, NAN_BIN, NULL_BIN, distribution_of
 
 EMPTY_SHARE = 1e-5
@@ -239,7 +239,8 @@ _BINNED: dict[str, Callable[[Sequence[int], Sequence[int]], float]] = {
 
 
 def drift_value(metric: DriftMetric, values: Values, rows: int) -> Number | None:
-    """The number a drift rule judges (``judge.evaluate.METRIC_VALUES``)."""
+    """The number a drift rule against a source judges (``judge.drift_history.drift_value``
+    dispatches)."""
     return measured(metric, values[distribution_of(metric)]).value
 
 
@@ -298,22 +299,3 @@ def distribution(found: Counts) -> dict[str, Any]:
 
 def _side(compared: int, left_out: Mapping[str, tuple[int, int]], side: int) -> dict[str, int]:
     return {"compared": compared, **{k: v[side] for k, v in left_out.items()}}
-
-
-def with_drift(judged: Callable[..., Outcome]) -> Callable[..., Outcome]:
-    """A metric judge whose drift rules' outcomes carry ``details.drift``."""
-
-    def judge(rule: Rule, check: Any, values: Values, rows: int) -> Outcome:
-        outcome = judged(rule, check, values, rows)
-        drifted = isinstance(check, MetricCheck) and isinstance(check.metric, DriftMetric)
-        if drifted and outcome.severity != "error":
-            return replace(
-                outcome, details={**(outcome.details or {}), "drift": details(check, values)}
-            )
-        return outcome
-
-    return judge
-
-
-DRIFT_VALUES: dict[type, Callable[[Any, Values, int], Number | None]] = {DriftMetric: drift_value}
-"""The drift metric's entry of :data:`assay.judge.evaluate.METRIC_VALUES`."""

@@ -45,6 +45,10 @@ class Sketch:
     k: int
     values: tuple[float, ...]
     weights: tuple[int, ...]
+    low: float | None = None
+    """The column's minimum (the sketch's preamble keeps it; None: no value)."""
+    high: float | None = None
+    """The column's maximum."""
 
     @property
     def exact(self) -> bool:
@@ -74,13 +78,14 @@ def read(data: bytes) -> Sketch:
         return Sketch(0, k, (), ())
     if flags & _SINGLE or version == 2:
         (value,) = struct.unpack_from("<d", data, 8)
-        return Sketch(1, k, (value,), (1,))
+        return Sketch(1, k, (value,), (1,), value, value)
     if pre_ints != 5 or len(data) < 20:
         raise SketchError(f"preamble of {pre_ints} ints: not a KLL doubles sketch")
     (n,) = struct.unpack_from("<Q", data, 8)
     levels = data[18]
     offsets = list(struct.unpack_from(f"<{levels}I", data, 20))
-    start = 20 + 4 * levels + 16  # the minimum and maximum
+    low, high = struct.unpack_from("<dd", data, 20 + 4 * levels)
+    start = 20 + 4 * levels + 16  # after the minimum and maximum
     count, rest = divmod(len(data) - start, 8)
     if rest or count <= 0:
         raise SketchError(f"{len(data)} bytes: not a whole number of values")
@@ -93,7 +98,7 @@ def read(data: bytes) -> Sketch:
     pairs.sort()
     if sum(w for _, w in pairs) != n:
         raise SketchError(f"the values' weights do not add up to n = {n}")
-    return Sketch(n, k, tuple(v for v, _ in pairs), tuple(w for _, w in pairs))
+    return Sketch(n, k, tuple(v for v, _ in pairs), tuple(w for _, w in pairs), low, high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,9 @@ class Distribution:
     cdf: tuple[float, ...]
     n: int
     error: float
+    low: float | None = None
+    """The smallest value of the column(s) summarised (the sketches' minimum)."""
+    high: float | None = None
 
     def at(self, x: float) -> float:
         """The share of values at or below ``x``."""
@@ -133,7 +141,10 @@ def distribution(sketches: Sequence[Sketch], average: bool = False) -> Distribut
         cdf.append(running / total)
     cdf[-1] = 1.0
     n = sum(s.n for s in kept)
-    return Distribution(tuple(values), tuple(cdf), n, max(s.rank_error for s in kept))
+    lows = [s.low if s.low is not None else s.values[0] for s in kept]
+    highs = [s.high if s.high is not None else s.values[-1] for s in kept]
+    error = max(s.rank_error for s in kept)
+    return Distribution(tuple(values), tuple(cdf), n, error, min(lows), max(highs))
 
 
 def ks(table: Distribution, reference: Distribution) -> float:

@@ -48,7 +48,7 @@ from assay.ir.rules import (
 )
 from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Between
-from assay.judge.drift import DRIFT_VALUES, with_drift
+from assay.judge.drift_history import DRIFT_VALUES, with_drift
 from assay.judge.outcome import Evidence as Evidence
 from assay.judge.outcome import Number as Number
 from assay.judge.outcome import Outcome as Outcome

@@ -7,16 +7,22 @@ before this one carrying this run's tags, the newest ``runs`` of each.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.monitoring import Monitoring, SchemaChangeCheck
-from assay.ir.rules import Rule
+from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import Table
-from assay.monitoring.identity import identities
+from assay.monitoring.identity import JUDGING_KEYS, identities
 from assay.monitoring.records import parse_time, tracked_measure, utc_text
 from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE
+
+DRIFT_STATE = "kll_double"
+"""The ``measure`` of a drift rule's stored distribution: its KLL sketch's bytes in
+``state``, the values it summarises in ``value``."""
 
 Key = tuple[str, str, str]
 """(table, rule identity, measure)."""
@@ -31,6 +37,8 @@ class Point:
     run_id: str = ""
     columns: str = ""
     """A schema row's columns (JSON: :mod:`assay.monitoring.schemas`); empty for a value."""
+    state: bytes | None = None
+    """A state row's bytes (a drift rule's stored distribution); None for a value."""
 
 
 History = Mapping[tuple[str, str], tuple[Point, ...]]
@@ -47,6 +55,14 @@ class Wanted:
     before: dt.datetime
     run_id: str
     tags: tuple[tuple[str, str], ...] = ()
+    pinned: Mapping[Key, frozenset[str]] = field(default_factory=dict)
+    """Runs read for a key however old (a drift rule's ``{history: {run_id: ...}}``),
+    beside its newest ``runs``."""
+
+    @property
+    def states(self) -> bool:
+        """Whether state rows are asked for (their ``state`` bytes read too)."""
+        return any(m == DRIFT_STATE for _, _, m in self.runs)
 
     @property
     def keys(self) -> frozenset[Key]:
@@ -74,19 +90,56 @@ def newest(
         moment = row["run_time"]
         moment = parse_time(moment) if isinstance(moment, str) else moment
         columns = str(row.get("columns") or "") if key[2] == SCHEMA_MEASURE else ""
-        point = Point(utc_text(moment), float(row["value"]), str(row.get("run_id") or ""), columns)
+        state = row.get("state") if key[2] == DRIFT_STATE else None
+        point = Point(utc_text(moment), float(row["value"]), str(row.get("run_id") or ""), columns,
+                      state)  # fmt: skip
         series.setdefault(key, {}).setdefault(point.run_id or point.run_time, (moment, point))
     history: dict[tuple[str, str], tuple[Point, ...]] = {}
     for key, runs in series.items():
         ordered = [p for _, p in sorted(runs.values(), key=lambda mp: mp[0])]
-        history[(key[0], key[1])] = tuple(ordered[-wanted.runs[key] :])
+        keep = len(ordered) - wanted.runs[key]
+        pinned = wanted.pinned.get(key, frozenset())
+        history[(key[0], key[1])] = tuple(
+            p for i, p in enumerate(ordered) if i >= keep or p.run_id in pinned
+        )
     return history
 
 
 def watched(rule: Rule) -> bool:
     """Whether ``rule`` is judged against what the metrics store holds: its own earlier
     values (``change``, ``anomaly``), or the table's last schema (``schema_change``)."""
-    return rule.over_time is not None or isinstance(rule.check, SchemaChangeCheck)
+    return (
+        rule.over_time is not None
+        or isinstance(rule.check, SchemaChangeCheck)
+        or drift_history(rule) is not None
+    )
+
+
+DISTRIBUTION_KEYS = frozenset({"method", "references", "bins"})
+"""A drift rule's settings that do not change the distribution it stores."""
+
+
+def distribution_identity(rule: Rule) -> str:
+    """The ``rule`` of a drift rule's stored distribution: its name, else ``drift(column)``
+    and what changes the values sketched (a filter), not how they are compared (method,
+    bins, baseline): the rules of one column share their states, and a rule pinned to a
+    run finds the distribution that run stored under another baseline."""
+    if rule.name:
+        return rule.name
+    text = f"{rule.kind}({','.join(rule.columns)})"
+    measured = {k: v for k, v in rule.params if k not in JUDGING_KEYS | DISTRIBUTION_KEYS}
+    if measured:
+        text += " " + json.dumps(measured, sort_keys=True, separators=(",", ":"), default=str)
+    return text
+
+
+def drift_history(rule: Rule) -> HistoryBaseline | None:
+    """A drift rule's history reference (None: any other rule)."""
+    check = rule.check
+    if isinstance(check, MetricCheck) and isinstance(check.metric, DriftMetric):
+        reference = check.metric.reference
+        return reference if isinstance(reference, HistoryBaseline) else None
+    return None
 
 
 def wanted(
@@ -95,6 +148,7 @@ def wanted(
     """The history the run's rules judged over time need: their values, and the last
     schema of each table a ``schema_change`` rule watches."""
     runs: dict[Key, int] = {}
+    pinned: dict[Key, frozenset[str]] = {}
     for table in tables:
         for rule, identity in zip(table.rules, identities(table.rules), strict=True):
             if rule.over_time is not None:
@@ -102,7 +156,13 @@ def wanted(
                 runs[key] = max(runs.get(key, 0), rule.over_time.runs)
             if isinstance(rule.check, SchemaChangeCheck):
                 runs[(table.name, SCHEMA_RULE, SCHEMA_MEASURE)] = 1
-    return Wanted(runs, run_time, run_id, monitoring.tags)
+            baseline = drift_history(rule)
+            if baseline is not None:
+                key = (table.name, distribution_identity(rule), DRIFT_STATE)
+                runs[key] = max(runs.get(key, 0), baseline.runs)
+                if baseline.run_id is not None:
+                    pinned[key] = pinned.get(key, frozenset()) | {baseline.run_id}
+    return Wanted(runs, run_time, run_id, monitoring.tags, pinned)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ is one sort of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from assay.ir.drift import DriftMetric
-from assay.ir.expr import Expr
+from assay.ir.drift import DriftMetric, HistoryBaseline
+from assay.ir.expr import And, Expr
 from assay.ir.sources import Source
 from assay.planner.kinds import MeasureKind, read, where_text
 from assay.planner.sqltext import quote, render_source
@@ -61,6 +61,7 @@ finite range, and (when ``ordered``) the KS statistic and the Wasserstein distan
 
 def distribution_of(metric: DriftMetric) -> Distribution:
     """The measure of a drift metric (planned and judged by the same key)."""
+    assert not isinstance(metric.reference, HistoryBaseline)
     return Distribution(
         metric.column,
         metric.reference.source,
@@ -89,7 +90,56 @@ DRIFT_KIND = MeasureKind(
     reference=True,
 )
 
-DRIFT_MEASURES: dict[type, Callable[[Any], tuple[Any, ...]]] = {
-    DriftMetric: lambda m: (distribution_of(m),)
+KLL_K = 200
+"""The KLL sketch's ``k`` (Spark's default): a CDF within 1.33% (99% confidence)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sketch:
+    """A drift rule's measure against history, in the table's one scan: the KLL sketch
+    of ``column``'s finite values cast to double (``kll_sketch_agg_double(CAST(column AS
+    DOUBLE), k)``, Spark 4.1+), and its nulls, NaN and infinities counted (left out of
+    every statistic, as against a source)."""
+
+    column: str
+    k: int = KLL_K
+    where: Expr | None = None
+
+
+SKETCH_OUTPUTS = ("sketch", "nulls", "nan", "infinite")
+"""Named outputs of a :class:`Sketch`: its bytes, then the values left out. The run adds
+``stored``: the states earlier runs stored, by baseline (:func:`stored_states`)."""
+
+SKETCH_KIND = MeasureKind(
+    lambda m: "kll",
+    lambda m: f"kll_sketch_agg_double(CAST({quote(m.column)} AS DOUBLE), {m.k}){where_text(m)}",
+    lambda m: read(m, m.column),
+    outputs=SKETCH_OUTPUTS,
+    apart=lambda m: True,  # an object aggregate: a scan branch of its own
+)
+
+
+def sketch_of(metric: DriftMetric) -> Sketch:
+    """The measure of a drift metric against history."""
+    return Sketch(metric.column)
+
+
+def _drift_measures(metric: DriftMetric) -> tuple[Any, ...]:
+    if isinstance(metric.reference, HistoryBaseline):
+        return (sketch_of(metric),)
+    return (distribution_of(metric),)
+
+
+DriftMeasure = Distribution | Sketch
+"""The drift measures (members of :data:`assay.planner.measures.Measure`)."""
+
+DRIFT_KINDS = {Distribution: DRIFT_KIND, Sketch: SKETCH_KIND}
+DRIFT_FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
+    kind: lambda m, c: replace(m, where=c if m.where is None else And((c, m.where)))
+    for kind in (Distribution, Sketch)
 }
+"""The drift measures' entries of :data:`assay.planner.measures.MEASURE_KINDS` and
+``FILTERED`` (a filter kept as measures' ``where``)."""
+
+DRIFT_MEASURES: dict[type, Callable[[Any], tuple[Any, ...]]] = {DriftMetric: _drift_measures}
 """The drift metric's entry of :data:`assay.planner.measures.METRIC_MEASURES`."""

@@ -19,7 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from assay.comparison.render import describe_source
-from assay.ir.drift import DriftMetric
+from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.expr import (
     And,
     Coalesce,
@@ -198,6 +198,8 @@ def metric_text(metric: object, rule: Rule) -> str:
     if isinstance(metric, RowCountMatchMetric):
         return f"row_count as % of {_reference(metric.reference)}"
     if isinstance(metric, DriftMetric):
+        if isinstance(metric.reference, HistoryBaseline):
+            return f"{metric.method}({metric.column}) against {metric.reference.text()}"
         ref = f"{_reference(metric.reference)} ({metric.reference.columns[0]})"
         return f"{metric.method}({metric.column}) against {ref}"
     if isinstance(metric, AggregateMetric):

@@ -41,7 +41,7 @@ from assay.ir.rules import (
 )
 from assay.ir.shapes import GroupNulls, complete
 from assay.ir.values import Threshold
-from assay.planner.drift import DRIFT_KIND, DRIFT_MEASURES, Distribution
+from assay.planner.drift import DRIFT_FILTERED, DRIFT_KINDS, DRIFT_MEASURES, DriftMeasure
 from assay.planner.frequencies import FREQUENCIES_KIND, Frequencies, frequencies_of
 from assay.planner.kinds import OBJECT_AGGREGATES as OBJECT_AGGREGATES
 from assay.planner.kinds import MeasureKind as MeasureKind
@@ -221,7 +221,7 @@ Measure = (
     | ReferenceRows
     | PerGroup
     | Frequencies
-    | Distribution
+    | DriftMeasure
 )
 
 GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
@@ -324,7 +324,7 @@ MEASURE_KINDS: dict[type, MeasureKind] = {
         lambda m: "ref_rows", render_reference_rows, lambda m: (), scan=False, reference=True
     ),
     Frequencies: FREQUENCIES_KIND,
-    Distribution: DRIFT_KIND,
+    **DRIFT_KINDS,
 }
 """Every measure kind the planner can plan. A new kind is a dataclass above, its entry
 here, and its emitter in :mod:`assay.emit.spark`."""
@@ -387,7 +387,7 @@ FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     ReferenceRows: lambda m, c: m,  # the referenced side is not the table's rows
     PerGroup: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
     Frequencies: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
-    Distribution: lambda m, c: dataclasses.replace(m, where=_also(m.where, c)),
+    **DRIFT_FILTERED,
 }
 """Each measure kind over the rows where a condition holds (a rule's ``filter``): the one
 rewrite that planning (:func:`measures_of`) and judging (:class:`Filtered`) share;

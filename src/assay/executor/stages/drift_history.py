@@ -1,0 +1,114 @@
+"""Drift rules against the metrics store's history in a table's run (docs/rules.md#drift):
+the states earlier runs stored, read by the run's one history read before any table, put
+among the measured values for the judge; a first run (nothing stored) passes, saying so,
+as a ``change`` rule's or a ``schema_change`` rule's first run does; and this run's
+sketches as state rows, stored in the run's one append."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assay.ir.drift import DriftMetric, HistoryBaseline
+from assay.ir.rules import MetricCheck, Rule
+from assay.ir.suite import Table
+from assay.judge.drift_history import sketch_of
+from assay.judge.outcome import Outcome
+from assay.monitoring.series import (
+    DRIFT_STATE,
+    History,
+    Point,
+    distribution_identity,
+    drift_history,
+)
+from assay.planner.drift import sketch_of as sketch_measure
+from assay.planner.measures import filtered
+
+FIRST_RUN = "no distribution stored by an earlier run: first run (this run's is stored)"
+
+
+def _historical(table: Table) -> list[tuple[int, Rule, str, DriftMetric]]:
+    """Each drift rule against history: its index, the rule, the identity of its stored
+    distribution, its metric."""
+    found = []
+    for index, rule in enumerate(table.rules):
+        if drift_history(rule) is not None:
+            check = rule.check
+            assert isinstance(check, MetricCheck) and isinstance(check.metric, DriftMetric)
+            found.append((index, rule, distribution_identity(rule), check.metric))
+    return found
+
+
+def _chosen(points: Sequence[Point], baseline: HistoryBaseline) -> list[Point]:
+    """The stored states a baseline compares with (``points`` oldest first): the newest,
+    the newest ``runs``, or the pinned run's."""
+    held = [p for p in points if p.state is not None]
+    if baseline.run_id is not None:
+        return [p for p in held if p.run_id == baseline.run_id][-1:]
+    return held[-baseline.runs :]
+
+
+def _key(rule: Rule, measure: Any) -> Any:
+    return measure if rule.filter is None else filtered(measure, rule.filter)
+
+
+def with_stored(table: Table, values: Mapping[Any, Any], history: History | str) -> dict[Any, Any]:
+    """The measured values, each drift rule's sketch with the states earlier runs stored
+    for its baseline beside it (``stored``: (run id, bytes), oldest first; none read: a
+    first run)."""
+    out = dict(values)
+    if isinstance(history, str):
+        return out
+    for _, rule, identity, metric in _historical(table):
+        baseline = metric.reference
+        assert isinstance(baseline, HistoryBaseline)
+        key = _key(rule, sketch_measure(metric))
+        points = _chosen(history.get((table.name, identity), ()), baseline)
+        stored = tuple((p.run_id, p.state) for p in points if p.state is not None)
+        if stored and isinstance(out.get(key), Mapping):
+            by_baseline = {**out[key].get("stored", {}), baseline: stored}
+            out[key] = {**out[key], "stored": by_baseline}
+    return out
+
+
+def first_runs(
+    table: Table, outcomes: Sequence[Outcome], values: Mapping[Any, Any], history: History | str
+) -> tuple[Outcome, ...]:
+    """The outcomes, a drift rule against history with nothing stored passing as a first
+    run, and one whose history could not be read an error (it did not run as written)."""
+    out = list(outcomes)
+    for index, rule, _, metric in _historical(table):
+        if out[index].severity == "error":
+            continue
+        if isinstance(history, str):
+            out[index] = Outcome("error", None, None, f"not judged against history: {history}")
+        elif metric.reference not in values[_key(rule, sketch_measure(metric))].get("stored", {}):
+            said: dict[str, Any] = {"method": metric.method, "history": metric.reference.text(),  # type: ignore[union-attr]
+                                    "reference_runs": [], "exact": None}  # fmt: skip
+            out[index] = Outcome("pass", None, None, FIRST_RUN, {"drift": said})
+    return tuple(out)
+
+
+def drift_states(table: Table, values: Mapping[Any, Any]) -> list[dict[str, Any]]:
+    """This run's sketch of each drift rule against history, as store rows (without
+    ``run_time``, ``server``, ``tags`` and ``run_id``, which the run's append adds)."""
+    rows = []
+    seen = set()
+    for _, rule, identity, metric in _historical(table):
+        data = (values.get(_key(rule, sketch_measure(metric))) or {}).get("sketch")
+        if data is None or identity in seen:
+            continue  # no finite value (nothing to store), or stored by a rule before
+        seen.add(identity)
+        rows.append({"table": table.name, "rule": identity, "rule_type": rule.kind,
+                     "columns": metric.column, "measure": DRIFT_STATE,
+                     "value": float(sketch_of(data).n), "severity": None,
+                     "state": bytes(data)})  # fmt: skip
+    return rows
+
+
+def stored_with(outcome: Any, rows: Sequence[dict[str, Any]]) -> Any:
+    """A table's outcome carrying its drift states beside any others."""
+    if not rows:
+        return outcome
+    return dataclasses.replace(outcome, states=(*outcome.states, *rows))
