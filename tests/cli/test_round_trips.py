@@ -44,8 +44,8 @@ ROUND_TRIPS = {
     # pyspark's own, before its first plan: whether to compress plans
     "Config:get:spark.connect.session.planCompression.threshold": 1,
     # the source's schema (prepare.read_source); the folded SQL rule as written over
-    # the table, and its condition in the aggregate (prepare.planned_counted)
-    "AnalyzePlan:schema": 3,
+    # the table and its condition in the aggregate, together (prepare._rejected_folds)
+    "AnalyzePlan:schema": 2,
     # the source's size and columnarity (emit.statistics.scan_facts); the regexes
     # compiled by Java, all in one query (emit.uncompilable_patterns)
     "AnalyzePlan:explain": 2,

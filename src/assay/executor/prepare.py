@@ -25,6 +25,7 @@ from pyspark.sql.connect.session import SparkSession
 
 from assay.dialects.validator_functions import split as split_validators
 from assay.emit import spark as emit
+from assay.emit.analysis import analysed_beside
 from assay.emit.statistics import UNKNOWN, scan_facts
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
@@ -149,7 +150,7 @@ def planned_counted(
             else emit.source_sql(table.source, table.filter)
         )
         text = as_sql or emit.schema_stand_in(schema)
-        rejected = _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
+        rejected = _rejected_folds(spark, plan, text, df)
         if rejected:
             # The second planner call: which SQL rules fold is the plan's own choice, and
             # whether Spark accepts a folded rule as written is known only by analysing
@@ -248,6 +249,40 @@ def _pattern_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
     ]
 
 
+def _rejected_folds(spark: SparkSession, plan: TablePlan, text: str, df: DataFrame) -> set[int]:
+    """The folded SQL rules Spark rejects as written (:func:`_rejected_as_written`) or as
+    conditions of the aggregate (:func:`_rejected_conditions`). When it accepts them all,
+    the usual case, that is one analysis RPC for both (the batch as written cross-joined
+    with the conditions' aggregate), no scan; each check on its own only when it fails."""
+    conditions = [f for f in plan.folded if f.analysed is not None]
+    if conditions:
+        try:
+            analysed_beside(spark, _written(plan, plan.folded, text), _conditions(df, conditions))
+            return set()
+        except Exception:  # noqa: BLE001 - found by the checks on their own below
+            pass
+    return _rejected_as_written(spark, plan, text) | _rejected_conditions(df, plan)
+
+
+def _written(plan: TablePlan, folded: Sequence[FoldedSql], validation_df: str) -> str:
+    """The SQL batch of the ``folded`` rules' queries as written, over ``validation_df``."""
+    queries = tuple(
+        SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
+        for i, f in enumerate(folded)
+    )
+    return emit.sql_text(SqlPlan(queries), validation_df)
+
+
+def _conditions(df: DataFrame, folded: Sequence[FoldedSql]) -> DataFrame:
+    """One aggregate of the ``folded`` rules' conditions over the table."""
+    slots = tuple(
+        Slot(f"c{i}", f.analysed, (f.rule_index,))
+        for i, f in enumerate(folded)
+        if f.analysed is not None
+    )
+    return emit.aggregate_frame(df, AggregatePlan((ScanAggregate(slots),), ()))
+
+
 def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: str) -> set[int]:
     """The folded SQL rules whose query, as written, Spark rejects over the table
     (``validation_df``: its SQL text, or a stand-in of its schema); one analysis RPC for
@@ -255,12 +290,8 @@ def _rejected_as_written(spark: SparkSession, plan: TablePlan, validation_df: st
     so Spark's error names the rule: a fold never answers a query that would not run."""
 
     def analyses(folded: Sequence[FoldedSql]) -> bool:
-        queries = tuple(
-            SqlQuery(f"q{i}", f.rule_index, plan.table.rules[f.rule_index].check)  # type: ignore[arg-type]
-            for i, f in enumerate(folded)
-        )
         try:
-            emit.analysed(spark, emit.sql_text(SqlPlan(queries), validation_df))
+            emit.analysed(spark, _written(plan, folded, validation_df))
             return True
         except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
             return False
@@ -277,17 +308,10 @@ def _rejected_conditions(df: DataFrame, plan: TablePlan) -> set[int]:
 
     def analyse(folded: Sequence[FoldedSql]) -> bool:
         try:
-            _ = emit.aggregate_frame(df, AggregatePlan((ScanAggregate(slots(folded)),), ())).schema
+            _ = _conditions(df, folded).schema
             return True
         except Exception:  # noqa: BLE001 - the rule is run as a query, which reports it
             return False
-
-    def slots(folded: Sequence[FoldedSql]) -> tuple[Slot, ...]:
-        return tuple(
-            Slot(f"c{i}", f.analysed, (f.rule_index,))
-            for i, f in enumerate(folded)
-            if f.analysed is not None
-        )
 
     conditions = [f for f in plan.folded if f.analysed is not None]
     if not conditions or analyse(conditions):
