@@ -149,3 +149,14 @@ def test_table_store(server, spark, tmp_path):
 def test_refused_without_a_store(spark):
     with pytest.raises(assay.ConfigErrors, match="needs a metrics store"):
         assay.validate(_frame(spark, [1.0]), [_rule("ks")])
+
+
+def test_a_spark_4_0_server_is_refused_at_the_rule_before_any_scan(spark):
+    from assay.api.suites import rules_suite
+    from assay.executor.stages.drift_history import sketch_refusals
+
+    (table,) = rules_suite([_rule("ks"), {"type": "not_null", "column": "x"}]).tables
+    (error,) = sketch_refusals(table.rules, "4.0.1")
+    assert "Spark 4.0.1" in str(error) and "rules[0]" in str(error)
+    assert sketch_refusals(table.rules, "4.1.0") == [] and sketch_refusals(table.rules, "5.0") == []
+    assert spark.version >= "4.1"  # this server sketches: the rule runs (the tests above)

@@ -33,6 +33,7 @@ from assay.executor.outputs import check_sinks
 from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
+from assay.executor.stages.drift_history import version_problems
 from assay.executor.stages.prepared import Planned, Prepared
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
@@ -76,6 +77,7 @@ def prepare(
         return problems
     problems += refs.problems
     problems += [ConfigError(m, o, hint=h) for m, o, h in refusals(whole, schema)]
+    problems += version_problems(spark, table)  # drift against history: Spark 4.1+
     if not problems:
         problems += snippet_problems(df, table)
     sql = SqlBinding()

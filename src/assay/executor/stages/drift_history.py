@@ -7,9 +7,13 @@ sketches as state rows, stored in the run's one append."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pyspark.sql.connect.session import SparkSession
+
+from assay.errors import ConfigError
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import Table
@@ -112,3 +116,34 @@ def stored_with(outcome: Any, rows: Sequence[dict[str, Any]]) -> Any:
     if not rows:
         return outcome
     return dataclasses.replace(outcome, states=(*outcome.states, *rows))
+
+
+SKETCH_SPARK = (4, 1)
+"""The first Spark with KLL sketches (``kll_sketch_agg_double``)."""
+
+
+def sketch_refusals(rules: Sequence[Rule], version: str) -> list[ConfigError]:
+    """A drift rule against history on a server older than Spark 4.1 (no KLL sketches):
+    an error at the rule naming the server's version, before any scan."""
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) >= SKETCH_SPARK:
+        return []
+    return [
+        ConfigError(
+            f"drift against history sketches the column with kll_sketch_agg_double, which"
+            f" Spark has from 4.1 on: this server runs Spark {version}",
+            rule.origin,
+            hint="compare with a referenced source (references: {table: ...}), or run on"
+            " Spark 4.1 or later",
+        )
+        for rule in rules
+        if drift_history(rule) is not None
+    ]
+
+
+def version_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
+    """:func:`sketch_refusals` of the table's rules (the server's version asked only when
+    a rule needs it)."""
+    if not any(drift_history(rule) is not None for rule in table.rules):
+        return []
+    return sketch_refusals(table.rules, spark.version)
