@@ -5,7 +5,10 @@ states chosen, the exact merges, and explain's text."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
+import subprocess
+import sys
 from decimal import Decimal
 
 import assay
@@ -98,3 +101,20 @@ def test_explain_says_what_a_run_scans_and_merges(tmp_path):
     assert "m2 stddev_samp(v): count, mean and M2, merged by Chan's formula  rules[1]" in text
     assert "judged on the partitions scanned alone (scope: new): rules[1]" in text
     assert "no group spans two partitions)  rules[2]" in text
+
+
+def test_assay_check_refuses_a_rule_that_does_not_merge(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - source: {{path: {tmp_path}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: not_null, column: v}\n"
+        "      - {type: median, column: v, must_be: '> 0'}\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "assay", "check", str(config)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2
+    (problem,) = json.loads(done.stdout.splitlines()[0])["problems"]
+    assert problem["path"] == "tables[0].rules[1]" and problem["line"] == 7
+    assert "cannot be judged on an incremental table" in problem["message"]

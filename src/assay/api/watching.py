@@ -13,6 +13,7 @@ from assay.ir.suite import Suite
 from assay.monitoring.records import parse_time
 from assay.monitoring.series import watched
 from assay.options import RunOptions
+from assay.planner.incremental import refusals
 
 if TYPE_CHECKING:
     from pyspark.sql.connect.dataframe import DataFrame
@@ -21,9 +22,15 @@ if TYPE_CHECKING:
 
 def monitoring_of(suite: Suite, options: RunOptions) -> Monitoring | None:
     """The run's metrics store: the command line's (``--metrics`` or ``--metrics-table``)
-    or the config's, with the config's tags and the command line's (winning)."""
+    or the config's, with the config's tags and the command line's (winning). Raises the
+    rules an incremental table cannot merge (docs/incremental.md) first: ``assay check``
+    and a run say them before any Spark work."""
     if options.metrics and options.metrics_table:
         raise ConfigErrors([ConfigError("give --metrics (a file) or --metrics-table, not both")])
+    refused = [ConfigError(said, origin, hint=hint) for table in suite.tables
+               for said, origin, hint in refusals(table)]  # fmt: skip
+    if refused:  # rules an incremental table cannot merge: before any Spark work (and check)
+        raise ConfigErrors(refused)
     found = suite.monitoring
     if options.metrics:
         found = Monitoring(MetricsStore("file", os.path.abspath(options.metrics)))
