@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import assay
+from tests.helpers import validate_event
 from tests.monitoring.scenario import run_time
 
 pytestmark = pytest.mark.spark
@@ -34,6 +35,8 @@ def _rule(method: str = "ks", history: object = "last", **more) -> dict:
 
 def _run(spark, values, rules, day: int, **store):
     found = assay.validate(_frame(spark, values), rules, name="t", run_time=run_time(day), **store)
+    for event in found.events:
+        validate_event(event.to_dict())  # the events schema holds details.drift's keys
     return found, [e.to_dict() for e in found.events if e.to_dict().get("event") == "result"]
 
 
@@ -48,6 +51,7 @@ def test_first_run_stores_and_passes_then_shift_flagged_resample_not(spark, tmp_
     first, results = _run(spark, _sample(1), rules, 1, **store)
     assert first.passed, results
     assert all("first run" in r["message"] for r in results)
+    assert all(r["details"]["drift"]["exact"] is None for r in results)
     stored = _stored(tmp_path / "m.jsonl")
     assert len(stored) == 1  # the column's one distribution, whichever the methods
     assert stored[0]["rule"] == "drift(x)" and stored[0]["value"] == N and stored[0]["state"]

@@ -150,7 +150,7 @@ def history_details(
         "threshold": threshold,
         "bins": metric.bins,
         "range": [found.edges[0], found.edges[-1]] if found.edges else None,
-        "exact": found.bound == 0.0,
+        "exact": found.bound == 0.0 if found.runs else None,  # None: a first run
         "error_bound": found.bound,
         "reference_runs": list(found.runs),
         "history": baseline.text(),

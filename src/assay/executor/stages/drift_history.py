@@ -17,7 +17,7 @@ from assay.errors import ConfigError
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import Table
-from assay.judge.drift_history import sketch_of
+from assay.judge.drift_history import history_details, sketch_of
 from assay.judge.outcome import Outcome
 from assay.monitoring.series import (
     DRIFT_STATE,
@@ -88,8 +88,7 @@ def first_runs(
         if isinstance(history, str):
             out[index] = Outcome("error", None, None, f"not judged against history: {history}")
         elif metric.reference not in values[_key(rule, sketch_measure(metric))].get("stored", {}):
-            said: dict[str, Any] = {"method": metric.method, "history": metric.reference.text(),  # type: ignore[union-attr]
-                                    "reference_runs": [], "exact": None}  # fmt: skip
+            said = history_details(metric, values, rule.check.must.text)  # type: ignore[union-attr]
             out[index] = Outcome("pass", None, None, FIRST_RUN, {"drift": said})
     return tuple(out)
 
