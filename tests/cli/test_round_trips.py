@@ -207,3 +207,49 @@ def test_the_proxy_reads_a_config_request():
     finally:
         proxy.close()
     assert proxy.calls == ["Config:get:a.b", "AnalyzePlan:spark_version"]
+
+
+@pytest.mark.parametrize(
+    ("filter_", "source", "analyses", "error"),
+    [
+        ("qty > 3", None, 1, None),
+        ("qty >>> 3", None, 2, "the filter does not run"),
+        ("qty > 3", "/no/such/dir/t.parquet", 2, "cannot read its source"),
+    ],
+)
+def test_a_filtered_table_is_analysed_once(
+    server, data, tmp_path, filter_, source, analyses, error
+):
+    """A table's source and filter are analysed in one schema RPC; only when Spark
+    rejects them is the source analysed alone, to say which of the two is at fault."""
+    from pyspark.sql.connect.session import SparkSession
+
+    from assay.config import load_suite
+    from assay.errors import AssayError
+    from assay.executor.prepare import read_source
+
+    config = tmp_path / "filtered.yaml"
+    config.write_text(
+        f"tables:\n  - name: t\n    source: {{path: '{source or data}'}}\n"
+        f"    filter: '{filter_}'\n    rules:\n      - {{type: row_count, min: 1}}\n"
+    )
+    table = load_suite([str(config)]).tables[0]
+    address = re.match(r"sc://([^/]+)", server.url)
+    assert address is not None
+    proxy = CountingProxy(address.group(1))
+    spark = SparkSession.builder.remote(
+        server.url.replace(address.group(1), f"localhost:{proxy.port}", 1)
+    ).create()
+    try:
+        before = len(proxy.calls)
+        found = read_source(spark, table)
+        calls = Counter(proxy.calls[before:])
+    finally:
+        spark.stop()
+        proxy.close()
+    assert calls["AnalyzePlan:schema"] == analyses
+    if error is None:
+        assert not isinstance(found, AssayError)
+        assert [name for name, _ in found[1]][:3] == ["id", "line", "qty"]
+    else:
+        assert isinstance(found, AssayError) and error in found.message

@@ -92,7 +92,16 @@ def prepare(
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:
     """The table's rows (its filter applied) and their schema; an unreadable source or a
-    filter Spark rejects is an error placed where it was written."""
+    filter Spark rejects is an error placed where it was written. A filtered table is
+    analysed once, filter and all (one schema RPC); the source alone only when that
+    fails, to tell which of the two Spark rejects."""
+    rejected: Exception | None = None
+    if table.filter:
+        try:
+            df = bound.source_frame(spark, table.source, table.filter)
+            return df, [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+        except Exception as exc:  # noqa: BLE001 - the source or the filter: told apart below
+            rejected = exc
     try:
         df = bound.source_frame(spark, table.source, None)
         struct = df.schema
@@ -101,14 +110,10 @@ def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] |
         reason = in_users_text(exc, query, 1) if query is not None else None
         what = f"table {table.name}: cannot read its source"
         return to_assay_error(exc, what, table.place("source"), reason)
-    if table.filter:
-        try:
-            df = bound.source_frame(spark, table.source, table.filter)
-            struct = df.schema
-        except Exception as exc:  # noqa: BLE001 - the filter is the user's text
-            reason = in_users_text(exc, table.filter, 1)
-            what = f"table {table.name}: the filter does not run"
-            return to_assay_error(exc, what, table.place("filter"), reason)
+    if rejected is not None and table.filter:  # the source reads: the filter is at fault
+        reason = in_users_text(rejected, table.filter, 1)
+        what = f"table {table.name}: the filter does not run"
+        return to_assay_error(rejected, what, table.place("filter"), reason)
     return df, [(f.name, f.dataType.simpleString()) for f in struct.fields]
 
 
