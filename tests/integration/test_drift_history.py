@@ -40,9 +40,12 @@ def _run(spark, values, rules, day: int, **store):
     return found, [e.to_dict() for e in found.events if e.to_dict().get("event") == "result"]
 
 
+def _lines(path) -> list[dict]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
 def _stored(path) -> list[dict]:
-    lines = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
-    return [row for row in lines if row["measure"] == "kll_double"]
+    return [row for row in _lines(path) if row["measure"] == "kll_double"]
 
 
 def test_first_run_stores_and_passes_then_shift_flagged_resample_not(spark, tmp_path):
@@ -164,3 +167,49 @@ def test_a_spark_4_0_server_is_refused_at_the_rule_before_any_scan(spark):
     assert "Spark 4.0.1" in str(error) and "rules[0]" in str(error)
     assert sketch_refusals(table.rules, "4.1.0") == [] and sketch_refusals(table.rules, "5.0") == []
     assert spark.version >= "4.1"  # this server sketches: the rule runs (the tests above)
+
+
+CATEGORIES = ["a", "b", "c", "d", "e"]
+
+
+def _categories(spark, seed: int, weights, n: int = 3000):
+    values = np.random.default_rng(seed).choice(CATEGORIES, n, p=weights)
+    return values, spark.createDataFrame([(str(v),) for v in values] + [(None,)], "s string")
+
+
+def test_a_category_against_history_equals_scipy_on_the_counts(spark, tmp_path):
+    """bins: values: the column's value counts stored (measure frequencies, exact below
+    1,000 values), the statistics equal scipy's on the exact counts."""
+    from scipy.spatial.distance import jensenshannon
+
+    store = str(tmp_path / "m.jsonl")
+    rules = [
+        {"type": "drift", "column": "s", "method": m, "bins": "values",
+         "references": {"history": "last"}, **({"must_be": "< 1000000000"} if m == "chi_square" else {})}
+        for m in ("js", "chi_square", "chi_square_p_value", "psi")
+    ]  # fmt: skip
+    even = [0.2] * 5
+    first, frame = _categories(spark, 1, even)
+    ran = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(1))
+    assert ran.passed
+    (row,) = [r for r in _lines(tmp_path / "m.jsonl") if r["measure"] == "frequencies"]
+    assert row["value"] == 3000 and row["rule"] == "drift(s)"
+    same, frame = _categories(spark, 2, even)
+    judged = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(2))
+    results = [e.to_dict() for e in judged.events if e.to_dict().get("event") == "result"]
+    for event in judged.events:
+        validate_event(event.to_dict())
+    assert [r["passed"] for r in results] == [True, True, True, True], results
+    t = np.array([np.sum(same == c) for c in CATEGORIES])
+    r = np.array([np.sum(first == c) for c in CATEGORIES])
+    chi = stats.chi2_contingency([t, r])
+    js, chi_square, chi_p, _ = (x["metric_value"] for x in results)
+    assert abs(js - jensenshannon(t / t.sum(), r / r.sum())) < 1e-12
+    assert abs(chi_square - chi.statistic) < 1e-9 * chi.statistic
+    assert abs(chi_p - chi.pvalue) < 1e-9
+    assert results[0]["details"]["drift"]["exact"] is True
+    assert results[0]["details"]["drift"]["table"]["null"] == 1
+    _, frame = _categories(spark, 3, [0.4, 0.3, 0.1, 0.1, 0.1])
+    shifted = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(3))
+    results = [e.to_dict() for e in shifted.events if e.to_dict().get("event") == "result"]
+    assert [r["passed"] for r in results] == [False, True, False, False], results

@@ -29,7 +29,7 @@ from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.judge.evaluate import judge
 from assay.planner import plan_table
-from assay.planner.drift import Distribution, Sketch
+from assay.planner.drift import Distribution, Sketch, ValueCounts
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -71,6 +71,7 @@ SAMPLES: dict[type, Measure] = {
     Frequencies: Frequencies(("a", "b"), Col("d")),
     Distribution: Distribution("a", CatalogSource("r"), "b", 10, True, Col("d")),
     Sketch: Sketch("a", 200, Col("d")),
+    ValueCounts: ValueCounts("a", 1000, Col("d")),
 }
 
 
@@ -160,6 +161,8 @@ def _value(measure: Measure) -> object:
 
         bins = [Row(i=0, t=3, r=2), Row(i=1, t=5, r=6)]
         return {"bins": bins, "low": 0.0, "high": 2.0, "ks": 0.1, "wasserstein": 0.2}
+    if isinstance(measure, ValueCounts):  # no value counted
+        return {"kept": [], "others_values": 0, "others_rows": 0, "nulls": 1}
     if isinstance(measure, Sketch):  # no value sketched
         return {"sketch": None, "nulls": 1, "nan": 0, "infinite": 0}
     if isinstance(measure, Frequencies):

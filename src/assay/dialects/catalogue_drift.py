@@ -113,13 +113,8 @@ def _reference(rule: Node, column: str) -> Reference | HistoryBaseline:
 
 
 def _history_fits(rule: Node, bins: int | None) -> None:
-    """Refuse what a history reference does not judge (yet): categories, and a judging
-    over time of the statistic itself (its store key is the rule's, as the states')."""
-    if bins is None:
-        raise rule.require("references").error(
-            "drift against history compares numbers (KLL sketches) for now: a categorical"
-            " column (bins: values) needs a referenced source"
-        )
+    """Refuse what a history reference does not judge: a judging over time of the
+    statistic itself (it is judged against the stored distributions already)."""
     over = sorted(OVER_TIME_KEYS & set(rule.keys()))
     if over:
         raise rule.require(over[0]).error(
@@ -191,7 +186,7 @@ DRIFT_RULES: dict[str, RuleSpec] = {
             '{type: drift, column: status, method: js, bins: values, references: {sql: "SELECT \'a\' AS status"}, must_be: "< 1"}',
         ),
         doc=RuleDoc(
-            params="`column`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its `column` (default: the rule's), or `{history: last}`, `{history: {runs: N}}`, `{history: {run_id: ID}}` (the distributions earlier runs stored in the metrics store; numbers); `method`: `psi` (default), `js`, `kl`, `ks`, `ks_p_value`, `wasserstein`, `chi_square`, `chi_square_p_value`; `bins`: a number of equal-width bins (default 10) or `values` (default for chi-square); `must_be`/`warn` (a default per method)",
+            params="`column`; `references`: a source (`table`, `path` + `format` + `options`, or `sql`) and its `column` (default: the rule's), or `{history: last}`, `{history: {runs: N}}`, `{history: {run_id: ID}}` (the distributions earlier runs stored in the metrics store); `method`: `psi` (default), `js`, `kl`, `ks`, `ks_p_value`, `wasserstein`, `chi_square`, `chi_square_p_value`; `bins`: a number of equal-width bins (default 10) or `values` (default for chi-square); `must_be`/`warn` (a default per method)",
             fails="the column's distribution has moved from the referenced source's: the method's statistic (or p-value) is outside the threshold (Soda's distribution check, GX's KL divergence and chi-square expectations, scipy's definitions); no value to compare on either side fails",
             nulls="left out, counted (`details.drift`); NaN and infinities too",
             columns="numeric (with `bins: N`, and for `ks`, `wasserstein`); any with `bins: values`",

@@ -15,7 +15,7 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
 
 from assay.emit.columns import col, column
-from assay.planner.drift import INFINITE_BIN, NAN_BIN, NULL_BIN, Distribution
+from assay.planner.drift import INFINITE_BIN, NAN_BIN, NULL_BIN, Distribution, ValueCounts
 from assay.planner.plan import Slot
 
 if TYPE_CHECKING:
@@ -148,3 +148,26 @@ def _binned(groups: DataFrame, bins: int, ordered: bool) -> DataFrame:
     nxt = F.col(_NEXT)
     gap = F.when(finite & _finite(nxt), (nxt - v) * diff)
     return out.withColumn(_DIFF, diff).withColumn(_GAP, gap)
+
+
+def value_counts_frame(df: DataFrame, measure: ValueCounts, name: str) -> DataFrame:
+    """One row: a categorical column's ``bound`` most frequent values (as text, ties by
+    value) with their rows (``<name>_kept``: ``(v, n)`` pairs), the others' values and
+    rows summed, the null rows (drift against history: its stored state)."""
+    rows = df.where(column(measure.where)) if measure.where is not None else df
+    counts = rows.groupBy(col(measure.column).cast("string").alias(_V)).agg(
+        F.count(F.lit(1)).alias(_T)
+    )
+    value, n = F.col(_V), F.col(_T)
+    order = Window.orderBy(value.isNull(), n.desc(), value)  # the distinct values, sorted
+    ranked = counts.withColumn(_BIN, F.row_number().over(order))
+    kept = value.isNotNull() & (F.col(_BIN) <= F.lit(measure.bound))
+    other = value.isNotNull() & (F.col(_BIN) > F.lit(measure.bound))
+    return ranked.agg(
+        F.collect_list(F.when(kept, F.struct(value.alias("v"), n.alias("n")))).alias(
+            f"{name}_kept"
+        ),
+        F.count_if(other).alias(f"{name}_others_values"),
+        F.coalesce(F.sum(F.when(other, n)), F.lit(0)).alias(f"{name}_others_rows"),
+        F.coalesce(F.sum(F.when(value.isNull(), n)), F.lit(0)).alias(f"{name}_nulls"),
+    )

@@ -19,11 +19,12 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
+from assay.emit.drift import value_counts_frame
 from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
-from assay.planner.drift import Sketch
+from assay.planner.drift import Sketch, ValueCounts
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -243,6 +244,8 @@ def _group_frame(df: DataFrame, group: GroupAggregate) -> DataFrame:
         return groups.per_group_counts(rows, group.slot.name)
     if isinstance(measure, Frequencies):
         return frequencies_frame(df, measure, group.slot.name)
+    if isinstance(measure, ValueCounts):
+        return value_counts_frame(df, measure, group.slot.name)
     nulls = measure.nulls if isinstance(measure, GroupStats) else "any"
     if isinstance(measure, GroupStats) and measure.where is not None:
         df = df.where(column(measure.where))  # a rule's filter: the groups of its rows

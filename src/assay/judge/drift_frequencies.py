@@ -56,6 +56,16 @@ def encode(counts: Mapping[Any, int], bound: int = BOUND) -> bytes:
     )
 
 
+def encoded(kept: Sequence[tuple[str, int]], others_values: int, others_rows: int) -> bytes:
+    """The state of counts already bounded (the table's aggregate kept the most frequent
+    and summed the others), as :func:`encode` writes it."""
+    ranked = sorted(((str(v), int(c)) for v, c in kept), key=lambda p: (-p[1], p[0]))
+    return orjson.dumps(
+        {"values": ranked, "others": [int(others_values), int(others_rows)]},
+        option=orjson.OPT_SORT_KEYS,
+    )
+
+
 def decode(data: bytes) -> Frequencies:
     """A state read back."""
     try:

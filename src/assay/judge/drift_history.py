@@ -23,6 +23,7 @@ from typing import Any
 
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
+from assay.judge import drift_frequencies as frequencies
 from assay.judge.drift import chi_square, details, js, kl, ks_p_value, psi
 from assay.judge.drift import drift_value as source_value
 from assay.judge.drift_kll import Distribution, Sketch, distribution, ks, read, shares
@@ -41,13 +42,16 @@ class HistoryDrift:
     value: float | None
     statistic: float | None
     p_value: float | None
-    bound: float
+    bound: float | None
+    """None: a categorical state past its bound (the statistic is that of coarser bins)."""
     table: Distribution
     reference: Distribution
     runs: tuple[str, ...]
     edges: tuple[float, ...] = ()
     table_shares: tuple[float, ...] = ()
     reference_shares: tuple[float, ...] = ()
+    labels: tuple[str, ...] = ()
+    """A categorical column's bins (its values kept, and the others)."""
 
 
 def stored_states(metric: DriftMetric, values: Mapping[Any, Any]) -> Stored:
@@ -66,6 +70,8 @@ def judged(metric: DriftMetric, values: Mapping[Any, Any]) -> HistoryDrift:
     baseline = metric.reference
     assert isinstance(baseline, HistoryBaseline)
     stored = stored_states(metric, values)
+    if metric.bins is None:
+        return categorical(metric, values[sketch_measure(metric)], stored, baseline)
     now = sketch_of(values[sketch_measure(metric)]["sketch"])
     t = distribution([now])
     r = distribution([read(b) for _, b in stored], average=not baseline.last)
@@ -94,6 +100,33 @@ def judged(metric: DriftMetric, values: Mapping[Any, Any]) -> HistoryDrift:
         return HistoryDrift(value, statistic, p, bound, t, r, runs, edges, tuple(st), tuple(sr))
     statistic = {"psi": psi, "js": js, "kl": kl}[method](st, sr)  # type: ignore[arg-type]
     return HistoryDrift(statistic, statistic, None, bound, t, r, runs, edges, tuple(st), tuple(sr))
+
+
+def categorical(
+    metric: DriftMetric, found: Mapping[str, Any], stored: Stored, baseline: HistoryBaseline
+) -> HistoryDrift:
+    """A categorical column's statistic between this run's value counts and the stored
+    ones (:mod:`assay.judge.drift_frequencies`): exact while both sides kept every value."""
+    kept = {str(row["v"]): float(row["n"]) for row in found["kept"] or ()}
+    t = frequencies.Frequencies(kept, float(found["others_rows"]), int(found["others_values"]))
+    r = frequencies.combined([frequencies.decode(b) for _, b in stored], not baseline.last)
+    n, runs = t.n, tuple(run for run, _ in stored)
+    sizes = [frequencies.decode(b).n for _, b in stored]
+    m = r.n if baseline.last else math.fsum(sizes) / max(1, len(sizes))
+    sides = Distribution((), (), round(n), 0.0), Distribution((), (), round(m), 0.0)
+    if not stored or n == 0 or r.n == 0:
+        return HistoryDrift(None, None, None, 0.0, *sides, runs)
+    labels, tc, rc = frequencies.bins(t, r)
+    rc = [c * m / r.n for c in rc]  # an average's shares as counts of its mean run
+    exact = t.others_values == 0 and r.others_values == 0
+    bound = 0.0 if exact else None
+    st, sr = tuple(c / n for c in tc), tuple(c / m for c in rc)
+    if metric.method.startswith("chi_square"):
+        statistic, p = chi_square(tc, rc)  # type: ignore[arg-type]
+        value = p if metric.method.endswith("p_value") else statistic
+        return HistoryDrift(value, statistic, p, bound, *sides, runs, (), st, sr, tuple(labels))
+    statistic = {"psi": psi, "js": js, "kl": kl}[metric.method](tc, rc)  # type: ignore[arg-type]
+    return HistoryDrift(statistic, statistic, None, bound, *sides, runs, (), st, sr, tuple(labels))
 
 
 def _edges(t: Distribution, r: Distribution, bins: int) -> tuple[float, ...]:
@@ -133,11 +166,12 @@ def history_details(
     and the bins that moved most."""
     found = judged(metric, values)
     measured = values[sketch_measure(metric)]
-    left = {"null": measured["nulls"], "nan": measured["nan"], "infinite": measured["infinite"]}
+    left = {k: measured.get(o, 0) for k, o in (("null", "nulls"), ("nan", "nan"),
+                                                ("infinite", "infinite"))}  # fmt: skip
     baseline = metric.reference
     assert isinstance(baseline, HistoryBaseline)
     moved: list[dict[str, Any]] = []
-    labels = _labels(found.edges)
+    labels = list(found.labels) or _labels(found.edges)
     t, r = found.table_shares, found.reference_shares
     order = sorted(range(len(labels)), key=lambda i: -abs(t[i] - r[i]))
     for i in order[:5]:
@@ -148,7 +182,7 @@ def history_details(
         "statistic": found.statistic,
         "p_value": found.p_value,
         "threshold": threshold,
-        "bins": metric.bins,
+        "bins": metric.bins if metric.bins is not None else "values",
         "range": [found.edges[0], found.edges[-1]] if found.edges else None,
         "exact": found.bound == 0.0 if found.runs else None,  # None: a first run
         "error_bound": found.bound,

@@ -23,6 +23,10 @@ from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE
 DRIFT_STATE = "kll_double"
 """The ``measure`` of a drift rule's stored distribution: its KLL sketch's bytes in
 ``state``, the values it summarises in ``value``."""
+DRIFT_FREQUENCIES = "frequencies"
+"""The ``measure`` of a categorical drift rule's stored distribution: its bounded value
+counts (JSON) in ``state``, the rows they count in ``value``."""
+DRIFT_MEASURES = (DRIFT_STATE, DRIFT_FREQUENCIES)
 
 Key = tuple[str, str, str]
 """(table, rule identity, measure)."""
@@ -62,7 +66,7 @@ class Wanted:
     @property
     def states(self) -> bool:
         """Whether state rows are asked for (their ``state`` bytes read too)."""
-        return any(m == DRIFT_STATE for _, _, m in self.runs)
+        return any(m in DRIFT_MEASURES for _, _, m in self.runs)
 
     @property
     def keys(self) -> frozenset[Key]:
@@ -90,7 +94,7 @@ def newest(
         moment = row["run_time"]
         moment = parse_time(moment) if isinstance(moment, str) else moment
         columns = str(row.get("columns") or "") if key[2] == SCHEMA_MEASURE else ""
-        state = row.get("state") if key[2] == DRIFT_STATE else None
+        state = row.get("state") if key[2] in DRIFT_MEASURES else None
         point = Point(utc_text(moment), float(row["value"]), str(row.get("run_id") or ""), columns,
                       state)  # fmt: skip
         series.setdefault(key, {}).setdefault(point.run_id or point.run_time, (moment, point))
@@ -133,6 +137,14 @@ def distribution_identity(rule: Rule) -> str:
     return text
 
 
+def drift_measure(rule: Rule) -> str:
+    """The ``measure`` of a drift rule's stored distribution: a sketch of numbers, or the
+    value counts of a category (``bins: values``)."""
+    check = rule.check
+    assert isinstance(check, MetricCheck) and isinstance(check.metric, DriftMetric)
+    return DRIFT_STATE if check.metric.bins is not None else DRIFT_FREQUENCIES
+
+
 def drift_history(rule: Rule) -> HistoryBaseline | None:
     """A drift rule's history reference (None: any other rule)."""
     check = rule.check
@@ -158,7 +170,7 @@ def wanted(
                 runs[(table.name, SCHEMA_RULE, SCHEMA_MEASURE)] = 1
             baseline = drift_history(rule)
             if baseline is not None:
-                key = (table.name, distribution_identity(rule), DRIFT_STATE)
+                key = (table.name, distribution_identity(rule), drift_measure(rule))
                 runs[key] = max(runs.get(key, 0), baseline.runs)
                 if baseline.run_id is not None:
                     pinned[key] = pinned.get(key, frozenset()) | {baseline.run_id}

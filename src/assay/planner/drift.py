@@ -119,9 +119,42 @@ SKETCH_KIND = MeasureKind(
 )
 
 
-def sketch_of(metric: DriftMetric) -> Sketch:
-    """The measure of a drift metric against history."""
-    return Sketch(metric.column)
+VALUES_KEPT = 1000
+"""The values a categorical column's stored state keeps (its most frequent)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ValueCounts:
+    """A categorical drift rule's measure against history, a group-by branch of the
+    table's aggregate: ``column``'s values (as text) and their rows, the ``bound`` most
+    frequent kept (ties by value), the others summed, the nulls counted."""
+
+    column: str
+    bound: int = VALUES_KEPT
+    where: Expr | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (self.column,)
+
+
+VALUE_COUNTS_OUTPUTS = ("kept", "others_values", "others_rows", "nulls")
+"""Named outputs of a :class:`ValueCounts`: the kept ``(v, n)`` pairs, how many values and
+rows the others are, the null rows."""
+
+VALUE_COUNTS_KIND = MeasureKind(
+    lambda m: "counts",
+    lambda m: f"the {m.bound} most frequent values of {quote(m.column)}{where_text(m)}",
+    lambda m: read(m, m.column),
+    outputs=VALUE_COUNTS_OUTPUTS,
+    scan=False,
+)
+
+
+def sketch_of(metric: DriftMetric) -> Sketch | ValueCounts:
+    """The measure of a drift metric against history: a number's sketch, a category's
+    bounded value counts."""
+    return Sketch(metric.column) if metric.bins is not None else ValueCounts(metric.column)
 
 
 def _drift_measures(metric: DriftMetric) -> tuple[Any, ...]:
@@ -130,13 +163,13 @@ def _drift_measures(metric: DriftMetric) -> tuple[Any, ...]:
     return (distribution_of(metric),)
 
 
-DriftMeasure = Distribution | Sketch
+DriftMeasure = Distribution | Sketch | ValueCounts
 """The drift measures (members of :data:`assay.planner.measures.Measure`)."""
 
-DRIFT_KINDS = {Distribution: DRIFT_KIND, Sketch: SKETCH_KIND}
+DRIFT_KINDS = {Distribution: DRIFT_KIND, Sketch: SKETCH_KIND, ValueCounts: VALUE_COUNTS_KIND}
 DRIFT_FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
     kind: lambda m, c: replace(m, where=c if m.where is None else And((c, m.where)))
-    for kind in (Distribution, Sketch)
+    for kind in (Distribution, Sketch, ValueCounts)
 }
 """The drift measures' entries of :data:`assay.planner.measures.MEASURE_KINDS` and
 ``FILTERED`` (a filter kept as measures' ``where``)."""

@@ -17,14 +17,15 @@ from assay.errors import ConfigError
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import Table
+from assay.judge import drift_frequencies as frequencies
 from assay.judge.drift_history import history_details, sketch_of
 from assay.judge.outcome import Outcome
 from assay.monitoring.series import (
-    DRIFT_STATE,
     History,
     Point,
     distribution_identity,
     drift_history,
+    drift_measure,
 )
 from assay.planner.drift import sketch_of as sketch_measure
 from assay.planner.measures import filtered
@@ -94,20 +95,35 @@ def first_runs(
 
 
 def drift_states(table: Table, values: Mapping[Any, Any]) -> list[dict[str, Any]]:
-    """This run's sketch of each drift rule against history, as store rows (without
-    ``run_time``, ``server``, ``tags`` and ``run_id``, which the run's append adds)."""
+    """This run's distribution of each drift rule against history, as store rows
+    (without ``run_time``, ``server``, ``tags`` and ``run_id``, which the run's append
+    adds): a number's KLL sketch, a category's bounded value counts."""
     rows = []
     seen = set()
     for _, rule, identity, metric in _historical(table):
-        data = (values.get(_key(rule, sketch_measure(metric))) or {}).get("sketch")
-        if data is None or identity in seen:
-            continue  # no finite value (nothing to store), or stored by a rule before
+        found = values.get(_key(rule, sketch_measure(metric))) or {}
+        state, n = _state(metric, found)
+        if state is None or identity in seen:
+            continue  # no value (nothing to store), or stored by a rule before
         seen.add(identity)
         rows.append({"table": table.name, "rule": identity, "rule_type": rule.kind,
-                     "columns": metric.column, "measure": DRIFT_STATE,
-                     "value": float(sketch_of(data).n), "severity": None,
-                     "state": bytes(data)})  # fmt: skip
+                     "columns": metric.column, "measure": drift_measure(rule),
+                     "value": float(n), "severity": None, "state": state})  # fmt: skip
     return rows
+
+
+def _state(metric: DriftMetric, found: Mapping[str, Any]) -> tuple[bytes | None, float]:
+    """The state of a measured distribution and the values it summarises."""
+    if metric.bins is not None:
+        data = found.get("sketch")
+        return (bytes(data), sketch_of(data).n) if data is not None else (None, 0)
+    if "kept" not in found:
+        return None, 0
+    kept = [(str(row["v"]), int(row["n"])) for row in found["kept"] or ()]
+    n = sum(c for _, c in kept) + int(found["others_rows"])
+    if n == 0:
+        return None, 0
+    return frequencies.encoded(kept, found["others_values"], found["others_rows"]), n
 
 
 def stored_with(outcome: Any, rows: Sequence[dict[str, Any]]) -> Any:

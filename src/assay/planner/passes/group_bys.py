@@ -8,6 +8,7 @@ import dataclasses
 
 from assay.ir.suite import Table
 from assay.planner.cost import PlannerOptions, group_partitions
+from assay.planner.drift import ValueCounts
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import GroupStats, PerGroup, kind_of
 from assay.planner.passes.state import PlanContext, PlanState
@@ -30,7 +31,7 @@ def _group(
 ) -> GroupAggregate:
     if isinstance(slot.measure, PerGroup):
         return GroupAggregate(slot.measure.group_by, slot)
-    if isinstance(slot.measure, Frequencies):
+    if isinstance(slot.measure, (Frequencies, ValueCounts)):
         return GroupAggregate(slot.measure.columns, slot)
     assert isinstance(slot.measure, GroupStats)
     if not expects_unique(table, slot):
