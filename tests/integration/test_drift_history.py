@@ -125,7 +125,8 @@ def test_one_plan_per_run_file_store(server, spark, tmp_path):
     """With a file store the run's only Spark execution is the table's aggregate (the
     sketch one of its expressions): the history read and the append are the client's."""
     store = {"metrics": str(tmp_path / "m.jsonl")}
-    rules = [_rule("ks"), _rule("psi"), {"type": "not_null", "column": "x"}]
+    categories = _rule("js", bins="values", must_be="< 1")  # 4,000 values: past the bound
+    rules = [_rule("ks"), _rule("psi"), {"type": "not_null", "column": "x"}, categories]
     _run(spark, _sample(30), rules, 1, **store)
     frame = _frame(spark, _sample(31, shift=1.0))
     frame.columns  # the frame's schema fetched before counting  # noqa: B018
@@ -134,7 +135,13 @@ def test_one_plan_per_run_file_store(server, spark, tmp_path):
     executions = server.sql_executions() - before
     table = next(e.to_dict() for e in found.events if e.to_dict().get("event") == "table")
     results = [e.to_dict() for e in found.events if e.to_dict().get("event") == "result"]
-    assert [r["passed"] for r in results] == [False, False, True], results
+    assert [r["passed"] for r in results] == [False, False, True, True], [
+        r["message"] for r in results
+    ]
+    said = results[3]["details"]["drift"]
+    # 4,000 distinct doubles a side, none shared: every value kept by one side was left
+    # out by the other, so all land in the one (others) bin (a lower bound: 0 here)
+    assert said["exact"] is False and said["error_bound"] is None and said["statistic"] == 0
     assert table["spark_plans"] == 1 and executions == 1, (table["spark_plans"], executions)
 
 
@@ -193,7 +200,7 @@ def test_a_category_against_history_equals_scipy_on_the_counts(spark, tmp_path):
     ran = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(1))
     assert ran.passed
     (row,) = [r for r in _lines(tmp_path / "m.jsonl") if r["measure"] == "frequencies"]
-    assert row["value"] == 3000 and row["rule"] == "drift(s)"
+    assert row["value"] == 3000 and row["rule"] == "drift(s) values"
     same, frame = _categories(spark, 2, even)
     judged = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(2))
     results = [e.to_dict() for e in judged.events if e.to_dict().get("event") == "result"]
@@ -213,3 +220,24 @@ def test_a_category_against_history_equals_scipy_on_the_counts(spark, tmp_path):
     shifted = assay.validate(frame, rules, name="t", metrics=store, run_time=run_time(3))
     results = [e.to_dict() for e in shifted.events if e.to_dict().get("event") == "result"]
     assert [r["passed"] for r in results] == [False, True, False, False], results
+
+
+def test_false_positives_and_detection_over_seeds(spark, tmp_path):
+    """20 seeds, 2,000 values of normal(10, 2) a run: run 2 resampled is judged against
+    run 1, run 3 shifted by half a standard deviation against run 2 (ks and psi at their
+    defaults, k = 200 sketches: no longer exact)."""
+    flagged = {"resampled": [0, 0], "shifted": [0, 0]}
+    rules = [_rule("ks"), _rule("psi")]
+    for seed in range(20):
+        store = {"metrics": str(tmp_path / f"m{seed}.jsonl")}
+        rng = np.random.default_rng(100 + seed)
+        days = [rng.normal(10, 2, 2000), rng.normal(10, 2, 2000), rng.normal(11, 2, 2000)]
+        for day, values in enumerate(days, 1):
+            _, results = _run(spark, values, rules, day, **store)
+            if day > 1:
+                kind = "resampled" if day == 2 else "shifted"
+                for i, r in enumerate(results):
+                    flagged[kind][i] += not r["passed"]
+    print(f"\nflagged of 20 (ks, psi): {flagged}")
+    assert flagged["resampled"][0] <= 1 and flagged["resampled"][1] <= 1
+    assert flagged["shifted"] == [20, 20]

@@ -127,10 +127,13 @@ def distribution_identity(rule: Rule) -> str:
     """The ``rule`` of a drift rule's stored distribution: its name, else ``drift(column)``
     and what changes the values sketched (a filter), not how they are compared (method,
     bins, baseline): the rules of one column share their states, and a rule pinned to a
-    run finds the distribution that run stored under another baseline."""
+    run finds the distribution that run stored under another baseline. A category's
+    counts are ``drift(column) values`` (beside the same column's sketch, if any)."""
     if rule.name:
         return rule.name
     text = f"{rule.kind}({','.join(rule.columns)})"
+    if drift_measure(rule) == DRIFT_FREQUENCIES:
+        text += " values"  # its value counts, apart from the same column's sketch
     measured = {k: v for k, v in rule.params if k not in JUDGING_KEYS | DISTRIBUTION_KEYS}
     if measured:
         text += " " + json.dumps(measured, sort_keys=True, separators=(",", ":"), default=str)
