@@ -241,3 +241,15 @@ def test_false_positives_and_detection_over_seeds(spark, tmp_path):
     print(f"\nflagged of 20 (ks, psi): {flagged}")
     assert flagged["resampled"][0] <= 1 and flagged["resampled"][1] <= 1
     assert flagged["shifted"] == [20, 20]
+
+
+def test_an_unreadable_history_makes_the_rule_an_error_and_the_others_judged(spark, tmp_path):
+    store = tmp_path / "a_directory"
+    store.mkdir()
+    rules = [_rule("ks"), {"type": "not_null", "column": "x"}]
+    found = assay.validate(_frame(spark, _sample(50)), rules, name="t", metrics=str(store))
+    results = [e.to_dict() for e in found.events if e.to_dict().get("event") == "result"]
+    assert (
+        results[0]["severity"] == "error" and "not judged against history" in results[0]["message"]
+    )
+    assert results[1]["passed"] is True
