@@ -373,8 +373,8 @@ _branch_frame.register(ValueAggregate, lambda b, df, _: _value_frame(df, b))
 
 
 def sql_text(plan: SqlPlan, validation_df: str) -> str:
-    """One query evaluating every SQL rule, as ONE row: ``WITH _validation_df AS (...)
-    SELECT collect_list(...) FROM (branch0 UNION ALL branch1 ...)``.
+    """One query evaluating every SQL rule, a row per rule: ``WITH _validation_df AS
+    (...) SELECT _assay_i, _assay_r FROM (branch0 UNION ALL branch1 ...)``.
 
     Each rule is a branch of a union (its query in a FROM clause), never a scalar
     subquery of one SELECT: Spark runs a query's scalar subqueries on a pool of 16
@@ -383,6 +383,10 @@ def sql_text(plan: SqlPlan, validation_df: str) -> str:
     A branch yields its rule's index and, as JSON text (so branches of any value type
     union), ``{"n": rows returned, "v": the first value}``; a query returning several
     rows is reported rather than failing the whole batch.
+
+    No aggregate gathers the rows (``collect_list`` did: its stage's task carried the
+    plan of every branch, 14.9 MiB for a DQX suite's 19 SQL rules, whose plan took 32 s
+    against 14 s without it).
     """
     branches = [_sql_branch(q.rule_index, q.check.query, q.check.mode) for q in plan.queries]
     if plan.count_rows:
@@ -392,8 +396,7 @@ def sql_text(plan: SqlPlan, validation_df: str) -> str:
     union = "\nUNION ALL\n".join(branches)
     return (
         f"WITH _validation_df AS ({validation_df}\n) "
-        "SELECT collect_list(named_struct('i', _assay_i, 'r', _assay_r)) AS _assay_sql "
-        f"FROM ({union}\n) AS _assay_sql_rules"
+        f"SELECT _assay_i, _assay_r FROM ({union}\n) AS _assay_sql_rules"
     )
 
 

@@ -107,9 +107,13 @@ class SparkSubmitter:
         queries = len(sql.queries) if sql is not None else 0
         self.step = "aggregate plan"
         self.note(f"aggregate plan ({measures} measures, {queries} sql rules)")
+        # the aggregate's one row, with each SQL rule's row beside it (emit.sql_text)
         frame = frames[0] if len(frames) == 1 else frames[0].crossJoin(frames[1])
         self.plans += 1
-        row = self._collect(frame)[0].asDict()
+        collected = self._collect(frame)
+        row = collected[0].asDict()
+        if sql is not None:
+            row["_assay_sql"] = [{"i": r["_assay_i"], "r": r["_assay_r"]} for r in collected]
         found = sql_values(sql, row)
         rows = found.pop(emit.ROWS_INDEX)[1] if emit.ROWS_INDEX in found else None
         return Answer(aggregate_values(aggregate, row), found, rows)
