@@ -24,7 +24,8 @@ from typing import Any
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
 from assay.judge import drift_frequencies as frequencies
-from assay.judge.drift import chi_square, details, js, kl, ks_p_value, psi
+from assay.judge.drift import Counts, chi_square, details, js, kl, ks_p_value, psi
+from assay.judge.drift import distribution as drawn_bins
 from assay.judge.drift import drift_value as source_value
 from assay.judge.drift_kll import Distribution, Sketch, distribution, ks, read, shares
 from assay.judge.outcome import Number, Outcome, Values
@@ -191,7 +192,16 @@ def history_details(
         "table": {"compared": found.table.n, **{k: int(v or 0) for k, v in left.items()}},
         "reference": {"compared": found.reference.n},
         "moved": moved,
+        "distribution": _drawn(found, labels),
     }
+
+
+def _drawn(found: HistoryDrift, labels: Sequence[str]) -> dict[str, Any]:
+    """``distribution``, as against a source (the report draws it): each bin's values
+    on each side, estimated from the shares (a sketch's, or an average's)."""
+    t = tuple(round(s * found.table.n) for s in found.table_shares)
+    r = tuple(round(s * found.reference.n) for s in found.reference_shares)
+    return drawn_bins(Counts(tuple(labels), t, r, {}))
 
 
 def _labels(edges: Sequence[float]) -> list[str]:
