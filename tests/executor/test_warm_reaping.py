@@ -9,7 +9,6 @@ sleeps on the server."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,8 +17,7 @@ import time
 import pytest
 
 from tests.cli.test_interrupt import SLEEPS
-from tests.conftest import ROOT
-from tests.executor.conftest import SECRET
+from tests.executor.conftest import SECRET, warm_env
 from tests.spark_ui import open_sessions, running_jobs, within
 
 pytestmark = pytest.mark.spark
@@ -29,10 +27,9 @@ REAPED_WITHIN = 15.0
 
 
 def _env(state, warm_client: bool) -> dict[str, str]:
-    drop = ("ASSAY_NO_WARM_SERVER", "ASSAY_NO_WARM_CLIENT", "SPARK_REMOTE")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env["ASSAY_STATE_DIR"] = str(state)
-    env["PYTHONPATH"] = str(ROOT / "src")
+    # the warm server's own environment: the warm client refuses a command whose
+    # PYTHONPATH (part of the code's fingerprint) differs from the one it started with
+    env = warm_env(state)
     if not warm_client:
         env["ASSAY_NO_WARM_CLIENT"] = "1"
     return env
