@@ -8,6 +8,7 @@ import contextlib
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -102,7 +103,11 @@ def open_embedded(
     # One private directory per server for its log and warehouse: nothing is left in the
     # user's working directory, and the handle removes it when the run ends well.
     state = tempfile.mkdtemp(prefix="assay-server-")
-    started = start_server(server_conf, state, log_path, tied=True, input_bytes=input_bytes)
+    try:
+        started = start_server(server_conf, state, log_path, tied=True, input_bytes=input_bytes)
+    except BaseException:
+        _discard_unless_logged(state)
+        raise
     try:
         spark = connect(started.url, [started.token], connect_timeout)
     except SparkFailure as exc:
@@ -120,6 +125,15 @@ def open_embedded(
         disposable=started.disposable,
         _proc=started.proc,
     )
+
+
+def _discard_unless_logged(state: str) -> None:
+    """Remove a server's directory after a failed start, unless the server wrote its log
+    there (the error names that log: it stays for the user to read). A setting refused or
+    Java missing leave nothing behind in the temporary directory."""
+    log = os.path.join(state, "server.log")
+    if not (os.path.exists(log) and os.path.getsize(log) > 0):
+        shutil.rmtree(state, ignore_errors=True)
 
 
 def start_server(
