@@ -231,6 +231,8 @@ def test_bad_input(case, corpus, server, unreachable, tmp_path, monkeypatch):
     monkeypatch.delenv("ASSAY_BAD_INPUTS_SURELY_UNSET", raising=False)
     monkeypatch.delenv("CONFIG_FAILED_DF_PATH_PREFIX", raising=False)
     monkeypatch.delenv("ASSAY_DEBUG", raising=False)
+    if "$UNREACHABLE" in case["args"]:  # the refusal's retries: 2 s, not 12 s of the default
+        monkeypatch.setenv("ASSAY_CONNECT_TIMEOUT", "4")
 
     code, stdout, stderr = _invoke(args, work, case.get("subprocess", False))
     shown = f"\n--- stderr:\n{stderr}\n--- stdout:\n{stdout[:3000]}"

@@ -161,6 +161,9 @@ def test_unreachable_server_exits_3_quickly(tmp_path, data):
         str(cfg(tmp_path, data, "{type: row_count, min: 1}")),
         "--remote",
         f"sc://localhost:{port}/;token=s3cr3t",
+        # the refusal's retries take half of it (12 s of the default 30 s: bounded, as
+        # tests/executor/test_session.py's test of the retry policy says)
+        env={"ASSAY_CONNECT_TIMEOUT": "4"},
     )
     assert time.monotonic() - start < 30
     assert_clean_error(proc, 3, f"localhost:{port}", stopped=True)

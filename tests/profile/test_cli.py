@@ -69,5 +69,9 @@ def test_bad_input_is_an_error_at_its_option(server, args, code, said):
 
 
 def test_an_unreachable_server_is_exit_3():
-    proc = assay("profile", ORDERS, "--remote", "sc://localhost:1")
+    # a port nobody listens on refuses at once; pyspark retries that within a budget of
+    # half the connect timeout (12 s of the default 30: the retry policy's own test)
+    proc = assay(
+        "profile", ORDERS, "--remote", "sc://localhost:1", env={"ASSAY_CONNECT_TIMEOUT": "4"}
+    )
     assert_clean_error(proc, 3)

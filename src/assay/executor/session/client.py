@@ -31,6 +31,13 @@ T = TypeVar("T")
 RELEASE_TIMEOUT = 5.0  # seconds for the ReleaseSession RPC in close()
 
 
+CONNECT_TIMEOUT_ENV = "ASSAY_CONNECT_TIMEOUT"
+"""Seconds, when set: the connect timeout of every session assay opens, in place of the
+caller's (the command line's 30 s, the API's ``connect_timeout``). It also bounds the
+retries of every later call (:func:`bounded_retry_policy`), so it says how soon a lost
+server is reported. The tests set it low for unreachable and killed servers."""
+
+
 URL_HINT = "use the form sc://host:port or sc://host:port/;token=...;use_ssl=true"
 
 
@@ -111,6 +118,7 @@ def filter_retry_warnings() -> None:
 def connect(url: str, secrets_: list[str], connect_timeout: float) -> SparkSession:
     """A new (not cached) session for ``url`` with a bounded retry policy, verified by one
     RPC that must answer within ``connect_timeout`` seconds."""
+    connect_timeout = configured_connect_timeout(connect_timeout)
     import_client()
     from pyspark.sql.connect.session import SparkSession
 
@@ -134,6 +142,20 @@ def connect(url: str, secrets_: list[str], connect_timeout: float) -> SparkSessi
             hint=_remote_hint(url),
         ) from None
     return spark
+
+
+def configured_connect_timeout(given: float) -> float:
+    """``$ASSAY_CONNECT_TIMEOUT`` when set (a number of seconds > 0), else ``given``."""
+    text = os.environ.get(CONNECT_TIMEOUT_ENV, "").strip()
+    if not text:
+        return given
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise ConfigError(f"{CONNECT_TIMEOUT_ENV} must be a number of seconds > 0, not '{text}'")
+    return seconds
 
 
 def _call_with_timeout(fn: Callable[[], T], timeout: float, name: str) -> T:
