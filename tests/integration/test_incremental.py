@@ -188,9 +188,10 @@ def test_the_states_are_in_the_store_and_assay_history_shows_them(spark, tmp_pat
     assay.run(str(inc), spark=spark)
     rows = [json.loads(line) for line in (tmp_path / "inc.jsonl").read_text().splitlines()]
     states = [r for r in rows if r["measure"] == "state"]
-    # a row per partition (its fingerprint) and one per rule and partition
-    assert len(states) == 1 + len(RULES.strip().splitlines())
-    assert {r["columns"] for r in states} == {'["date","2024-01-01"]'}
+    # a row per partition (its fingerprint) and one per rule and partition; a first run
+    # stores every partition's states: a baseline marker
+    assert len(states) == 2 + len(RULES.strip().splitlines())
+    assert {r["columns"] for r in states} == {'["date","2024-01-01"]', "(baseline)"}
     assert all(r["state"] and r["value"] == 20.0 for r in states)
     frame = assay.history(metrics=str(tmp_path / "inc.jsonl"), spark=spark)
     assert frame.where("measure = 'state' AND state IS NOT NULL").count() == len(states)
@@ -200,7 +201,8 @@ def test_the_states_are_in_the_store_and_assay_history_shows_them(spark, tmp_pat
     ).stdout.splitlines()  # fmt: skip
     lines = [json.loads(line) for line in shown]
     assert len(lines) == len(states)
-    (table_row,) = [line for line in lines if line["rule"] == "(table)"]
+    (table_row,) = [line for line in lines if line["columns"] == '["date","2024-01-01"]'
+                    and line["rule"] == "(table)"]  # fmt: skip
     assert "fingerprint" in json.loads(base64.b64decode(table_row["state"]))
 
 
@@ -326,7 +328,8 @@ def test_the_states_in_a_table_store(spark, tmp_path):
     whole = spark.sql(f"SELECT count(*), sum(amount) FROM parquet.`{data}`").collect()[0]
     assert totals[1][0] == 50 and Decimal(str(totals[1][1])) == whole[1]
     stored = spark.sql(f"SELECT count(*) FROM {table} WHERE measure = 'state'").collect()[0][0]
-    assert stored == (1 + 2) + (2 + 2 * 2)  # run 1: 1 partition; run 2: 2, each with 2 rules
+    # run 1: its partition, its 2 rules' states and a baseline; run 2: its new partition's
+    assert stored == (1 + 2 + 1) + (1 + 2)
     spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
 
 
@@ -411,3 +414,112 @@ def test_a_distinct_count_of_two_columns_without_the_partition_is_refused(spark,
         assay.run(str(config), spark=spark)
     (error,) = raised.value.errors
     assert "may span partitions" in error.message
+
+
+GROWTH_RULES = """
+      - {type: row_count, must_be: "> 0"}
+      - {type: range, name: qty_range, column: qty, min: 0, max: 1000}
+      - {type: sum, column: amount, must_be: "> -1000000000"}
+      - {type: avg, column: x, must_be: "> -1000000000"}
+      - {type: stddev, column: x, must_be: ">= 0"}
+      - {type: max, column: qty, must_be: "< 1000"}
+"""
+DAYS = 35
+
+
+def _growth_config(path: Path, data: Path, store: str, rules: str = GROWTH_RULES) -> Path:
+    spec = "    incremental: {by: day}\n" if "inc" in path.name else ""
+    path.write_text(
+        f"metrics: {store}\n"
+        f"tables:\n  - name: t\n    source: {{path: {data}, format: parquet}}\n"
+        f"{spec}    rules:{rules}"
+    )
+    return path
+
+
+def _growth_days(spark, target: Path, days: int, rows: int, seed: int = 0) -> None:
+    """``days`` daily partitions of ``rows`` rows each, written at once (hive layout)."""
+    spark.sql(f"""
+        SELECT CAST(id * ({seed} + 7) % 97 AS INT) AS qty,
+               CASE WHEN id % 11 = 5 THEN NULL ELSE CAST(id AS DOUBLE) * 1.37 + {seed} END AS x,
+               CAST(CAST(id AS DECIMAL(38, 18)) / 7 - {seed} AS DECIMAL(38, 18)) AS amount,
+               date_format(date_add(DATE'2024-01-01', CAST(id % {days} AS INT)), 'yyyy-MM-dd')
+                   AS day
+        FROM range({days * rows})""").write.partitionBy("day").parquet(str(target))
+
+
+def _state_rows(spark, store: str) -> list[dict]:
+    """The state rows of the store (a file's lines, or a table's rows)."""
+    if store.startswith("{path"):
+        path = store.split(": ", 1)[1].rstrip("}")
+        rows = [json.loads(line) for line in Path(path).read_text().splitlines()]
+        return [r for r in rows if r["measure"] == "state"]
+    table = store.split(": ", 1)[1].rstrip("}")
+    got = spark.sql(f"SELECT rule, columns FROM {table} WHERE measure = 'state'").collect()
+    return [r.asDict() for r in got]
+
+
+@pytest.mark.parametrize("backend", ["file", "table"])
+def test_each_run_stores_the_states_of_what_it_scanned_only(spark, tmp_path, backend):
+    """35 runs, each adding a partition, store 35 states per rule in all (not 35 * 36 /
+    2), read back per partition across the runs; then a late, a rewritten and a deleted
+    partition, and a rule changed under the same name (its digest): after each, every
+    result equals a full scan's."""
+    store_table = "assay_test_incremental_growth"
+    spark.sql(f"DROP TABLE IF EXISTS {store_table}").collect()
+    store = (
+        f"{{path: {tmp_path / 'inc.jsonl'}}}" if backend == "file" else f"{{table: {store_table}}}"
+    )
+    staging, data = tmp_path / "staging", tmp_path / "data"
+    _growth_days(spark, staging, DAYS, 20)
+    data.mkdir()
+    inc = _growth_config(tmp_path / "inc.yaml", data, store)
+    full = _growth_config(tmp_path / "full.yaml", data, f"{{path: {tmp_path / 'full.jsonl'}}}")
+    step = 0
+
+    def check(expect: list[str], inc: Path = inc, full: Path = full) -> None:
+        nonlocal step
+        step += 1
+        when = f"2024-03-01T00:{step // 60:02d}:{step % 60:02d}Z"
+        got = assay.run(str(inc), spark=spark, run_time=when)
+        assert sorted(_scanned(_table(got))) == sorted(expect), step
+        if expect and step < DAYS:
+            return  # the whole table compared after the growth and each change
+        want = assay.run(str(full), spark=spark, run_time=when)
+        mine, theirs = _results(got), _results(want)
+        for index in mine:
+            _same(mine[index], theirs[index])
+
+    days = sorted(p.name for p in staging.iterdir() if p.name.startswith("day="))
+    for name in days:
+        shutil.move(str(staging / name), str(data / name))
+        check([name[4:]])
+    per_rule: dict[str, int] = {}
+    for row in _state_rows(spark, store):
+        per_rule[row["rule"]] = per_rule.get(row["rule"], 0) + 1
+    assert per_rule.pop("(table)") == DAYS + 1  # a fingerprint per partition, the baseline
+    assert len(per_rule) == len(GROWTH_RULES.strip().splitlines()), per_rule
+    assert set(per_rule.values()) == {DAYS}, per_rule
+    check([])  # nothing new: every partition's state merged across the 35 runs
+    late = tmp_path / "late"
+    _growth_days(spark, late, 1, 15, seed=3)
+    (late_day,) = [p for p in late.iterdir() if p.name.startswith("day=")]
+    shutil.move(str(late_day), str(data / "day=2023-12-31"))
+    check(["2023-12-31"])  # a late partition
+    rewritten = tmp_path / "rewritten"
+    _growth_days(spark, rewritten, 1, 30, seed=5)
+    shutil.rmtree(data / days[3])
+    shutil.move(str(next(rewritten.glob("day=*"))), str(data / days[3]))
+    check([days[3][4:]])  # a rewritten partition
+    shutil.rmtree(data / days[7])
+    check([])  # a deleted partition
+    check([])  # still gone: its states are not read back
+    changed = GROWTH_RULES.replace("max: 1000}", "max: 50}")  # qty_range: same identity
+    inc2 = _growth_config(tmp_path / "inc2.yaml", data, store, changed)
+    full2 = _growth_config(tmp_path / "full2.yaml", data, f"{{path: {tmp_path / 'f2.jsonl'}}}",
+                           changed)  # fmt: skip
+    every = sorted(p.name[4:] for p in data.iterdir() if p.name.startswith("day="))
+    check(every, inc2, full2)  # its stored states measure another range: all rescanned
+    check([], inc2, full2)
+    check([], inc2, full2)
+    spark.sql(f"DROP TABLE IF EXISTS {store_table}").collect()

@@ -37,6 +37,7 @@ from assay.monitoring.records import (
     COLUMNS,
     NAMES,
     STATE_MEASURE,
+    TABLE_RULE,
     parse_time,
     records,
     utc_text,
@@ -44,7 +45,7 @@ from assay.monitoring.records import (
 from assay.monitoring.rows import Skipped, checked_row, tally
 from assay.monitoring.schemas import SCHEMA_MEASURE, SCHEMA_RULE, Columns, columns_of
 from assay.monitoring.series import History, Selection, Wanted, newest, selected, wanted
-from assay.monitoring.states import Stored, newest_states
+from assay.monitoring.states import BASELINE, Stored, newest_states
 from assay.report.events import RunSummary
 
 if TYPE_CHECKING:
@@ -369,11 +370,14 @@ class Watch:
 def read_states(
     spark: SparkSession | None, want: Wanted, store: MetricsStore, tables: Sequence[str]
 ) -> dict[str, Stored]:
-    """The newest stored states of each of ``tables`` among the runs ``want`` matches
-    (this run's tags, earlier runs): one pass over a file, or one Spark plan over a table
-    (none when it does not exist, or was written before the ``state`` column)."""
+    """The stored states of each of ``tables`` among the runs ``want`` matches (this
+    run's tags, earlier runs), per partition the newest since the table's newest baseline
+    (:func:`~assay.monitoring.states.newest_states`): one pass over a file parsing its
+    state lines only, or one Spark plan over a table keeping the newest row of each
+    (table, rule, partition) (none when it does not exist, or was written before the
+    ``state`` column)."""
     if store.kind == "file":
-        found, _ = files.rows(store.location)
+        found: Any = files.state_lines(store.location, tables)
     else:
         assert spark is not None
         try:
@@ -382,19 +386,33 @@ def read_states(
             frame: DataFrame = spark.read.table(store.location)
             if "state" not in frame.columns:
                 return {}
-            newest = Window.partitionBy("table").orderBy(F.col("run_time").desc())
-            kept = (F.col("measure") == F.lit(STATE_MEASURE)) & F.col("table").isin(list(tables))
-            for name, value in want.tags:
-                kept = kept & (F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
-            kept = kept & (F.col("run_id") != F.lit(want.run_id))
-            frame = frame.where(kept).withColumn("_rank", F.rank().over(newest))
-            frame = frame.where(F.col("_rank") == 1).drop("_rank")
-            rows = frame.withColumn("micros", F.unix_micros(F.col("run_time"))).drop("run_time")
-            found, _ = _checked(row.asDict() for row in rows.collect())
+            rows = _states_frame(frame, want, tables).collect()
+            found, _ = _checked(row.asDict() for row in rows)
         except Exception as exc:  # noqa: BLE001 - the store's failure, in Spark's words
             raise MetricsStoreFailure(f"metrics store {store}: {_said(exc)}") from None
-    matched = [r for r in found if want.matches(r["tags"], r.get("run_id"), r["run_time"])]
-    return {table: newest_states(matched, table) for table in tables}
+    matched = (r for r in found if want.matches(r["tags"], r.get("run_id"), r["run_time"]))
+    return newest_states(matched, tables)
+
+
+def _states_frame(frame: DataFrame, want: Wanted, tables: Sequence[str]) -> DataFrame:
+    """The state rows of ``tables`` a run reads: of earlier runs carrying its tags, since
+    each table's newest baseline, the newest of each (table, rule, partition)."""
+    before = int(want.before.timestamp() * 1_000_000)
+    kept = (F.col("measure") == F.lit(STATE_MEASURE)) & F.col("table").isin(list(tables))
+    kept = kept & (F.col("run_id") != F.lit(want.run_id))
+    kept = kept & (F.unix_micros(F.col("run_time")) < F.lit(before)) & F.col("state").isNotNull()
+    for name, value in want.tags:
+        kept = kept & (F.element_at(F.col("tags"), F.lit(name)) == F.lit(value))
+    base = (F.col("rule") == F.lit(TABLE_RULE)) & (F.col("columns") == F.lit(BASELINE))
+    order = F.struct(F.col("run_time"), F.col("run_id"))
+    baseline = F.max(F.when(base, order)).over(Window.partitionBy("table"))
+    newest = Window.partitionBy("table", "rule", "columns").orderBy(order.desc())
+    frame = frame.where(kept).withColumn("_base", baseline)
+    frame = frame.where(F.col("_base").isNull() | (order >= F.col("_base")))
+    frame = frame.withColumn("_n", F.row_number().over(newest)).where(F.col("_n") == 1)
+    return frame.withColumn("micros", F.unix_micros(F.col("run_time"))).drop(
+        "run_time", "_base", "_n"
+    )
 
 
 def now() -> dt.datetime:

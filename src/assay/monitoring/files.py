@@ -5,7 +5,9 @@ once both land, whole), all of them or none: on any failure (a full disk) the fi
 back to its size before. History is read by one pass over the file, keeping the newest
 values of the rules asked for; a line that is not a store row is skipped and counted
 (:mod:`assay.monitoring.rows`). A state row's bytes are base64 text in its line; a line
-written before the ``state`` column has none (read as null).
+written before the ``state`` column has none (read as null). An incremental table's
+states are read by a pass of their own that parses only the lines holding a state row
+(:func:`state_lines`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from assay.monitoring.records import NAMES, utc_text
+from assay.monitoring.records import NAMES, STATE_MEASURE, parse_time, utc_text
 from assay.monitoring.rows import NOT_JSON, Skipped, checked_row, tally
 from assay.monitoring.series import History, Wanted, newest
 
@@ -130,3 +132,42 @@ def read(path: str, wanted: Wanted) -> tuple[History, Skipped]:
         ):
             found.append(row)
     return newest(found, wanted), tally(skips)
+
+
+_STATE_LINE = (b'"measure":"state"', b'"measure": "state"')
+"""What a state row's line holds as assay writes it (or a JSON writer with spaces)."""
+
+
+def state_lines(path: str, tables: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """The state rows of ``tables`` in the file, as read from their lines (``run_time``
+    an aware time, ``tags`` a dict, ``state`` base64 text as written): every other line
+    passed over without parsing it, a state line that is not a store row skipped. Under
+    a shared ``flock``, as :func:`scan` reads."""
+    names = set(tables)
+    needles = [orjson.dumps(name) for name in names]
+    assert STATE_MEASURE == "state"  # the needles above
+    with contextlib.suppress(FileNotFoundError), open(path, "rb") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+        for line in handle:
+            if not any(n in line for n in _STATE_LINE) or not any(n in line for n in needles):
+                continue
+            row = _state_row(line, names)
+            if row is not None:
+                yield row
+
+
+def _state_row(line: bytes, tables: set[str]) -> dict[str, Any] | None:
+    """A state line's row, or None when it is not one of ``tables``' state rows."""
+    try:
+        raw = orjson.loads(line)
+        if raw.get("measure") != STATE_MEASURE or raw.get("table") not in tables:
+            return None
+        tags = raw.get("tags") or {}
+        state, value = raw.get("state"), float(raw["value"])
+        if not isinstance(tags, dict) or not isinstance(state, str):
+            return None
+        return {"table": raw["table"], "rule": str(raw["rule"]), "columns": str(raw["columns"]),
+                "value": value, "run_id": raw.get("run_id"), "tags": tags, "state": state,
+                "run_time": parse_time(raw["run_time"])}  # fmt: skip
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return None

@@ -1,14 +1,20 @@
 """The states of an incremental table's partitions as store rows (docs/incremental.md#the-states),
 and back.
 
-Each run of an incremental table stores the state of every partition it knows, the ones
-it did not scan carried over from the run before: a row per partition (rule
-``(table)``: its fingerprint, ``value`` its rows) and a row per rule and partition (the
-rule's identity: its measures' partial values, and a digest of what they measure). The
-partition is the row's ``columns`` (its value as JSON), the bytes the row's ``state``
-(JSON: every value tagged with its type, so a DECIMAL keeps its digits, a NaN its
-NaN-ness, a date its type). The newest run of the table carrying the run's tags holds
-its states.
+Each run of an incremental table stores the states of the partitions it scanned only: a
+row per partition (rule ``(table)``: its fingerprint, ``value`` its rows) and a row per
+rule and partition (the rule's identity: its measures' partial values, and a digest of
+what they measure); a partition gone since is marked deleted (a ``(table)`` row), and a
+run that scanned every partition (a first run, ``--full``) marks a baseline (a
+``(table)`` row whose ``columns`` is ``(baseline)``): nothing stored before it is read.
+The partition is the row's ``columns`` (its value as JSON), the bytes the row's
+``state`` (JSON: every value tagged with its type, so a DECIMAL keeps its digits, a NaN
+its NaN-ness, a date its type).
+
+A table's states are read per partition: the newest ``(table)`` row of each partition
+since the newest baseline (among the runs carrying the run's tags) says its fingerprint,
+or that it is gone; its rules' states are those the same run stored (a run scanning a
+partition stores every rule's state of it, so an older state of a rule is of older data).
 """
 
 from __future__ import annotations
@@ -89,16 +95,26 @@ def partition_value(key: PartitionKey) -> Any:
     return decode(orjson.loads(key))
 
 
+BASELINE = "(baseline)"
+"""The ``columns`` of the ``(table)`` row marking a run that stored every partition's
+state: the states stored before it are not read."""
+_Order = tuple[dt.datetime, str]
+
+
 @dataclass(frozen=True)
 class Stored:
-    """An incremental table's states as the newest run stored them: each partition's
-    fingerprint and rows, and each rule's partial values (with their digest) by
-    partition; ``run_id`` the run that stored them (empty: none)."""
+    """An incremental table's states as stored: each partition's fingerprint and rows,
+    and each rule's partial values (with their digest) by partition; ``runs``: the run
+    that stored each partition's states (none: nothing stored)."""
 
     fingerprints: Mapping[PartitionKey, str] = field(default_factory=dict)
     rows: Mapping[PartitionKey, int] = field(default_factory=dict)
     rules: Mapping[tuple[str, PartitionKey], tuple[str, list[Any]]] = field(default_factory=dict)
-    run_id: str = ""
+    runs: Mapping[PartitionKey, str] = field(default_factory=dict)
+
+    def merged_from(self, keys: Iterable[PartitionKey]) -> str:
+        """The newest run among those that stored the states of ``keys`` (empty: none)."""
+        return max((self.runs[k] for k in keys if k in self.runs), default="")
 
 
 def state_rows(
@@ -106,10 +122,19 @@ def state_rows(
     fingerprints: Mapping[PartitionKey, str],
     rows: Mapping[PartitionKey, int],
     rules: Mapping[tuple[str, PartitionKey], tuple[str, Sequence[Any]]],
+    deleted: Iterable[PartitionKey] = (),
+    baseline: bool = False,
 ) -> list[dict[str, Any]]:
     """The store rows of a table's states (without ``run_time``, ``server``, ``tags``
-    and ``run_id``, which the run's append adds)."""
+    and ``run_id``, which the run's append adds): the partitions ``fingerprints`` holds
+    and their rules' states, a marker per ``deleted`` partition, and a ``baseline``
+    marker when these are every partition's states."""
     out = []
+    if baseline:
+        state = orjson.dumps({"baseline": True, "partitions": len(fingerprints)})
+        out.append(_row(table, TABLE_RULE, "table", BASELINE, sum(rows.values()), state))
+    for key in sorted(deleted):
+        out.append(_row(table, TABLE_RULE, "table", key, 0, orjson.dumps({"deleted": True})))
     for key, fingerprint in sorted(fingerprints.items()):
         state = orjson.dumps({"fingerprint": fingerprint})
         out.append(_row(table, TABLE_RULE, "table", key, rows.get(key, 0), state))
@@ -125,28 +150,50 @@ def _row(table: str, rule: str, kind: str, key: str, rows: int, state: bytes) ->
             "state": state}  # fmt: skip
 
 
-def newest_states(rows: Iterable[Mapping[str, Any]], table: str) -> Stored:
-    """The states of ``table`` in the newest run among ``rows`` (checked store rows
-    already matched to the run's tags) that stored any."""
-    runs: dict[str, tuple[dt.datetime, list[Mapping[str, Any]]]] = {}
+def newest_states(rows: Iterable[Mapping[str, Any]], tables: Iterable[str]) -> dict[str, Stored]:
+    """The states of each of ``tables`` among ``rows`` (state rows matched to the run's
+    tags, in any order; their ``state`` bytes or base64 text): per partition, those of
+    the newest run that stored it since the table's newest baseline, the deleted ones
+    left out. Only the newest row of each (table, rule, partition) is kept while
+    reading, and only the kept ones' states decoded."""
+    wanted = set(tables)
+    newest: dict[tuple[str, str, str], tuple[_Order, Mapping[str, Any]]] = {}
+    baselines: dict[str, _Order] = {}
     for row in rows:
-        if row["table"] != table or row["measure"] != STATE_MEASURE or row.get("state") is None:
+        table = row["table"]
+        if table not in wanted or row.get("state") is None:
             continue
-        run = str(row.get("run_id") or "")
-        moment = row["run_time"]
-        runs.setdefault(run, (moment, []))[1].append(row)
-    if not runs:
-        return Stored()
-    run_id, (_, newest) = max(runs.items(), key=lambda item: (item[1][0], item[0]))
-    fingerprints, counts, rules = {}, {}, {}
-    for row in newest:
-        key, state = str(row["columns"]), orjson.loads(row["state"])
-        if row["rule"] == TABLE_RULE:
-            fingerprints[key] = str(state["fingerprint"])
-            counts[key] = int(row["value"])
-        else:
-            rules[(row["rule"], key)] = (
-                str(state["digest"]),
-                [decode(p) for p in state["partials"]],
-            )
-    return Stored(fingerprints, counts, rules, run_id)
+        order = (row["run_time"], str(row.get("run_id") or ""))
+        key = (table, str(row["rule"]), str(row["columns"]))
+        if key[1:] == (TABLE_RULE, BASELINE):
+            baselines[table] = max(order, baselines.get(table, order))
+        elif key not in newest or newest[key][0] < order:
+            newest[key] = (order, row)
+    return {table: _stored(table, newest, baselines.get(table)) for table in wanted}
+
+
+def _stored(
+    table: str,
+    newest: Mapping[tuple[str, str, str], tuple[_Order, Mapping[str, Any]]],
+    baseline: _Order | None,
+) -> Stored:
+    """One table's states from the newest row of each of its (rule, partition)."""
+    fingerprints, counts, runs = {}, {}, {}
+    for (name, rule, key), (order, row) in newest.items():
+        if name != table or rule != TABLE_RULE or (baseline is not None and order < baseline):
+            continue
+        state = orjson.loads(_bytes(row["state"]))
+        if "fingerprint" in state:
+            fingerprints[key], counts[key] = str(state["fingerprint"]), int(row["value"])
+            runs[key] = order[1]
+    rules = {}
+    for (name, rule, key), (order, row) in newest.items():
+        if name == table and rule != TABLE_RULE and key in runs and order[1] == runs[key]:
+            state = orjson.loads(_bytes(row["state"]))
+            rules[(rule, key)] = (str(state["digest"]), [decode(p) for p in state["partials"]])
+    return Stored(fingerprints, counts, rules, runs)
+
+
+def _bytes(state: Any) -> bytes:
+    """A state as bytes (a file's line holds it as base64 text)."""
+    return base64.b64decode(state) if isinstance(state, str) else bytes(state)

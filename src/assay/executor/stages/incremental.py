@@ -101,12 +101,15 @@ def measure_incremental(
     values = _merged(measures, parts.values(), types, by)
     new = _merged(measures, [parts[k] for k in scan], types, by)
     rules = {(i, key): (digests[i], [parts[key][m] for m in measures_of(r)])
-             for r, i in judged for key in prints}  # fmt: skip
-    rows = {key: int(parts[key][RowCount()][0] or 0) for key in prints}
-    states = state_rows(table.name, prints, rows, rules)
+             for r, i in judged for key in scan}  # fmt: skip
+    rows = {key: int(parts[key][RowCount()][0] or 0) for key in scan}
     deleted = tuple(sorted(k for k in stored.fingerprints if k not in prints))
+    baseline = len(scan) == len(prints) and bool(scan or deleted)  # every partition's states
+    states = state_rows(table.name, {k: prints[k] for k in scan}, rows, rules,
+                        () if baseline else deleted, baseline)  # fmt: skip
+    merged_from = stored.merged_from(k for k in prints if k not in scan)
     estimates = _estimates(table, values, new)
-    scanned = Scanned(tuple(prints), tuple(scan), deleted, stored.run_id, states, Measured(new),
+    scanned = Scanned(tuple(prints), tuple(scan), deleted, merged_from, states, Measured(new),
                       estimates)  # fmt: skip
     _sample_new_rows(submitter, by, scan)
     return Measured(values), scanned
