@@ -132,6 +132,8 @@ def expectation_rule(item: Node) -> Rule:
     kwargs.check_keys(expectation.keys)
     mapped = expectation.build(kwargs)
     condition = kw.row_condition(kwargs) if expectation.keys >= kw.CONDITION else None
+    if not expectation.filtered:  # written into the check by its builder
+        condition = None
     if isinstance(mapped.check, SchemaCheck):  # a type: GX on Spark reads no row
         condition = None
     places: tuple[tuple[str, Origin], ...] = ()

@@ -15,6 +15,8 @@ from assay.dialects import great_expectations_types as types
 from assay.dialects.great_expectations_mapped import Builder, Expectation, Mapped
 from assay.dialects.great_expectations_mapped import column_map as _map
 from assay.dialects.great_expectations_more import MORE
+from assay.dialects.great_expectations_sets import SETS
+from assay.dialects.great_expectations_table import TABLE
 from assay.ir.expr import (
     Col,
     Compare,
@@ -427,6 +429,8 @@ EXPECTATIONS: dict[str, Expectation] = {
         _multicolumn_sum, frozenset({"column_list", "sum_total", "ignore_row_if"}) | _MAP
     ),
     **MORE,
+    **SETS,
+    **TABLE,
 }
 """Every expectation assay runs, by GX's name; any other is a config error."""
 NULL_EXPECTATIONS = frozenset(

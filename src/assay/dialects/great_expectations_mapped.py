@@ -38,6 +38,9 @@ class Expectation:
 
     build: Builder
     keys: frozenset[str]
+    filtered: bool = True
+    """Whether the ``row_condition`` is the rule's filter; False when the builder
+    writes it into the check itself (an SQL metric takes no filter)."""
 
 
 def column_map(

@@ -16,6 +16,8 @@ from assay.dialects.great_expectations_map import (
     NULL_EXPECTATIONS,
     TYPE_EXPECTATIONS,
 )
+from assay.dialects.great_expectations_sets import CONTAIN_SET, DISTINCT_SETS, NOT_IN_SET
+from assay.dialects.great_expectations_table import COLUMN_COUNTS
 from assay.dialects.great_expectations_types import class_name
 from assay.dialects.soda_checks import is_soda
 from assay.dialects.soda_results import with_soda_numbers
@@ -26,6 +28,13 @@ KEY = "great_expectations"
 QUANTILES = "expect_column_quantile_values_to_be_between"
 PARTIAL = 20
 """GX's ``partial_unexpected_count`` (SUMMARY result format)."""
+_SET_COUNTS = {
+    NOT_IN_SET: ("unexpected_count",),
+    CONTAIN_SET: ("missing_count",),
+    "expect_column_distinct_values_to_equal_set": ("unexpected_count", "missing_count"),
+}
+"""The counts of GX's result of each distinct values expectation, in the order of its
+metrics (a distinct values outside the set, the set's values missing)."""
 
 
 def gx_numbers(
@@ -105,6 +114,11 @@ def with_gx_numbers(
     numbers = gx_numbers(rule, failed_count, rows, metric_value, samples, table_rows)
     if numbers is None:
         return dict(details) if details is not None else None
+    if rule.kind in DISTINCT_SETS:  # distinct values outside the set, the set's missing
+        values = found.get("values", [metric_value])
+        counts = dict(zip(_SET_COUNTS[rule.kind], values, strict=False))
+        kept = {k: v for k, v in found.items() if k != "values"}  # in GX's numbers only
+        return {**kept, KEY: {"observed_value": None, **counts}}
     if rule.kind == QUANTILES:  # each quantile's value, as GX lists them
         given: Any = dict(rule.params).get("quantile_ranges") or ()
         ranges = dict(given)
@@ -119,6 +133,8 @@ def _observed_schema(rule: Rule, check: SchemaCheck, details: Mapping[str, Any])
     """GX's ``observed_value`` of a schema expectation: the table's columns (sorted for a
     set, as GX sorts them), or the class name of a column's type."""
     columns = list(details["columns"])
+    if rule.kind in COLUMN_COUNTS:
+        return len(columns)
     if rule.kind in TYPE_EXPECTATIONS:
         kinds = dict(zip(columns, details.get("types") or (), strict=False))
         kind = kinds.get(rule.columns[0])

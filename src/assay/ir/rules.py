@@ -143,6 +143,10 @@ class SchemaCheck:
     ``required``; ``order``: its columns are ``required``, in that order; with any of
     them the result reports the table's columns (Great Expectations'
     ``expect_table_columns_to_match_set`` and ``_to_match_ordered_list``)."""
+    column_count: Threshold | None = None
+    """The number of the table's columns must satisfy it (Great Expectations'
+    ``expect_table_column_count_to_be_between`` and ``_to_equal``); the result reports
+    the table's columns."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,9 +37,12 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
             problems.append(f"missing column {column} (expected {expected})")
         elif not type_matches(expected, actual):
             problems.append(f"column {column} is {actual}, expected {expected}")
+    counted = check.column_count
+    if counted is not None and not counted.holds(len(schema)):
+        problems.append(f"{len(schema)} columns, expected {counted.text}")
     # a rule on the whole column list reports it (Great Expectations' observed_value)
     listed = {"columns": [c for c, _ in schema], "types": [k for _, k in schema]}
-    columns = listed if check.exactly else None
+    columns = listed if check.exactly or counted is not None else None
     if problems:
         said = "schema: " + "; ".join(problems)
         return Outcome(_fail(rule), len(problems), None, said, columns)

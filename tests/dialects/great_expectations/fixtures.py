@@ -195,6 +195,14 @@ def _judged(case: Case, results: list[dict[str, Any]], table_error: str | None) 
     if "success" in case.out and result["passed"] != case.out["success"]:
         return f"success {result['passed']}, GX {case.out['success']}"
     numbers = (result.get("details") or {}).get("great_expectations") or {}
+    if case.expectation in _DISTINCT_SETS and isinstance(out.get("observed_value"), list):
+        # GX 1.2's fixture lists the distinct values; GX 1.24.1 reports null and counts
+        # instead: the counts it gives for these values must be assay's
+        counts = _set_counts(out["observed_value"], case)
+        ours_counts = {k: numbers.get(k) for k in counts}
+        if numbers.get("observed_value") is not None or ours_counts != counts:
+            return f"counts {ours_counts}, GX 1.24.1 {counts} of {out['observed_value']}"
+        out = {k: v for k, v in out.items() if k != "observed_value"}
     if "observed_value" in out and not _observed(numbers.get("observed_value"), out, case):
         return f"observed_value {numbers.get('observed_value')}, GX {out['observed_value']}"
     if "unexpected_list" in out and not result["passed"]:
@@ -221,6 +229,24 @@ def _observed(ours: Any, out: dict[str, Any], case: Case) -> bool:
         # GX 1.2's fixture says "1 unexpected row"; GX 1.x since reports the count (1)
         return theirs.split(" ")[0] == str(ours)
     return _same(ours, theirs)
+
+
+_DISTINCT_SETS = {
+    "expect_column_distinct_values_to_be_in_set": ("unexpected_count",),
+    "expect_column_distinct_values_to_contain_set": ("missing_count",),
+    "expect_column_distinct_values_to_equal_set": ("unexpected_count", "missing_count"),
+}
+
+
+def _set_counts(distinct: list[Any], case: Case) -> dict[str, int]:
+    """GX 1.24.1's counts of the distinct values GX 1.2 lists: those outside the set, and
+    the set's length less the listed values it holds (its Spark metrics')."""
+    wanted = case.kwargs["value_set"]
+    counts = {
+        "unexpected_count": len({v for v in distinct if v not in wanted}),
+        "missing_count": len(wanted) - len(set(distinct) & set(wanted)),
+    }
+    return {k: counts[k] for k in _DISTINCT_SETS[case.expectation]}
 
 
 def _same(ours: Any, theirs: Any) -> bool:
