@@ -49,7 +49,10 @@ def tie(handle: SparkHandle) -> SparkSession:
     spark = handle.spark
     spark.__class__ = closing_class(type(spark))
     spark.__dict__[HANDLE] = handle
-    atexit.register(handle.close)
+    # the session's own stop, not the handle's close: that path also closes pyspark's
+    # client, whose exit hook would otherwise call the stopped server (its ML cache
+    # cleanup) and wait out the retry policy, 12 s of the default 30 s connect timeout
+    atexit.register(spark.stop)
     return spark
 
 
@@ -82,7 +85,7 @@ def _subclass(base: Any) -> type:
         if handle is None:  # stopped already, or being stopped by the handle itself
             base.stop(self)
             return
-        atexit.unregister(handle.close)
+        atexit.unregister(self.stop)
         handle.close(keep_log=keep_log)  # releases the session, stops an embedded server
 
     members: dict[str, Any] = {"stop": stop, "__enter__": __enter__, "__exit__": __exit__}
