@@ -1,15 +1,18 @@
-"""A drift rule's branch as a Spark Connect DataFrame: the table's values and the
-referenced side's, unioned and grouped by value, then binned (and, for KS and
-Wasserstein, their running counts in value order) in one line of operators, so that
-each source is scanned once (:mod:`assay.planner.drift` says what and why).
+"""The drift rules' branch of a referenced source (and filter) as a Spark Connect
+DataFrame: every drifting column of the table and of the reference stacked as (column,
+value) rows from ONE read of each, unioned and grouped by (column, value), then binned
+per rule (and, for KS and Wasserstein, each column's running counts in value order) in
+one line of operators, so that each source is scanned once for all the branch's rules
+(:mod:`assay.planner.drift` says what and why).
 
 Every function here is in Spark 4.0 (``count_if``, ``isnan``, ``floor``, ``least``,
-``lead``, windows, ``collect_list``, ``sort_array``), the oldest server assay supports.
+``lead``, ``explode``, windows, ``collect_list``, ``sort_array``), the oldest server assay supports.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
@@ -25,32 +28,53 @@ _V, _OURS, _T, _R = "_assay_v", "_assay_s", "_assay_t", "_assay_r"
 _LOW, _HIGH, _NT, _NR = "_assay_lo", "_assay_hi", "_assay_nt", "_assay_nr"
 _FINITE, _BIN, _FIRST = "_assay_f", "_assay_i", "_assay_b"
 _CT, _CR, _NEXT, _DIFF, _GAP = "_assay_ct", "_assay_cr", "_assay_nx", "_assay_d", "_assay_w"
+_KEY, _SLOT, _NB, _EACH = "_assay_k", "_assay_n", "_assay_nb", "_assay_e"
+
+Key = tuple[str, str, bool]
+"""What a distribution's groups depend on: its column, the referenced column, and
+whether the values are numbers (cast to double) or categories (as they are)."""
 
 
-def drift_frame(df: DataFrame, slot: Slot, referenced: DataFrame) -> DataFrame:
-    """One row over the table's rows ``df`` and the ``referenced`` source's: the slot's
-    outputs (``<name>_bins``, ``_low``, ``_high``, ``_ks``, ``_wasserstein``)."""
-    m = slot.measure
-    assert isinstance(m, Distribution)
-    rows = df.where(column(m.where)) if m.where is not None else df
-    ours, theirs = col(m.column), col(m.reference_column)
-    if m.bins is not None:
-        ours, theirs = ours.cast("double"), theirs.cast("double")
-    union = rows.select(ours.alias(_V), F.lit(True).alias(_OURS)).union(
-        referenced.select(theirs.alias(_V), F.lit(False).alias(_OURS))
+def _key(m: Distribution) -> Key:
+    return (m.column, m.reference_column, m.bins is not None)
+
+
+def drift_frame(df: DataFrame, slots: Sequence[Slot], referenced: DataFrame) -> DataFrame:
+    """One row over the table's rows ``df`` (where the slots' one filter holds) and the
+    ``referenced`` source's: every slot's outputs (``<name>_bins``, ``_low``, ``_high``,
+    ``_ks``, ``_wasserstein``).
+
+    Each side is read once for every slot: its drifting columns stacked as (key,
+    value) rows (one ``explode`` of a row's values), numbers in one double column, each
+    category in a column of its own (its type), the others null; the union grouped by
+    (key, value); the range and running counts windows partitioned by key; then each
+    group once per slot of its key, binned by that slot's bins, summed per (slot, bin),
+    and the slots' outputs read apart in one aggregate."""
+    measures = [_distribution(s) for s in slots]
+    where = measures[0].where
+    assert all(m.where == where for m in measures)
+    keys: dict[Key, int] = {}
+    for m in measures:
+        keys.setdefault(_key(m), len(keys))
+    categories = [k for k in keys if not k[2]]
+    rows = df.where(column(where)) if where is not None else df
+    union = _stacked(rows, keys, categories, 0, True).union(
+        _stacked(referenced, keys, categories, 1, False)
     )
-    groups = union.groupBy(_V).agg(
+    values = [_V, *(f"_assay_c{j}" for j in range(len(categories)))]
+    groups = union.groupBy(_KEY, *values).agg(
         F.count_if(F.col(_OURS)).alias(_T), F.count_if(~F.col(_OURS)).alias(_R)
     )
-    name = slot.name
-    if m.bins is None:
-        none = F.lit(None).cast("double")
-        return groups.agg(
-            F.collect_list(_counted(_V, "v")).alias(f"{name}_bins"),
-            *(none.alias(f"{name}_{k}") for k in ("low", "high", "ks", "wasserstein")),
-        )
-    binned = _binned(_ranged(groups, m.ordered), m.bins, m.ordered)
-    per_bin = binned.groupBy(F.col(_BIN)).agg(
+    ordered = any(m.ordered for m in measures)
+    ranged = _ranged(groups, ordered)
+    of_key: dict[int, list[int]] = {}
+    for n, m in enumerate(measures):
+        of_key.setdefault(keys[_key(m)], []).append(n)
+    each = F.explode(_case(F.col(_KEY), {k: F.array(*map(F.lit, v)) for k, v in of_key.items()}))
+    bins = {n: F.lit(m.bins) for n, m in enumerate(measures) if m.bins is not None}
+    spread = ranged.withColumn(_SLOT, each).withColumn(_NB, _case(F.col(_SLOT), bins))
+    binned = _binned(spread, ordered)
+    per_bin = binned.groupBy(_SLOT, _BIN, *values[1:]).agg(
         F.sum(_T).alias(_T),
         F.sum(_R).alias(_R),
         F.max(_DIFF).alias(_DIFF),
@@ -58,13 +82,70 @@ def drift_frame(df: DataFrame, slot: Slot, referenced: DataFrame) -> DataFrame:
         F.first(_LOW).alias(_LOW),
         F.first(_HIGH).alias(_HIGH),
     )
-    return per_bin.agg(
-        F.sort_array(F.collect_list(_counted(_BIN, "i"))).alias(f"{name}_bins"),
-        F.max(_LOW).alias(f"{name}_low"),
-        F.max(_HIGH).alias(f"{name}_high"),
-        F.max(_DIFF).alias(f"{name}_ks"),
-        F.sum(_GAP).alias(f"{name}_wasserstein"),
-    )
+    value_of = {k: f"_assay_c{j}" for j, k in enumerate(categories)}
+    outputs = [
+        c
+        for n, (s, m) in enumerate(zip(slots, measures, strict=True))
+        for c in _outputs(s.name, n, m, value_of.get(_key(m)))
+    ]
+    return per_bin.agg(*outputs)
+
+
+def _distribution(slot: Slot) -> Distribution:
+    assert isinstance(slot.measure, Distribution)
+    return slot.measure
+
+
+def _case(key: Column, values: Mapping[int, Column]) -> Column:
+    """``values[key]`` (null for a key not among them)."""
+    found: Any = F
+    for k, v in values.items():
+        found = found.when(key == F.lit(k), v)
+    return found if values else F.lit(None).cast("int")
+
+
+def _stacked(
+    frame: DataFrame, keys: Mapping[Key, int], categories: Sequence[Key], side: int, ours: bool
+) -> DataFrame:
+    """``frame``'s values of every key as (``_assay_k``, ``_assay_v``, ``_assay_c<j>``...)
+    rows, one per key and row of ``frame``, marked with the side (``side`` 0 reads the
+    keys' columns, 1 their referenced columns)."""
+
+    def value(k: Key) -> Column:
+        return col(k[1] if side else k[0])
+
+    none = F.lit(None).cast("double")
+    elements = []
+    for k, number in keys.items():
+        fields = [F.lit(number).alias(_KEY), (value(k).cast("double") if k[2] else none).alias(_V)]
+        fields += [  # a category's own column; the others null of their own type
+            (value(c) if c == k else F.when(F.lit(False), value(c))).alias(f"_assay_c{j}")
+            for j, c in enumerate(categories)
+        ]
+        elements.append(fields)
+    if len(elements) == 1:
+        stacked = frame.select(*elements[0])
+    else:
+        structs = F.array(*(F.struct(*fields) for fields in elements))
+        stacked = frame.select(F.explode(structs).alias(_EACH)).select(f"{_EACH}.*")
+    return stacked.withColumn(_OURS, F.lit(ours))
+
+
+def _outputs(name: str, n: int, m: Distribution, category: str | None) -> list[Column]:
+    """The slot ``n``'s outputs, read from its (slot, bin) rows."""
+    mine = F.col(_SLOT) == F.lit(n)
+    none = F.lit(None).cast("double")
+    if category is not None:
+        bins = F.collect_list(F.when(mine, _counted(category, "v")))
+        nothing = ("low", "high", "ks", "wasserstein")
+        return [bins.alias(f"{name}_bins"), *(none.alias(f"{name}_{k}") for k in nothing)]
+    return [
+        F.sort_array(F.collect_list(F.when(mine, _counted(_BIN, "i")))).alias(f"{name}_bins"),
+        F.max(F.when(mine, F.col(_LOW))).alias(f"{name}_low"),
+        F.max(F.when(mine, F.col(_HIGH))).alias(f"{name}_high"),
+        (F.max(F.when(mine, F.col(_DIFF))) if m.ordered else none).alias(f"{name}_ks"),
+        (F.sum(F.when(mine, F.col(_GAP))) if m.ordered else none).alias(f"{name}_wasserstein"),
+    ]
 
 
 def _counted(key: str, name: str) -> Column:
@@ -80,7 +161,7 @@ def _ranged(groups: DataFrame, ordered: bool) -> DataFrame:
     """The groups with the union's finite range and, when ``ordered``, each side's
     finite rows, running counts up to each value and the next value."""
     v = F.col(_V)
-    whole = Window.partitionBy()
+    whole = Window.partitionBy(_KEY)  # each key's groups: a distribution's values
     kept = groups.withColumn(_FINITE, _finite(v))
     finite = F.col(_FINITE)
     kept = kept.withColumn(_LOW, F.min(F.when(finite, v)).over(whole)).withColumn(
@@ -89,7 +170,7 @@ def _ranged(groups: DataFrame, ordered: bool) -> DataFrame:
     if not ordered:
         return kept
     ours, theirs = F.when(finite, F.col(_T)), F.when(finite, F.col(_R))
-    by_value = Window.orderBy(v)  # the distinct values, sorted: one partition
+    by_value = Window.partitionBy(_KEY).orderBy(v)  # each key's distinct values, sorted
     return (
         kept.withColumn(_NT, F.sum(ours).over(whole))
         .withColumn(_NR, F.sum(theirs).over(whole))
@@ -99,11 +180,11 @@ def _ranged(groups: DataFrame, ordered: bool) -> DataFrame:
     )
 
 
-def _binned(groups: DataFrame, bins: int, ordered: bool) -> DataFrame:
-    """Each group with its bin (numpy.histogram's over ``bins`` equal widths of
-    ``[low, high]``) and, when ``ordered``, its CDFs' difference and that difference
-    times the gap to the next finite value."""
-    v, low, high = F.col(_V), F.col(_LOW), F.col(_HIGH)
+def _binned(groups: DataFrame, ordered: bool) -> DataFrame:
+    """Each group with its bin (numpy.histogram's over its slot's bins ``_assay_nb``,
+    equal widths of ``[low, high]``; a category's slot has none) and, when ``ordered``,
+    its CDFs' difference and that difference times the gap to the next finite value."""
+    v, low, high, bins = F.col(_V), F.col(_LOW), F.col(_HIGH), F.col(_NB)
     # one value: numpy's range is [value - 0.5, value + 0.5]
     one = low == high
     groups = groups.withColumns(
@@ -113,22 +194,22 @@ def _binned(groups: DataFrame, bins: int, ordered: bool) -> DataFrame:
         }
     )
     width = high - low
-    step = width / F.lit(float(bins))
+    step = width / bins.cast("double")
 
     def edge(i: Column) -> Column:  # numpy.linspace(low, high, bins + 1)[i]
-        return F.when(i >= F.lit(bins), high).otherwise(i.cast("double") * step + low)
+        return F.when(i >= bins, high).otherwise(i.cast("double") * step + low)
 
     # numpy's uniform-bins path: the index from the scaled offset, the last edge in the
     # last bin, then corrected against the edges themselves (rounding near an edge)
     # (a width still 0, a value too large for 0.5 to move: numpy refuses such bins too)
-    scaled = F.floor((v - low) * (F.lit(float(bins)) / width)).cast("int")
+    scaled = F.floor((v - low) * (bins.cast("double") / width)).cast("int")
     # (only for a finite value: ANSI mode fails a NaN or an infinity cast to an int; a
     # range wider than a double has no bins at all, its finite values none: bin NULL)
     binnable = (width > 0) & (width < F.lit(float("inf"))) & F.col(_FINITE)
-    guess = F.when(binnable, F.least(scaled, F.lit(bins - 1)))
+    guess = F.when(binnable, F.least(scaled, bins - 1))
     out = groups.withColumn(_FIRST, F.when(v < edge(guess), guess - 1).otherwise(guess))
     b = F.col(_FIRST)
-    corrected = F.when((v >= edge(b + 1)) & (b != F.lit(bins - 1)), b + 1).otherwise(b)
+    corrected = F.when((v >= edge(b + 1)) & (b != bins - 1), b + 1).otherwise(b)
     binned = (
         F.when(v.isNull(), F.lit(NULL_BIN))
         .when(F.isnan(v), F.lit(NAN_BIN))

@@ -90,9 +90,9 @@ def reference_frame(df: DataFrame, branch: ReferenceAggregate, refs: References)
     referenced distinct keys, counted per slot (each over the rows its filter keeps); or
     (``join: matches``) joined with the referenced keys' counts, summed per slot."""
     if branch.lookup is None:
+        if isinstance(branch.slots[0].measure, Distribution):
+            return drift_frame(df, branch.slots, refs.frame(branch.source))
         (slot,) = branch.slots
-        if isinstance(slot.measure, Distribution):
-            return drift_frame(df, slot, refs.frame(branch.source))
         return refs.frame(branch.source).agg(F.count(F.lit(1)).alias(slot.name))
     lookup = branch.lookup
     kept = []

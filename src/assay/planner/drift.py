@@ -19,8 +19,10 @@ of operators (no group is read twice, so Spark scans each source once):
   Wasserstein distance (the differences weighted by the gap to the next value).
 
 Then the groups are summed per bin, and one row holds the bins and the two sorted
-statistics. The sorted window runs in one partition over the distinct values: its cost
-is one sort of them.
+statistics. Every distribution against the same referenced source (and filter) is one
+branch (:mod:`assay.planner.drift_plan`): each side read once, its columns stacked as
+(column, value) rows, the windows partitioned by column (each column's sort of its
+distinct values), each rule's bins cut from its column's groups.
 """
 
 from __future__ import annotations
