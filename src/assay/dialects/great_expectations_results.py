@@ -16,7 +16,12 @@ from assay.dialects.great_expectations_map import (
     NULL_EXPECTATIONS,
     TYPE_EXPECTATIONS,
 )
-from assay.dialects.great_expectations_sets import CONTAIN_SET, DISTINCT_SETS, NOT_IN_SET
+from assay.dialects.great_expectations_sets import (
+    CONTAIN_SET,
+    DISTINCT_SETS,
+    MOST_COMMON,
+    NOT_IN_SET,
+)
 from assay.dialects.great_expectations_table import COLUMN_COUNTS
 from assay.dialects.great_expectations_types import class_name
 from assay.dialects.soda_checks import is_soda
@@ -56,6 +61,8 @@ def gx_numbers(
         if rule.filter is None and rows is not None:
             return {"observed_value": metric_value, "element_count": rows}
         return {"observed_value": metric_value}
+    if rule.kind == MOST_COMMON:  # its query says whether it holds, not the values
+        return None
     if isinstance(check, SqlCheck):  # unexpected_rows_expectation: the rows returned
         return {"observed_value": failed_count}
     if not isinstance(check, (RowCheck, UniqueCheck)) or failed_count is None:

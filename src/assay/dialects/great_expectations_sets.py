@@ -19,7 +19,7 @@ from assay.dialects import great_expectations_kwargs as kw
 from assay.dialects.great_expectations_mapped import Builder, Expectation, Mapped
 from assay.ir.expr import Col, Compare, Expr, IsNull, Lit, Not, Scalar, Sql, all_of, any_of, is_true
 from assay.ir.metrics import SqlMetric
-from assay.ir.rules import MetricCheck, RowCheck
+from assay.ir.rules import MetricCheck, RowCheck, SqlCheck
 from assay.ir.values import ZERO_TOLERANCE, Comparison, Op, Threshold
 
 NOT_IN_SET = "expect_column_distinct_values_to_be_in_set"
@@ -163,6 +163,35 @@ def _ignored(kwargs: Node, a: str, b: str) -> Expr | None:
     return Not(any_of(*nulls)) if _PAIR_IGNORE[text] == "any" else None
 
 
+MOST_COMMON = "expect_column_most_common_value_to_be_in_set"
+_ONE = Comparison(Op.EQ, Decimal(1), "== 1")
+
+
+def _most_common(kwargs: Node) -> Mapped:
+    """GX's ``column.most_common_value`` on Spark: the non-null values of the largest
+    count (``column.value_counts``: a group-by), all of them when tied; with
+    ``ties_okay`` one of them in ``value_set`` passes, without it there must be one,
+    in the set. A query of its own over the table (a group-by, then the values of the
+    top count), its one value 1 when the expectation holds; the ``row_condition`` is in
+    its ``WHERE``."""
+    name = kw.column(kwargs)
+    values = _set(kwargs)
+    ties_okay = kw.flag(kwargs, "ties_okay")
+    column = quoted(name)
+    listed = ", ".join(sql_literal(v) for v in values)
+    hit = f"count_if(v IN ({listed}))" if values else "0"
+    held = "hits > 0" if ties_okay else "modes = 1 AND hits = 1"
+    query = (
+        f"SELECT CAST({held} AS INT) FROM (SELECT count(*) AS modes, {hit} AS hits FROM "
+        "(SELECT v, n, max(n) OVER () AS top FROM "
+        f"(SELECT {column} AS v, count(*) AS n FROM _validation_df "
+        f"WHERE {_where(kwargs, f'{column} IS NOT NULL')} GROUP BY {column})) WHERE n = top)"
+    )
+    check = SqlCheck(query, "value", must=_ONE)
+    shown = "one of them in the set" if ties_okay else "in the set"
+    return Mapped(check, (name,), ((name, "any"),), None, f"most common value {shown}")
+
+
 _DISTINCT_KEYS = frozenset({"column", "value_set"}) | kw.CONDITION | kw.IGNORED
 
 SETS: dict[str, Expectation] = {
@@ -170,6 +199,7 @@ SETS: dict[str, Expectation] = {
         kind: Expectation(_distinct_set(kind), _DISTINCT_KEYS, filtered=False)
         for kind in (NOT_IN_SET, CONTAIN_SET, EQUAL_SET)
     },
+    MOST_COMMON: Expectation(_most_common, _DISTINCT_KEYS | {"ties_okay"}, filtered=False),
     "expect_column_pair_values_to_be_in_set": Expectation(
         _pair_in_set,
         frozenset({"column_A", "column_B", "value_pairs_set", "ignore_row_if"})

@@ -233,6 +233,32 @@ SUITE_ITEMS: list[dict[str, Any]] = [
     _e("column_values_to_match_strftime_format", column="ds", strftime_format="%Y-%m-%d ",
        **_spark("id > 3")),
     _e("column_values_to_match_strftime_format", column=NAME, strftime_format="%y"),
+    # distinct values and sets
+    _e("column_distinct_values_to_be_in_set", column="s", value_set=["a", "b", "A", ""]),
+    _e("column_distinct_values_to_be_in_set", column="n", value_set=[1, 2, 3], **_spark("id > 3")),
+    _e("column_distinct_values_to_be_in_set", column="dec", value_set=[1.5, 0, None]),
+    _e("column_distinct_values_to_be_in_set", column="x", value_set=[1.5, 2.0, 0.25]),
+    _e("column_distinct_values_to_contain_set", column="s", value_set=["a", "zz"]),
+    _e("column_distinct_values_to_contain_set", column="n", value_set=[2, 10, 99, 2]),
+    _e("column_distinct_values_to_contain_set", column=NAME, value_set=["Ann", "ann"],
+       row_condition='col("id") < 3', condition_parser="great_expectations"),
+    _e("column_distinct_values_to_equal_set", column="b", value_set=[True, False]),
+    _e("column_distinct_values_to_equal_set", column="n2", value_set=[0, 1, 2, 3, 10]),
+    _e("column_distinct_values_to_equal_set", column="s2", value_set=["a", "b", "x"]),
+    _e("column_most_common_value_to_be_in_set", column="s", value_set=["a"]),
+    _e("column_most_common_value_to_be_in_set", column="n2", value_set=[0]),
+    _e("column_most_common_value_to_be_in_set", column="n2", value_set=[0, 5], ties_okay=True),
+    _e("column_most_common_value_to_be_in_set", column=NAME, value_set=["Ann"], **_spark("id > 1")),
+    _e("column_pair_values_to_be_in_set", column_A="n", column_B="n2",
+       value_pairs_set=[[1, 0], [10, 10], [None, 1], [2, 2]]),
+    _e("column_pair_values_to_be_in_set", column_A="s", column_B="s2",
+       value_pairs_set=[["a", "a"], ["", ""], [None, None]], ignore_row_if="neither", mostly=0.5),
+    _e("column_pair_values_to_be_in_set", column_A="s", column_B="s2",
+       value_pairs_set=[["a", "a"]], ignore_row_if="either_value_is_missing"),
+    # the table's columns
+    _e("table_column_count_to_be_between", min_value=12, max_value=12),
+    _e("table_column_count_to_be_between", max_value=11),
+    _e("table_column_count_to_equal", value=11),
 ]  # fmt: skip
 SUITE = {
     "name": "oracle",
@@ -248,7 +274,12 @@ _MIN_X = SUITE_ITEMS.index(_e("column_min_to_be_between", column="x", min_value=
                               strict_min=True))  # fmt: skip
 _QUANTILES_X = next(i for i, item in enumerate(SUITE_ITEMS) if item["kwargs"].get("column") == "x"
                     and item["type"] == "expect_column_quantile_values_to_be_between")  # fmt: skip
+_MOST_COMMON = [i for i, item in enumerate(SUITE_ITEMS)
+                if item["type"] == "expect_column_most_common_value_to_be_in_set"]  # fmt: skip
 DIFFERS: dict[tuple[str, int, str], str] = {
+    **{(table, i, "observed_value"): "expect_column_most_common_value_to_be_in_set: assay's "
+       "query says whether it holds, not which values are the most common"
+       for table in ("tricky", "empty") for i in _MOST_COMMON},
     ("tricky", _MIN_X, "observed_value"): "assay's events are JSON, which has no infinity: the "
     "minimum -inf is null in details.great_expectations (and metric_value)",
     ("tricky", _QUANTILES_X, "observed_value"): "assay's events are JSON, which has no "
