@@ -5,6 +5,7 @@ TPC-H lineitem, one embedded server, side by side in one run.
     python benchmarks/added.py --scale 0.1 --repeat 1
     python benchmarks/added.py --only percentile  # the cases whose name contains it
     python benchmarks/added.py --only foreign_key --scale 0.01 --base 10 --repeat 1
+    python benchmarks/added.py --only drift --scale 0.01 --base 10 --repeat 1 --remote sc://...
 
 For every case (one warm-up, then the median of ``--repeat`` runs, seconds, all
 ``assay.validate`` on one DataFrame, samples off so only the aggregate plan runs):
@@ -14,6 +15,13 @@ For every case (one warm-up, then the median of ``--repeat`` runs, seconds, all
 - ``<case> alone``: the case's rules alone;
 - where the case has one, the hand-written Spark query that answers the same question
   (``handwritten``), timed the same way.
+
+A case against history (``10 KLL drift rules against history``) runs with a metrics store
+of its own (a JSON-lines file under ``--out``'s directory, new for each variant): its
+warm-up is the first run, which stores the sketches (and passes as a first run), and the
+timed runs are judged against the last stored run. Its ``added`` is against the base
+with a store (``base with store``: the base's metrics are written too), so only the
+drift rules' cost is counted.
 
 The JSON (``--out``) keeps every run. Which percentile is the default (exact
 ``percentile`` or ``percentile_approx``) was decided from this script's output; see
@@ -157,6 +165,10 @@ def cases(data: str = "lineitem.parquet") -> dict[str, tuple[Rules, Callable[[An
         # drift against a referenced source (half of lineitem, by order key): each rule a
         # branch of the fused plan grouping both sides by value
         "10 drift rules": (_drift(data), None),
+        # drift against the metrics store's history: each numeric column's KLL sketch in
+        # the table's one aggregate plan (its object aggregates' branch), the stored
+        # sketches read back from the store (no reference scanned)
+        "10 KLL drift rules against history": (_kll_history(), None),
         # the sketch metrics: HLL distinct counts, Pearson, compliance, entropy, mutual
         # information, non-null counts
         "10 sketch metrics": (_sketches(), None),
@@ -182,6 +194,30 @@ def _drift(data: str) -> Rules:
         for c in ("l_returnflag", "l_shipmode", "l_linestatus")
     ]  # fmt: skip
     return rules
+
+
+def _kll_history() -> Rules:
+    """10 drift rules against the last run: ks over 8 numeric columns (8 sketches),
+    psi and wasserstein over two of them (the same sketches)."""
+    last = {"history": "last"}
+    numbers = ("l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_quantity",
+               "l_extendedprice", "l_discount", "l_tax")  # fmt: skip
+    rules: Rules = [
+        {"type": "drift", "column": c, "method": "ks", "references": dict(last), "must_be": ">= 0"}
+        for c in numbers
+    ]
+    rules += [
+        {"type": "drift", "column": "l_quantity", "method": "psi", "bins": 10,
+         "references": dict(last), "must_be": ">= 0"},
+        {"type": "drift", "column": "l_extendedprice", "method": "wasserstein",
+         "references": dict(last), "must_be": ">= 0"},
+    ]  # fmt: skip
+    return rules
+
+
+def against_history(rules: Rules) -> bool:
+    """Whether a rule of ``rules`` is judged against the metrics store's history."""
+    return any("history" in (r.get("references") or {}) for r in rules)
 
 
 def _sketches() -> Rules:
@@ -240,8 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1)
     parser.add_argument("--base", type=int, default=100, help="rules of the base suite")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", default="", help="cases whose name contains one of these (comma-separated)")
+    parser.add_argument(
+        "--only", default="", help="cases whose name contains one of these (comma-separated)"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "added.json")
+    parser.add_argument(
+        "--remote", default=None, help="a Spark Connect URL (default: an embedded server)"
+    )
     args = parser.parse_args(argv)
 
     import assay
@@ -249,15 +290,26 @@ def main(argv: list[str] | None = None) -> int:
 
     quiet_pyspark_logging()
     data = ensure_data(args.scale)
-    handle = open_session()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    handle = open_session(args.remote)
     spark = handle.spark
     try:
         df = spark.read.parquet(str(data))
         base = [dict(c.yaml) for c in suites_mod.suite(args.base)]
 
-        def run(rules: Rules) -> Callable[[], Any]:
+        def run(rules: Rules, store: str | None = None) -> Callable[[], Any]:
+            """One validation of ``rules``; with ``store``, a fresh metrics store of that
+            name (its first call, the warm-up, records the history)."""
+            kept: dict[str, Any] = {}
+            if store is not None:
+                path = args.out.parent / f"{args.out.stem}-{store}.jsonl"
+                path.unlink(missing_ok=True)
+                kept = {"metrics": str(path), "name": "lineitem"}
+
             def call() -> None:
-                result = assay.validate(df, rules, keys=list(suites_mod.KEYS), sample_size=0)
+                result = assay.validate(
+                    df, rules, keys=list(suites_mod.KEYS), sample_size=0, **kept
+                )
                 errors = [r.message for r in result.results if r.severity == "error"]
                 assert not errors, errors[:3]
 
@@ -269,25 +321,42 @@ def main(argv: list[str] | None = None) -> int:
         for name, (rules, hand) in cases(str(data)).items():
             if not any(part in name for part in args.only.split(",")):
                 continue
-            row = {
-                "with base": measure(run(base + rules), args.repeat),
-                "alone": measure(run(rules), args.repeat),
-            }
-            if hand is not None:
-                row["handwritten"] = measure(lambda: hand(df), args.repeat)
-            row["added"] = row["with base"]["median"] - out["base"]["median"]
-            out["cases"][name] = row
+            out["cases"][name] = row = _case(name, rules, hand, base, run, args.repeat, df)
+            against = row.get("base with store", out["base"])
+            row["added"] = row["with base"]["median"] - against["median"]
             shown = (
                 f"{name:<24} added {row['added']:6.2f} s   alone {row['alone']['median']:6.2f} s"
             )
             if hand is not None:
                 shown += f"   handwritten {row['handwritten']['median']:6.2f} s"
             print(shown, flush=True)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(out, indent=2), encoding="utf-8")
     finally:
         handle.close()
     return 0
+
+
+def _case(
+    name: str,
+    rules: Rules,
+    hand: Callable[[Any], Any] | None,
+    base: Rules,
+    run: Callable[..., Callable[[], Any]],
+    repeat: int,
+    df: Any,
+) -> dict[str, Any]:
+    """One case's runs: with the base, alone, by hand; against history each variant
+    with a store of its own, and the base with a store (what ``added`` is against)."""
+    slug = "".join(ch if ch.isalnum() else "-" for ch in name)
+    stored = against_history(rules)
+    row: dict[str, Any] = {}
+    if stored:
+        row["base with store"] = measure(run(base, f"{slug}-base"), repeat)
+    row["with base"] = measure(run(base + rules, f"{slug}-with" if stored else None), repeat)
+    row["alone"] = measure(run(rules, f"{slug}-alone" if stored else None), repeat)
+    if hand is not None:
+        row["handwritten"] = measure(lambda: hand(df), repeat)
+    return row
 
 
 if __name__ == "__main__":

@@ -1,0 +1,78 @@
+"""The rule-kind benchmark must keep working: ``benchmarks/added.py`` on tiny data, the
+drift cases (against a referenced source, and against the metrics store's history).
+
+Runs the harness once (a subprocess on the session's Spark server) on the 10-rule base
+and checks the JSON it writes and the history it stored. Nothing here asserts anything
+about time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HISTORY = "10 KLL drift rules against history"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def document(server, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
+    out = tmp_path_factory.mktemp("added")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "added.py"),
+            "--scale",
+            "0.01",
+            "--base",
+            "10",
+            "--repeat",
+            "1",
+            "--only",
+            "10 drift rules,KLL",
+            "--out",
+            str(out / "added.json"),
+            # the session's server: no JVM of the harness's own
+            "--remote",
+            server.url,
+        ],  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((out / "added.json").read_text()), out
+
+
+def test_both_drift_cases_ran(document: tuple[dict, Path]) -> None:
+    found, _ = document
+    assert found["base_rules"] == 10
+    assert set(found["cases"]) == {"10 drift rules", HISTORY}
+    for row in found["cases"].values():
+        assert isinstance(row["added"], float)
+        assert len(row["with base"]["runs"]) == 1 and row["alone"]["median"] > 0
+    assert "base with store" in found["cases"][HISTORY]
+    assert "base with store" not in found["cases"]["10 drift rules"]
+
+
+def test_history_recorded_then_judged_against(document: tuple[dict, Path]) -> None:
+    """The warm-up stored the sketches; the timed run read them (and stored its own)."""
+    _, out = document
+    slug = "".join(ch if ch.isalnum() else "-" for ch in HISTORY)
+    for variant in ("with", "alone"):
+        rows = [
+            orjson.loads(line)
+            for line in (out / f"added-{slug}-{variant}.jsonl").read_bytes().splitlines()
+        ]
+        sketches = [r for r in rows if r["measure"] == "kll_double"]
+        assert len(sketches) == 2 * 8, variant  # 8 columns' sketches, 2 runs
+        assert len({r["run_id"] for r in sketches}) == 2
