@@ -1,22 +1,25 @@
 """Every DQX check function assay runs (databricks-labs-dqx 0.17, ``check_funcs.py``;
 docs/dialects.md "DQX checks files"), by DQX's name, gathered from the modules that map
-them with DQX's semantics: the row-level ones on a value (:mod:`assay.dialects.dqx_rows`)
-and on its text (:mod:`assay.dialects.dqx_text`), the dataset-level ones on keys and
-queries (:mod:`assay.dialects.dqx_dataset`) and on aggregates
-(:mod:`assay.dialects.dqx_aggregates`); their arguments are read by
+them with DQX's semantics: the row-level ones on a value (:mod:`assay.dialects.dqx_rows`),
+on its text (:mod:`assay.dialects.dqx_text`), on IPv6 addresses
+(:mod:`assay.dialects.dqx_ipv6`) and on ISO codes (:mod:`assay.dialects.dqx_codes`), the
+dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`) and on
+aggregates (:mod:`assay.dialects.dqx_aggregates`); their arguments are read by
 :mod:`assay.dialects.dqx_args`. Dataset checks map onto assay's uniqueness check and the
 aggregate pass, folded into the table's one scan.
 """
 
 from __future__ import annotations
 
-from assay.dialects import dqx_aggregates, dqx_dataset, dqx_rows, dqx_text
+from assay.dialects import dqx_aggregates, dqx_codes, dqx_dataset, dqx_ipv6, dqx_rows, dqx_text
 from assay.dialects.dqx_args import Function
 from assay.ir.rules import TypeFamily
 
 FUNCTIONS: dict[str, Function] = {
     **dqx_rows.FUNCTIONS,
     **dqx_text.FUNCTIONS,
+    **dqx_ipv6.FUNCTIONS,
+    **dqx_codes.FUNCTIONS,
     **dqx_dataset.FUNCTIONS,
     **dqx_aggregates.FUNCTIONS,
 }

@@ -1,6 +1,7 @@
 """DQX's row-level check functions on a value's text: patterns (IPv4 addresses and CIDR
-blocks, UUIDs), JSON and its keys, the count of decimal places, a string's case, each
-with DQX's semantics (databricks-labs-dqx 0.17, ``check_funcs.py``, ``DQPattern``).
+blocks, UUIDs, e-mail addresses, URLs, national ids), JSON and its keys, the count of
+decimal places, a string's case, each with DQX's semantics (databricks-labs-dqx 0.17,
+``check_funcs.py``, ``DQPattern``).
 """
 
 from __future__ import annotations
@@ -149,6 +150,66 @@ def _ipv4_in_cidr(a: Args) -> Mapped:
     return row(f"{invalid} OR ({outside})", (t,), f"{t.norm}_is_not_ipv4_in_cidr", message)
 
 
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_QTEXT = r"[\x21\x23-\x5B\x5D-\x7E]"
+_QPAIR = r"\\[\x09\x20-\x7E]"
+EMAIL_ADDRESS = (
+    rf"\A(?=.{{1,254}}\z)(?=[^@]{{1,64}}@)"
+    rf'(?:{_ATEXT}+(?:\.{_ATEXT}+)*|"(?:{_QTEXT}|{_QPAIR})*")'
+    rf"@(?:(?:{_LABEL}\.)+[A-Za-z]{{2,63}}|\[(?:{_OCTET}(?:\.{_OCTET}){{3}}|IPv6:[A-Fa-f0-9:]+)\])\z"
+)
+"""DQX's ``DQPattern.EMAIL_ADDRESS`` (RFC 5322's dot-atom or quoted local part, a host
+name with an alphabetic top-level label or an address literal, 64 and 254 characters at
+most), a Java pattern as Spark's ``rlike`` reads it, as DQX's is."""
+
+_URL_CHAR = r"[A-Za-z0-9\-._~!$&'()*+,;=]"
+_PCT = r"%[0-9A-Fa-f]{2}"
+_HOST = rf"(?:\[[A-Fa-f0-9:.]+\]|(?:{_URL_CHAR}|{_PCT})*)"
+_AUTHORITY = rf"(?:(?:{_URL_CHAR}|{_PCT}|:)*@)?{_HOST}(?::\d*)?"
+_PCHAR = rf"(?:{_URL_CHAR}|{_PCT}|[:@])"
+_PATH = rf"(?:/{_PCHAR}*)*"
+_ROOTLESS = rf"(?:/(?:{_PCHAR}+{_PATH})?|{_PCHAR}+{_PATH})?"
+URL = (
+    rf"\A[A-Za-z][A-Za-z0-9+.\-]*:(?://{_AUTHORITY}{_PATH}|{_ROOTLESS})"
+    rf"(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?\z"
+)
+"""DQX's ``DQPattern.URL``: RFC 3986's absolute URI (a scheme, any; an optional
+authority with user info and port; a path; a query and a fragment)."""
+
+NATIONAL_IDS = {
+    "US": (r"\A(?!000|666|9\d{2})\d{3}([- ]?)(?!00)\d{2}\1(?!0000)\d{4}\z", "SSN_US"),
+    "GB": (
+        r"\A(?!(?:BG|GB|KN|NK|NT|TN|ZZ))(?!(?:[DFIQUV]))[A-Z](?![DFIOQUV])[A-Z] ?\d{2} ?\d{2}"
+        r" ?\d{2} ?[ABCD]\z",
+        "NINO_GB",
+    ),
+    "IN": (r"\A[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]\z", "PAN_IN"),
+}
+"""DQX's national id patterns by country (``DQPattern.SSN_US``, ``NINO_GB``,
+``PAN_IN``): the format and number ranges, no checksum."""
+
+
+def _national_id(a: Args) -> Mapped:
+    node = a.values.get("country")
+    country = "US"
+    if node is not None:
+        if node.value is None:
+            raise node.error("DQX: 'country' is not provided.", hint="DQX: MissingParameterError")
+        if not isinstance(node.value, str):
+            raise node.error(f"DQX: 'country' must be a string, got {type(node.value)} instead.")
+        country = node.value
+    found = NATIONAL_IDS.get(country.upper())
+    if found is None:
+        assert node is not None
+        raise node.error(
+            f"DQX: Unsupported country code for national ID validation: '{country}'. "
+            f"Supported: [{', '.join(sorted(NATIONAL_IDS))}]."
+        )
+    pattern, label = found
+    return _pattern(pattern, label.lower(), label)(a)
+
+
 _HEX = "[0-9A-Fa-f]"
 UUID = rf"\A{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}\z"
 """The canonical 8-4-4-4-12 hexadecimal form of a UUID (RFC 9562), any case."""
@@ -173,5 +234,8 @@ FUNCTIONS: dict[str, Function] = {
     "is_valid_uuid": Function(_is_valid_uuid, takes("column", "strict")),
     "has_json_keys": Function(_has_json_keys, takes("column", "keys", "require_all")),
     "has_valid_string_case": Function(_string_case, takes("column", "case")),
+    "is_valid_email": Function(_pattern(EMAIL_ADDRESS, "email_address", "EMAIL_ADDRESS"), COLUMN),
+    "is_valid_url": Function(_pattern(URL, "url", "URL"), COLUMN),
+    "is_valid_national_id": Function(_national_id, takes("column", "country")),
 }
 """The row-level functions on a value's text, by DQX's name."""

@@ -40,8 +40,10 @@ SCHEMA = pa.schema(
         ("w", pa.string()),
         ("u", pa.string()),
         ("v", pa.decimal128(10, 4)),
+        *((name, pa.string()) for name in ("em", "url", "ip6", "cc", "c3", "cur", "lang", "sub",
+                                           "nid")),
     ]
-)
+)  # fmt: skip
 _T = dt.datetime(2025, 2, 24, 1, 0, tzinfo=dt.UTC)
 ROWS: list[dict[str, Any]] = [
     {"id": 1, "s": "a", "n": 1, "x": 1.5, "d": dt.date(2025, 1, 1), "t": _T, "a": [1],
@@ -67,6 +69,22 @@ ROWS: list[dict[str, Any]] = [
      "k": "k3", "txt": "256.1.1.1", "j": '{"a": {"key1": 1}}', "w": "ünï Ünï",
      "u": "123e4567-e89b-12d3-a456-4266141740001", "v": Decimal("0.0000")},
 ]  # fmt: skip
+PORTED: dict[str, list[str | None]] = {
+    "em": ["a+b@example.com", '"john..doe"@example.org', None, "ünï@example.com", " ",
+           "user@[IPv6:2001:db8::1]", "a@b.c"],
+    "url": ["https://user:pw@example.com:8080/p?q=1#f", "http://[::1]:80/", None, "example.com",
+            "", "mailto:a@b.c", "http://ex ample.com"],
+    "ip6": ["::1", "fe80::1%eth0", None, "::ffff:1.2.3.4", "", "2001:DB8::A", "1::2::3"],
+    "cc": ["US", "us", None, "", "XK", "GB", " US"],
+    "c3": ["840", "004", None, "4", "USA", "usa", "999"],
+    "cur": ["USD", "usd", None, "XXX", "", "EURO", "ZWG"],
+    "lang": ["en", "EN", None, "eng", "", "sh", "zz"],
+    "sub": ["US-CA", "us-ca", None, "GB-ENG", "", "US-BY", "DE-BY"],
+    "nid": ["123-45-6789", "123 45-6789", None, "AB123456C", "", "ABCPE1234F", "666-12-3456"],
+}  # fmt: skip
+"""Values for the checks ported from DQX's patterns, UDFs and ISO lists, by column."""
+for _i, _row in enumerate(ROWS):
+    _row.update({name: values[_i] for name, values in PORTED.items()})
 
 
 REF_SCHEMA = pa.schema([("key", pa.string()), ("num", pa.int32())])
@@ -137,6 +155,32 @@ CHECKS: list[dict[str, Any]] = [
     _check("has_valid_string_case", column="w", case="lower"),
     _check("has_valid_string_case", column="w", case="title"),
     _check("has_valid_string_case", column="w", case="sentence"),
+    _check("is_valid_email", column="em"),
+    _check("is_valid_url", column="url"),
+    _check("is_valid_ipv6_address", column="ip6"),
+    _check("is_valid_ipv6_address", column="txt"),
+    _check("is_ipv6_address_in_cidr", column="ip6", cidr_block="::/0"),
+    _check("is_ipv6_address_in_cidr", column="ip6", cidr_block="fe80::/10"),
+    _check("is_ipv6_address_in_cidr", column="ip6", cidr_block="::ffff:0:0/96"),
+    _check("is_ipv6_address_in_cidr", column="ip6", cidr_block="2001:db8::1/33"),
+    _check("is_valid_country_code", column="cc"),
+    _check("is_valid_country_code", column="cc", case_sensitive=False),
+    _check("is_valid_country_code", column="c3", code_format="Alpha-3", case_sensitive=False),
+    _check("is_valid_country_code", column="c3", code_format="numeric"),
+    _check("is_valid_country_code", column="n", code_format="numeric"),
+    _check("is_valid_currency_code", column="cur"),
+    _check("is_valid_currency_code", column="cur", case_sensitive=False),
+    _check("is_valid_currency_code", column="c3", code_format="NUMERIC"),
+    _check("is_valid_language_code", column="lang"),
+    _check("is_valid_language_code", column="lang", case_sensitive=False),
+    _check("is_valid_language_code", column="lang", code_format="alpha-3"),
+    _check("is_valid_subdivision_code", column="sub"),
+    _check("is_valid_subdivision_code", column="sub", case_sensitive=False),
+    _check("is_valid_subdivision_code", column="sub", country_column="cc"),
+    _check("is_valid_subdivision_code", column="sub", country_column="cc", case_sensitive=False),
+    _check("is_valid_national_id", column="nid"),
+    _check("is_valid_national_id", column="nid", country="gb"),
+    _check("is_valid_national_id", column="nid", country="IN"),
     _check("is_data_fresh", column="t", max_age_minutes=60),
     _check("is_data_fresh", column="t", max_age_minutes=30, base_timestamp="2025-02-24 01:00:00"),
     _check("is_data_fresh", column="d", max_age_minutes=1440, base_timestamp="2025-01-15"),
