@@ -35,6 +35,7 @@ loads (``assay.grammar.java_regex``), and the server compiles every pattern befo
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from assay.ir.expr import (
@@ -45,6 +46,7 @@ from assay.ir.expr import (
     Matches,
     any_of,
     rebuild,
+    walk,
 )
 from assay.planner.regex_classes import NotFinite, one_bit_set, read_class
 
@@ -212,9 +214,11 @@ def _minimal(strings: frozenset[str], covers: str) -> list[str]:
     return kept
 
 
-def _alternatives(pattern: str) -> list[tuple[bool, frozenset[str], bool]] | None:
+@functools.lru_cache(maxsize=1024)
+def _alternatives(pattern: str) -> tuple[tuple[bool, frozenset[str], bool], ...] | None:
     """The top-level alternatives of ``pattern``, each as (anchored at the start, its
-    strings, anchored at the end), or None outside the recognised subset.
+    strings, anchored at the end), or None outside the recognised subset (remembered by
+    pattern: a rule's regex is read by its measure and again by its samples).
 
     Alternation binds loosest in Java, so ``^A|B$`` is ``(^A)|(B$)``: each alternative
     carries its own anchors.
@@ -237,7 +241,7 @@ def _alternatives(pattern: str) -> list[tuple[bool, frozenset[str], bool]] | Non
             reader.i += 1
     except (NotFinite, IndexError):
         return None
-    return out if reader.i == len(pattern) else None
+    return tuple(out) if reader.i == len(pattern) else None
 
 
 def finite_form(item: Expr, pattern: str) -> Expr | None:
@@ -284,7 +288,12 @@ def cheaper(expr: Expr) -> Expr:
     >>> from assay.ir.expr import Col, Not
     >>> cheaper(Not(Matches(Col("s"), "^(Y|N)$"))) == Not(finite_form(Col("s"), "^(Y|N)$"))
     True
+
+    An expression without a regex is its own cheaper form (the rebuilding would copy it
+    node by node; most rule predicates have none).
     """
+    if not any(isinstance(node, Matches) for node in walk(expr)):
+        return expr
     return rebuild(expr, _cheaper_node)
 
 
