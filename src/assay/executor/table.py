@@ -1,6 +1,7 @@
 """One table's run: its stages (:mod:`assay.executor.stages`) in order, through one
-submitter: measure (the aggregate plan, containment), judge, sample (the detail plan),
-results (over time, the run's policy), finish (validators, outputs)."""
+submitter and the table's scan (full or incremental, chosen once: :mod:`.stages.scan`):
+measure (the aggregate plan, containment), judge, sample (the detail plan), results (over
+time, the run's policy; the states the run stores), finish (validators, outputs)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,11 @@ from dataclasses import dataclass, field
 from assay.executor.results import TableOutcome as TableOutcome
 from assay.executor.results import table_totals as table_totals
 from assay.executor.spark_errors import failure_sentence, spark_message
-from assay.executor.stages.aggregate import measure
-from assay.executor.stages.detail import sample
-from assay.executor.stages.drift_history import drift_states, first_runs, stored_with, with_stored
-from assay.executor.stages.incremental import (
-    incremental_outcome,
-    judged_in_scope,
-    measure_incremental,
-    sample_new,
-    stored_for,
-)
-from assay.executor.stages.judge import judge_rules
 from assay.executor.stages.outputs import finish
 from assay.executor.stages.over_time import Ran, results
 from assay.executor.stages.prepared import Planned
 from assay.executor.stages.prepared import Prepared as Prepared
+from assay.executor.stages.scan import scan_for
 from assay.executor.stages.submitter import Submitter
 from assay.executor.stages.submitter import aggregate_values as aggregate_values
 from assay.ir.suite import DEFAULT_POLICY, RunPolicy, Table
@@ -61,28 +52,11 @@ def run_table(
     validator rules (default: the planned table)."""
     start = time.monotonic()
     table = planned.plan.table
-    scanned = None
-    drifts: list[dict] = []
+    scan = scan_for(table, context.history, context.states, context.full)  # full or incremental
     try:
-        if table.incremental is None:
-            measured = measure(planned, submitter)
-        else:  # docs/incremental.md
-            stored = stored_for(context.states, table.name)
-            measured, scanned = measure_incremental(
-                table, planned.schema, submitter, stored, context.full
-            )
-        measured = dataclasses.replace(  # drift against history: the stored states
-            measured, values=with_stored(table, measured.values, context.history)
-        )
-        judged = judge_rules(planned, measured, earlier_schema(context.history, table.name))
-        judged = dataclasses.replace(judged, outcomes=first_runs(
-            table, judged.outcomes, measured.values, context.history))  # fmt: skip
-        judged = judged_in_scope(planned, judged, scanned)
-        drifts = drift_states(table, measured.values)
-        if scanned is None:
-            sampled = sample(planned, judged, measured.values, submitter)
-        else:  # the samples of the new data: its failing rows only
-            sampled = sample_new(planned, scanned, submitter)
+        measured = scan.measure(planned, submitter)
+        judged = scan.judge(planned, measured, earlier_schema(context.history, table.name))
+        sampled = scan.sample(planned, judged, measured, submitter)
         planner_calls = planned.planner_calls + measured.planner_calls + sampled.planner_calls
         ran = Ran(judged.outcomes, judged.row_count, sampled.samples, planner_calls=planner_calls)
     except Exception as exc:  # noqa: BLE001 - reported as the table's error, exit 3
@@ -96,10 +70,7 @@ def run_table(
         )
     elapsed = int((time.monotonic() - start) * 1000)
     ran = dataclasses.replace(ran, plans=submitter.plans, elapsed_ms=elapsed)
-    outcome = results(context.run_id, table, ran, context.policy, context.history)
-    if scanned is not None and ran.error is None:
-        outcome = incremental_outcome(outcome, scanned, table.rules)
-    outcome = stored_with(outcome, drifts)
+    outcome = scan.outcome(results(context.run_id, table, ran, context.policy, context.history))
     return finish(planned, whole or table, outcome, submitter, context.run_id, context.policy)
 
 

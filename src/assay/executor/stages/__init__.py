@@ -2,6 +2,8 @@
 output; only the submitter (:mod:`.submitter`) talks to Spark::
 
     Table ──prepare──► Prepared (Planned + the frames)          assay.executor.prepare
+    Table ──scan_for──► Scan | IncrementalScan, chosen once      .scan (measure, judge,
+                                                                   sample, outcome below)
     Planned ──measure──► Measured (values, SQL answers,          .aggregate  (containment:
                                    rules Spark failed on)                     bisecting)
     Planned + Measured ──judge──► Judged (an Outcome per rule)   .judge
@@ -9,5 +11,7 @@ output; only the submitter (:mod:`.submitter`) talks to Spark::
     Judged + Sampled + history ──results──► TableOutcome         .over_time
     TableOutcome ──finish──► TableOutcome (validators, writes)   .outputs
 
-:func:`assay.executor.table.run_table` calls them in this order.
+:func:`assay.executor.table.run_table` calls them in this order, through the table's
+scan (full or incremental); drift against history is part of measure, judge and the
+outcome (:mod:`.drift_history`), a no-op without such rules.
 """

@@ -14,13 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.emit import incremental as emit
-from assay.executor.results import TableOutcome
 from assay.executor.stages.aggregate import Measured
-from assay.executor.stages.detail import Sampled, sample
-from assay.executor.stages.judge import Judged, judge_rules
-from assay.executor.stages.prepared import Planned
 from assay.executor.stages.submitter import SparkSubmitter, Submitter
-from assay.ir.rules import Rule
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
@@ -206,50 +201,3 @@ def _sample_new_rows(submitter: SparkSubmitter, by: str, keys: Sequence[Partitio
     p = submitter.prepared
     df = emit.in_partitions(p.df, by, [partition_value(k) for k in keys])
     submitter.prepared = dataclasses.replace(p, df=df)
-
-
-def stored_for(states: Mapping[str, Stored] | str, table: str) -> Stored:
-    """The stored states of ``table`` (none when the store could not be read: every
-    partition is then scanned)."""
-    return Stored() if isinstance(states, str) else states.get(table, Stored())
-
-
-def judged_in_scope(planned: Planned, judged: Judged, scanned: Scanned | None) -> Judged:
-    """The rules of ``scope: new`` judged on the partitions scanned alone; the others as
-    ``judged`` has them (on the whole table)."""
-    rules = planned.plan.table.rules
-    if scanned is None or all(rule.scope == "table" for rule in rules):
-        return judged
-    new = judge_rules(planned, scanned.new)
-    outcomes = tuple(
-        (n if n.rows is not None else dataclasses.replace(n, rows=new.row_count))
-        if rule.scope == "new" else o
-        for rule, o, n in zip(rules, judged.outcomes, new.outcomes, strict=True)
-    )  # fmt: skip
-    return dataclasses.replace(judged, outcomes=outcomes)
-
-
-def incremental_outcome(
-    outcome: TableOutcome, scanned: Scanned, rules: Sequence[Rule]
-) -> TableOutcome:
-    """The table's outcome saying what its run scanned and merged: each result judged on
-    the whole table or the new data (its ``scope``), exactly or (a sketched distinct
-    count) not, with its bounds; the states to store with the run's values."""
-    scopes = {i: rule.scope for i, rule in enumerate(rules)}
-    guessed = scanned.estimates
-    events = [dataclasses.replace(e, scope=scopes.get(e.rule_index, "table"),
-                                  exact=e.rule_index not in guessed,
-                                  estimate=guessed.get(e.rule_index))
-              for e in outcome.events]  # fmt: skip
-    finished = dataclasses.replace(outcome.finished, incremental=scanned.said())
-    return dataclasses.replace(
-        outcome, events=events, finished=finished, states=tuple(scanned.states)
-    )
-
-
-def sample_new(planned: Planned, scanned: Scanned, submitter: Submitter) -> Sampled:
-    """The detail plan over the partitions scanned (the new data), for the rules that
-    fail on it; none when nothing was scanned."""
-    if not scanned.scanned:
-        return Sampled()
-    return sample(planned, judge_rules(planned, scanned.new), scanned.new.values, submitter)
