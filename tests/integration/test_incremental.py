@@ -523,3 +523,31 @@ def test_each_run_stores_the_states_of_what_it_scanned_only(spark, tmp_path, bac
     check([], inc2, full2)
     check([], inc2, full2)
     spark.sql(f"DROP TABLE IF EXISTS {store_table}").collect()
+
+
+def test_explain_json_says_what_a_run_scans_and_merges(tmp_path):
+    """``assay explain --format json``: the plan line of an incremental table holds its
+    partition column, the plans, what a run scans and merges, and each measure's merge
+    with the rules judged on it (no Spark)."""
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        f"metrics: {{path: {tmp_path / 'm.jsonl'}}}\n"
+        f"tables:\n  - name: t\n    source: {{path: {tmp_path / 'data'}, format: parquet}}\n"
+        "    incremental: {by: day}\n    rules:\n"
+        "      - {type: avg, column: x, must_be: '> 0'}\n"
+        "      - {type: distinct_count, column: note, must_be: '> 0'}\n"
+        "      - {type: row_count, scope: new, must_be: '> 0'}\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "assay", "explain", str(config), "--format", "json"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    (plan,) = [json.loads(line) for line in shown if '"event":"plan"' in line.replace(" ", "")]
+    validate_event(plan)
+    said = plan["plan"]["incremental"]
+    assert said["by"] == "day" and said["plans"]["fingerprint"] == 1
+    assert "fingerprint" in said["scans"] and "newest stored state" in said["merges"]
+    kinds = {m["measure"]: (m["partials"], m["exact"], m["rules"]) for m in said["measures"]}
+    assert kinds["avg(x)"] == (["s", "n"], True, [0])
+    assert [m for m in said["measures"] if not m["exact"]][0]["rules"] == [1]
+    assert said["scope_new"] == [2]

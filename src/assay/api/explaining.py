@@ -62,6 +62,10 @@ def explain_tables(suite: Suite, options: PlannerOptions | None = None) -> list[
         structure, writes = table_plan_json(plan), _writes_json(planned)
         counts = {**structure["counts"], "validators": declared, "writes": len(writes)}
         structure.update(counts=counts, validators=_validators_json(table), writes=writes)
+        if planned.incremental is not None:  # docs/incremental.md
+            from assay.planner.incremental import incremental_json
+
+            structure["incremental"] = incremental_json(planned)
         plans = plan.base_plans + declared
         found.append(TableExplain(table.name, plans, plan.detail is not None, text, structure))
     return found

@@ -337,6 +337,38 @@ def render_incremental(table: Table) -> list[str]:
     return lines
 
 
+def incremental_json(table: Table) -> dict[str, Any]:
+    """:func:`render_incremental` as JSON values (``assay explain --format json``'s
+    ``plan.incremental``): the partition column, the plans a run submits, which
+    partitions it scans and which states it merges, and each measure's partial values and
+    merge with the rules judged on it (``rules``: indices; ``exact``: false for a sketch)."""
+    spec = table.incremental
+    assert spec is not None
+    by, rules = spec.by, list(enumerate(table.rules))
+    measures = []
+    for index, measure in enumerate(table_measures(table.rules, by)):
+        kind = partial_kind(measure, by)
+        assert kind is not None
+        users = [i for i, r in rules if refusal(r, by) is None and measure in _measures(r)]
+        measures.append({"name": f"m{index}", "measure": kind_of(measure).render(measure),
+                         "partials": list(PARTIALS[kind]), "merge": MERGES[kind],
+                         "exact": kind != "hll", "rules": users})  # fmt: skip
+    return {
+        "by": by,
+        "plans": {
+            "fingerprint": 1,
+            "aggregate": "when a partition is scanned",
+            "detail": "when a row-level rule fails on the partitions scanned",
+        },  # fmt: skip
+        "scans": "the partitions new, changed (their fingerprint), or without a state for a"
+        " rule (its digest) since the stored states; every partition with --full",
+        "merges": "each other partition's newest stored state (its fingerprint's run, since"
+        " the table's newest baseline); the deleted ones dropped",
+        "measures": measures,
+        "scope_new": [i for i, r in rules if r.scope == "new"],
+    }
+
+
 def _measures(rule: Rule) -> tuple[Measure, ...]:
     try:
         return measures_of(rule)

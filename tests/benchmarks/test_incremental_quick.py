@@ -1,0 +1,68 @@
+"""The incremental benchmark must keep working: ``benchmarks/incremental.py`` on tiny data
+(``--scale 0.01``: lineitem by ship month, the 100-rule suite), once, on the session's
+server. Checks what it measures and that the incremental results equal the full scan's;
+nothing here asserts anything about time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def document(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("incremental")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "incremental.py"),
+            "--scale",
+            "0.01",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+            "--out",
+            str(out / "incremental.json"),
+            "--work",
+            str(out / "work"),
+            # the session's server (its UI counts the plans and the bytes read)
+            "--remote",
+            server.url,
+            "--ui-url",
+            server.ui_url,
+        ],  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads((out / "incremental.json").read_text())
+
+
+def test_the_runs_are_measured_and_agree_with_the_full_scan(document: dict) -> None:
+    runs = document["runs"]
+    assert set(runs) == {"full", "first", "one new", "nothing new"}
+    assert document["partitions"] >= 30 and not document["errors"]
+    assert document["differ"] == []  # every rule as the full scan judges it
+    held = document["held_out"]["partition"]
+    assert document["scanned_one_new"] == [json.dumps(["s", held], separators=(",", ":"))]
+    assert runs["first"]["scanned"] == document["partitions"] - 1
+    assert (runs["one new"]["scanned"], runs["nothing new"]["scanned"]) == (1, 0)
+    for row in runs.values():
+        assert row["seconds"] > 0 and row["sql_executions"] >= 1
+    # the bytes the stages read, from the Spark UI: one partition's are a fraction of all
+    assert runs["full"]["bytes_read"] > 0
+    assert runs["one new"]["bytes_read"] < runs["full"]["bytes_read"]
+    assert runs["nothing new"]["bytes_read"] < runs["one new"]["bytes_read"]
