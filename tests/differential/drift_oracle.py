@@ -23,19 +23,21 @@ METHODS = ("psi", "js", "kl", "ks", "ks_p_value", "wasserstein", "chi_square", "
 
 def drift_rules(table: Table) -> list[dict[str, Any]]:
     """Two drift rules against the table's own view with about a third of its rows (by
-    a hash) left out: a numeric column over a few bins, and a categorical one. Drawn from
-    a generator of their own (the other rules' draws are unchanged)."""
+    a hash) left out, ONE referenced source for both (so their branch is the merged
+    one: both columns stacked from one read of each side): a numeric column over a few
+    bins, and a categorical one (at times the same column). Drawn from a generator of
+    their own (the other rules' draws are unchanged)."""
     rng = random.Random(f"drift {table.name}")
     view = f"assay_diff_{table.name}"
     number, category = rng.choice(NUMERIC), rng.choice(CATEGORICAL)
-    kept = lambda c: f"SELECT {quote(c)} AS ref FROM {view} WHERE xxhash64(id) % 3 <> 0"  # noqa: E731
+    kept = f"SELECT * FROM {view} WHERE xxhash64(id) % 3 <> 0"
     return [
         {
             "type": "drift",
             "column": number,
             "method": rng.choice(METHODS),
             "bins": rng.choice([1, 3, 10]),
-            "references": {"sql": kept(number), "column": "ref"},
+            "references": {"sql": kept, "column": number},
             "must_be": rng.choice(["< 0.05", "> 0.5", "< 1"]),
         },
         {
@@ -43,7 +45,7 @@ def drift_rules(table: Table) -> list[dict[str, Any]]:
             "column": category,
             "method": rng.choice(["psi", "js", "kl", "chi_square", "chi_square_p_value"]),
             "bins": "values",
-            "references": {"sql": kept(category), "column": "ref"},
+            "references": {"sql": kept, "column": category},
             "must_be": rng.choice(["< 0.05", "> 0.5", "< 1"]),
         },
     ]
@@ -55,7 +57,8 @@ def values_sql(rule: dict[str, Any]) -> tuple[str, str]:
     numeric = rule["bins"] != "values"
     c = quote(rule["column"])
     ours = f"CAST({c} AS DOUBLE)" if numeric else c
-    theirs = "CAST(ref AS DOUBLE)" if numeric else "ref"
+    ref = quote(rule["references"]["column"])
+    theirs = f"CAST({ref} AS DOUBLE)" if numeric else ref
     sql = rule["references"]["sql"]
     return (
         f"collect_list({ours})",
