@@ -143,6 +143,10 @@ SEEDS = 20
 FALSE_POSITIVES = 3
 """Same-distribution samples flagged at a default threshold, at most, over 20 seeds
 (a test at p 0.05 is expected to flag one in 20)."""
+MOVED_SEEDS = 5
+"""Shifted samples, every one flagged: half a standard deviation over 2,000 rows is far
+past every method's threshold (KS: 0.2 against 0.043 at p 0.05), so a few seeds catch a
+method that misses it; the false positives need the 20 (one plan of 125 rules, not 200)."""
 
 
 def test_shift_flagged_and_resampling_not(spark, tmp_path):
@@ -163,7 +167,8 @@ def test_shift_flagged_and_resampling_not(spark, tmp_path):
     rules = [
         {"type": "drift", "column": c, "method": m, "references": {"path": paths[side],
          "format": "parquet"}, "name": f"{side} {m}"}
-        for side in ("same", "moved") for c in ours for m in methods
+        for side, seeds in (("same", SEEDS), ("moved", MOVED_SEEDS))
+        for c in list(ours)[:seeds] for m in methods
     ]  # fmt: skip
     config = {"tables": [{"name": "t", "source": {"path": paths["ours"], "format": "parquet"},
                           "rules": rules}]}  # fmt: skip
@@ -175,7 +180,7 @@ def test_shift_flagged_and_resampling_not(spark, tmp_path):
     flagged: dict[str, int] = {}
     for rule, got in zip(rules, results, strict=True):
         flagged[rule["name"]] = flagged.get(rule["name"], 0) + (got["severity"] != "pass")
-    print("flagged of 20 seeds:", flagged)
+    print(f"flagged of {SEEDS} and {MOVED_SEEDS} seeds:", flagged)
     for m in methods:
-        assert flagged[f"moved {m}"] == SEEDS, (m, flagged)
+        assert flagged[f"moved {m}"] == MOVED_SEEDS, (m, flagged)
         assert flagged[f"same {m}"] <= FALSE_POSITIVES, (m, flagged)
