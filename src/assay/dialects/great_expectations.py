@@ -19,6 +19,7 @@ from assay.dialects import great_expectations_kwargs as kw
 from assay.dialects import sources
 from assay.dialects.base import Context, Dialect
 from assay.dialects.great_expectations_map import EXPECTATIONS
+from assay.dialects.great_expectations_mapped import REFUSED
 from assay.errors import ConfigError
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule, SchemaCheck
@@ -122,8 +123,9 @@ def expectation_rule(item: Node) -> Rule:
     kind = type_node.as_str("an expectation type")
     expectation = EXPECTATIONS.get(kind)
     if expectation is None:
+        why = REFUSED.get(kind)
         raise type_node.error(
-            f"Great Expectations: '{kind}' is not supported",
+            f"Great Expectations: '{kind}' is not supported" + (f": {why}" if why else ""),
             hint="docs/dialects.md lists the expectations assay runs; remove it or write "
             "the check as a native rule",
         )

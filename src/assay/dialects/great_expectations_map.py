@@ -196,6 +196,17 @@ def _of_type(kwargs: Node) -> Mapped:
     return _typed(kwargs, name, (_type_name(node, node.as_str("a type name")),))
 
 
+def _column_type(kwargs: Node) -> Mapped:
+    """GX 1.x's ``expect_column_type_to_be`` on Spark: the column (its name resolved as
+    Spark resolves it, case-insensitively) is an instance of the named class; no
+    ``mostly``."""
+    name = kw.column(kwargs)
+    node = kwargs.require("type_")
+    typed = ((name, types.pattern((_type_name(node, node.as_str("a type name")),))),)
+    check = SchemaCheck(required=(name,), types=typed, exactly="superset")
+    return Mapped(check, (name,), (), None, None)
+
+
 def _in_type_list(kwargs: Node) -> Mapped:
     """GX on Spark: names that are no class of ``pyspark.sql.types`` are skipped
     (``int``, ``INTEGER``: the names a suite gives for other backends), none known is
@@ -329,6 +340,17 @@ def _unique_within_record(kwargs: Node) -> Mapped:
     return Mapped(check, names, tuple((n, "any") for n in names), considered)
 
 
+def _multicolumn_equal(kwargs: Node) -> Mapped:
+    """GX's Spark condition: every column null-safe equal (``eqNullSafe``) to the first;
+    the rows where one is not are unexpected (``ignore_row_if``)."""
+    names = kw.columns(kwargs, "column_list")
+    tolerance = kw.mostly(kwargs) or ZERO_TOLERANCE
+    considered = _ignored_rows(kwargs, names, _MULTI_IGNORE)
+    equal = all_of(*(_null_safe_equal(names[0], b) for b in names[1:]))
+    check = RowCheck(Not(equal), tolerance=tolerance)
+    return Mapped(check, names, tuple((n, "any") for n in names), considered)
+
+
 def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
@@ -425,6 +447,12 @@ EXPECTATIONS: dict[str, Expectation] = {
     "expect_select_column_values_to_be_unique_within_record": Expectation(
         _unique_within_record, frozenset({"column_list", "ignore_row_if"}) | _MAP
     ),
+    "expect_multicolumn_values_to_be_equal": Expectation(
+        _multicolumn_equal, frozenset({"column_list", "ignore_row_if"}) | _MAP
+    ),
+    "expect_column_type_to_be": Expectation(
+        _column_type, frozenset({"column", "type_"}) | kw.IGNORED
+    ),
     "expect_multicolumn_sum_to_equal": Expectation(
         _multicolumn_sum, frozenset({"column_list", "sum_total", "ignore_row_if"}) | _MAP
     ),
@@ -438,6 +466,10 @@ NULL_EXPECTATIONS = frozenset(
 )
 """The column-map expectations that consider every row (GX's own ``_validate``)."""
 TYPE_EXPECTATIONS = frozenset(
-    {"expect_column_values_to_be_of_type", "expect_column_values_to_be_in_type_list"}
+    {
+        "expect_column_values_to_be_of_type",
+        "expect_column_values_to_be_in_type_list",
+        "expect_column_type_to_be",
+    }
 )
 """The expectations judged from a column's type (GX's ``observed_value``: its class)."""

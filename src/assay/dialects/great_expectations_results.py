@@ -145,5 +145,8 @@ def _observed_schema(rule: Rule, check: SchemaCheck, details: Mapping[str, Any])
     if rule.kind in TYPE_EXPECTATIONS:
         kinds = dict(zip(columns, details.get("types") or (), strict=False))
         kind = kinds.get(rule.columns[0])
+        if kind is None and not check.case_sensitive:  # as Spark resolves the name
+            folded = {c.lower(): k for c, k in kinds.items()}
+            kind = folded.get(rule.columns[0].lower())
         return class_name(kind) if kind is not None else None
     return columns if check.exactly == "order" else sorted(columns)

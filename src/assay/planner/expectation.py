@@ -146,6 +146,8 @@ def _(check: SchemaCheck, rule: Rule) -> str:
         parts[0] += " in this order" if check.exactly == "order" else ""
     parts += [f"has no {', '.join(check.forbidden)}"] if check.forbidden else []
     parts += [f"{column} is {kind}" for column, kind in check.types]
+    if check.column_count is not None:  # Great Expectations' column count
+        parts.append(f"column count {check.column_count.text or 'any'}")
     return "schema: " + ("; ".join(parts) or "any")
 
 

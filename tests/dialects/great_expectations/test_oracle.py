@@ -259,6 +259,15 @@ SUITE_ITEMS: list[dict[str, Any]] = [
     _e("table_column_count_to_be_between", min_value=12, max_value=12),
     _e("table_column_count_to_be_between", max_value=11),
     _e("table_column_count_to_equal", value=11),
+    # GX 1.x's newer ones
+    _e("column_type_to_be", column="dec", type_="DecimalType"),
+    _e("column_type_to_be", column="First Name", type_="StringType"),
+    _e("column_type_to_be", column="n", type_="LongType"),
+    _e("multicolumn_values_to_be_equal", column_list=["n", "n2"]),
+    _e("multicolumn_values_to_be_equal", column_list=["s", "s2"], ignore_row_if="never",
+       mostly=0.3),
+    _e("multicolumn_values_to_be_equal", column_list=["s", "s2"],
+       ignore_row_if="any_value_is_missing"),
 ]  # fmt: skip
 SUITE = {
     "name": "oracle",

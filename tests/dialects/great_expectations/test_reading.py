@@ -323,3 +323,17 @@ def test_proportions_quantiles_and_queries_as_rules(tmp_path):
     low_one = quantiles.also[0][1]
     assert low_one.holds(1 - 1e-4) and not low_one.holds(1 - 2e-4)  # GX's isclose(v, 1)
     assert query == SqlCheck("SELECT * FROM _validation_df WHERE a = '{x}'", "failed_rows")
+
+
+@pytest.mark.parametrize(
+    ("expectation", "why"),
+    [
+        ("expect_column_values_to_match_like_pattern", "no Spark implementation"),
+        ("expect_table_row_count_to_equal_other_table", "multiple named tables"),
+        ("expect_column_values_to_be_increasing", "no defined order"),
+        ("expect_column_value_z_scores_to_be_less_than", "a second pass"),
+    ],
+)
+def test_refusals_say_why(tmp_path, expectation, why):
+    text = errors(suite(tmp_path, (expectation, {"column": "x"})), source="db.t")
+    assert f"'{expectation}' is not supported: " in text and why in text
