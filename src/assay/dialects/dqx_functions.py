@@ -3,15 +3,24 @@ docs/dialects.md "DQX checks files"), by DQX's name, gathered from the modules t
 them with DQX's semantics: the row-level ones on a value (:mod:`assay.dialects.dqx_rows`),
 on its text (:mod:`assay.dialects.dqx_text`), on IPv6 addresses
 (:mod:`assay.dialects.dqx_ipv6`) and on ISO codes (:mod:`assay.dialects.dqx_codes`), the
-dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`) and on
-aggregates (:mod:`assay.dialects.dqx_aggregates`); their arguments are read by
+dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`), on
+aggregates (:mod:`assay.dialects.dqx_aggregates`) and on time windows
+(:mod:`assay.dialects.dqx_windows`); their arguments are read by
 :mod:`assay.dialects.dqx_args`. Dataset checks map onto assay's uniqueness check and the
 aggregate pass, folded into the table's one scan.
 """
 
 from __future__ import annotations
 
-from assay.dialects import dqx_aggregates, dqx_codes, dqx_dataset, dqx_ipv6, dqx_rows, dqx_text
+from assay.dialects import (
+    dqx_aggregates,
+    dqx_codes,
+    dqx_dataset,
+    dqx_ipv6,
+    dqx_rows,
+    dqx_text,
+    dqx_windows,
+)
 from assay.dialects.dqx_args import Function
 from assay.ir.rules import TypeFamily
 
@@ -22,6 +31,7 @@ FUNCTIONS: dict[str, Function] = {
     **dqx_codes.FUNCTIONS,
     **dqx_dataset.FUNCTIONS,
     **dqx_aggregates.FUNCTIONS,
+    **dqx_windows.FUNCTIONS,
 }
 """Every DQX check function assay runs, by DQX's name; any other is a config error."""
 

@@ -11,18 +11,21 @@ from typing import Any
 
 from assay.dialects.dqx import is_dqx
 from assay.ir.references import ForeignKeyCheck
-from assay.ir.rules import RowCheck, Rule, UniqueCheck
+from assay.ir.rules import RowCheck, Rule, SqlCheck, UniqueCheck
 
 KEY = "dqx"
 """The key of DQX's view in a result's ``details``."""
 
 
 def dqx_view(rule: Rule, failed_count: int | None) -> dict[str, Any]:
-    """DQX's view of ``rule``'s result. A row check (or ``is_unique``, ``foreign_key``)
-    puts its failing rows in the result column; an aggregate check puts every row its
-    filter keeps there when it fails (``rows`` is then not counted: None)."""
+    """DQX's view of ``rule``'s result. A row check (or ``is_unique``, ``foreign_key``, a
+    time-window check: a SQL rule returning the rows DQX flags) puts its failing rows in
+    the result column; an aggregate check puts every row its filter keeps there when it
+    fails (``rows`` is then not counted: None)."""
     params = dict(rule.params)
-    row_level = isinstance(rule.check, (RowCheck, UniqueCheck, ForeignKeyCheck))
+    row_level = isinstance(rule.check, (RowCheck, UniqueCheck, ForeignKeyCheck)) or (
+        isinstance(rule.check, SqlCheck) and rule.check.mode == "failed_rows"
+    )
     return {
         "name": rule.name,
         "function": params.get("function"),

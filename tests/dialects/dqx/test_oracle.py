@@ -181,6 +181,25 @@ CHECKS: list[dict[str, Any]] = [
     _check("is_valid_national_id", column="nid"),
     _check("is_valid_national_id", column="nid", country="gb"),
     _check("is_valid_national_id", column="nid", country="IN"),
+    _check("has_no_gaps_per_time_window", column="d", window_minutes=1440),
+    _check("has_no_gaps_per_time_window", column="t", window_minutes=60),
+    _check("has_no_gaps_per_time_window", column="d", window_minutes=1440, group_by=["k"]),
+    _check("has_no_gaps_per_time_window", column="d", window_minutes=1440, trailing_gap=True),
+    {"criticality": "warn", "filter": "n > 1",
+     **_check("has_no_gaps_per_time_window", column="d", window_minutes=1440)},
+    _check("is_data_fresh_per_time_window", column="t", window_minutes=60,
+           min_records_per_window=4),
+    _check("is_data_fresh_per_time_window", column="t", window_minutes=60,
+           min_records_per_window=5),
+    _check("is_data_fresh_per_time_window", column="t", window_minutes=60,
+           min_records_per_window=1, lookback_windows=1),
+    _check("is_data_fresh_per_time_window", column="t", window_minutes=60,
+           min_records_per_window=4, row_filter="n > 1"),
+    {"criticality": "warn", "filter": "id > 3",
+     **_check("is_data_fresh_per_time_window", column="t", window_minutes=60,
+              min_records_per_window=3)},
+    _check("is_data_fresh_per_time_window", column="d", window_minutes=1440,
+           min_records_per_window=2),
     _check("is_data_fresh", column="t", max_age_minutes=60),
     _check("is_data_fresh", column="t", max_age_minutes=30, base_timestamp="2025-02-24 01:00:00"),
     _check("is_data_fresh", column="d", max_age_minutes=1440, base_timestamp="2025-01-15"),
@@ -369,7 +388,9 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
     assert not differ, "\n".join(differ)
 
 
-def test_assay_names_checks_as_dqx_does(tmp_path, monkeypatch):
+def test_assay_names_checks_as_dqx_does(spark, tmp_path, monkeypatch):
+    # DQX builds the time-window checks' conditions (current_timestamp()) in a session
+    del spark
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     path = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist([], schema=SCHEMA), path)
