@@ -13,11 +13,15 @@ pytestmark = pytest.mark.spark
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
-def test_every_python_block_of_the_api_doc_runs(spark, monkeypatch):
+def test_every_python_block_of_the_api_doc_runs(server, spark, monkeypatch):
     text = (ROOT / "docs/api.md").read_text()
     blocks = BLOCK.findall(text)
     assert len(blocks) >= 10
     monkeypatch.chdir(ROOT)
+    # `assay.session()` (no URL) connects to $SPARK_REMOTE when set: the block showing it
+    # runs on the session's server, not on a JVM of its own (a server started and stopped
+    # with its session is tests/api/test_session.py's subject)
+    monkeypatch.setenv("SPARK_REMOTE", server.url)
     namespace: dict[str, object] = {"spark": spark}
     for i, block in enumerate(blocks):
         try:
