@@ -114,8 +114,8 @@ def _distinct_set(kind: str) -> Builder:
             checks.append((_missing(kwargs, column, values), _NONE))
         (first, must), *also = checks
         check = MetricCheck(first, must, also=tuple(also))
-        shown = {NOT_IN_SET: "in the set", CONTAIN_SET: "contain the set"}.get(kind, "the set")
-        return Mapped(check, (name,), ((name, "any"),), None, f"distinct values {shown}")
+        shown = {NOT_IN_SET: "in", CONTAIN_SET: "contain"}.get(kind, "equal")
+        return Mapped(check, (name,), ((name, "any"),), None, f"distinct values {shown} the set")
 
     return build
 
