@@ -61,7 +61,9 @@ class Written:
 def plan(fmt: str, cases: list[suites_mod.Case]) -> tuple[list[int], dict[int, str]]:
     """The rules the format's file holds, and why the others are left out: what the tool
     cannot express (the adapters' reasons), or what assay's dialect refuses of the
-    adapter's translation (a file both must run)."""
+    adapter's translation (a file both must run; assay's GX dialect reads every
+    expectation the GX adapter writes, its SQL rules as unexpected_rows_expectation and
+    missing percentages as the proportion of non-null values included)."""
     if fmt == "odcs":
         return list(range(len(cases))), {}
     expressed, missing = {"gx": run_peers.gx_plan, "soda": run_peers.soda_plan,
@@ -75,13 +77,6 @@ def plan(fmt: str, cases: list[suites_mod.Case]) -> tuple[list[int], dict[int, s
 
 
 def _refused(fmt: str, y: dict[str, Any]) -> str | None:
-    if fmt == "gx" and y["type"] == "sql":
-        return ("GX's one SQL expectation (UnexpectedRowsExpectation, the adapter's) is refused "
-                "by assay's GX dialect: 'unexpected_rows_expectation' is not supported")
-    if fmt == "gx" and y["type"] == "missing_percent":
-        return ("the adapter's ExpectColumnProportionOfNonNullValuesToBeBetween is refused by "
-                "assay's GX dialect ('expect_column_proportion_of_non_null_values_to_be_between' "
-                "is not supported)")
     if fmt == "soda" and y["type"] == "sql" and _soda_sql(y["query"]) is None:
         return ("a SQL value other than a row condition or a max: Soda's user-defined metric "
                 "query (the adapter's) is refused by assay's SodaCL dialect, and Soda on Spark "
