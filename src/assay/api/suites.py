@@ -16,13 +16,48 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.config.node import Node
-from assay.errors import ConfigError, ConfigErrors
+from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.ir.origin import Origin
 from assay.ir.suite import DataFrameSource, RunPolicy, Suite
 from assay.options import RunOptions, checked, takes_options
 
 Config = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Suite
 """What :func:`assay.run` checks: a config file, several, or a suite already loaded."""
+
+
+class ReadConfigs(Sequence["str | os.PathLike[str]"]):
+    """Config files (a sequence of their paths) with the trees of those already read: the
+    load builds those trees rather than reading their files again (:func:`read_configs`).
+    ``assay run`` reads each file once, tells a data-validator file from its tree (its
+    status line) and hands the trees to the load, and to the reload that resolves deferred
+    variables."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]], trees: Mapping[str, Node]):
+        self.paths = tuple(paths)
+        self.trees = dict(trees)
+        """The parsed files by path as given (``os.fspath``)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.paths[index]
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def read_configs(paths: Iterable[str | os.PathLike[str]]) -> ReadConfigs:
+    """The config files at ``paths``, each read and parsed once; a file that cannot be is
+    left to the load, which reads it and says why, at its place."""
+    from assay.config import read_document
+
+    paths = tuple(paths)
+    trees: dict[str, Node] = {}
+    for path in paths:
+        try:
+            trees[os.fspath(path)] = read_document(path)
+        except AssayError:
+            continue
+    return ReadConfigs(paths, trees)
+
 
 RULES_FILE = "<rules>"
 """The file name results and errors give to rules passed as Python values."""
@@ -62,6 +97,7 @@ def load_with(config: Config, options: RunOptions, *, for_run: bool = True) -> S
             variables=options.vars,
             dialect=options.dialect,
             options=LoadOptions.of(options, for_run=for_run),
+            trees=config.trees if isinstance(config, ReadConfigs) else None,
         )
     if options.sample_size is not None:
         tables = tuple(

@@ -33,6 +33,7 @@ from assay.version import __version__
 
 if TYPE_CHECKING:
     from assay.api.result import Result
+    from assay.api.suites import ReadConfigs
 
 app = typer.Typer(
     name="assay",
@@ -56,16 +57,15 @@ def _load(configs: list[Path], params: Mapping[str, Any], for_run: bool) -> Suit
 STATUS_PREFIX = "DATA_VALIDATOR_STATUS="
 
 
-def _is_data_validator(configs: list[Path], dialect: str | None) -> bool:
+def _is_data_validator(configs: ReadConfigs, dialect: str | None) -> bool:
     """Whether any config is a data-validator file (best effort: unreadable files are not)."""
     if dialect is not None:
         return dialect == "data-validator"
-    from assay.config import read_document
     from assay.dialects import detect
 
-    for config in configs:
+    for tree in configs.trees.values():
         try:
-            if detect(read_document(config)) == "data-validator":
+            if detect(tree) == "data-validator":
                 return True
         except AssayError:
             continue
@@ -76,18 +76,21 @@ def _is_data_validator(configs: list[Path], dialect: str | None) -> bool:
 @opt.takes_run_options("run")
 def run(configs: opt.Configs, *, debug: opt.Debug = False, given: opt.Given) -> None:
     """Run every check; stream one JSON line per result, per table and a summary."""
+    from assay.api.suites import read_configs
+
+    read = read_configs(configs)  # parsed once: for the status line and for the load
     dialect = given["dialect"]
-    shows_status = given["exit_error_on_fail"] is not None or _is_data_validator(configs, dialect)
+    shows_status = given["exit_error_on_fail"] is not None or _is_data_validator(read, dialect)
     code, failed = 3, False
     try:
-        code, failed = _ran(configs, given, debug)
+        code, failed = _ran(read, given, debug)
     finally:
         if shows_status:  # data-validator prints it on stdout; assay keeps that for JSON
             err(f"{STATUS_PREFIX}{'PASS' if code == 0 and not failed else 'FAIL'}")
     raise typer.Exit(code)
 
 
-def _ran(configs: list[Path], params: Mapping[str, Any], debug: bool) -> tuple[int, bool]:
+def _ran(configs: ReadConfigs, params: Mapping[str, Any], debug: bool) -> tuple[int, bool]:
     """The exit code of ``assay run`` and whether a check failed."""
     try:
         result = summarised(debug, lambda stream: _run(configs, params, stream))
@@ -96,7 +99,7 @@ def _ran(configs: list[Path], params: Mapping[str, Any], debug: bool) -> tuple[i
     return result.exit_code, result.summary.failed > 0
 
 
-def _run(configs: list[Path], params: Mapping[str, Any], stream: RunStream) -> Result:
+def _run(configs: ReadConfigs, params: Mapping[str, Any], stream: RunStream) -> Result:
     """The run of the command line, its events streamed (JSON lines on stdout, errors on
     stderr), and every reason of a non-zero exit on stderr, terminal or not (CI logs)."""
     from assay.api.running import run_with

@@ -36,12 +36,6 @@ MAX_BYTES = 1 << 20
 Format = Literal["yaml", "json"]
 _EXTENSIONS: dict[str, Format] = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
 
-_PARSED: dict[tuple[str, bytes], Node] = {}
-"""The trees of the last files read, by path as given and content: ``assay run`` reads
-each config twice (whether it is data-validator's, for its status line; then to load
-it), and parses it once. Trees are never mutated after reading, so one is shared."""
-_PARSED_MAX = 8
-
 
 def read_document(path: str | os.PathLike[str]) -> Node:
     """The parsed tree of the config file at ``path``; its origins name ``path`` as given.
@@ -59,20 +53,13 @@ def read_document(path: str | os.PathLike[str]) -> Node:
         raise ConfigError(f"cannot read config file: {e.strerror or e}", origin=origin) from None
     if len(data) > MAX_BYTES:
         raise ConfigError(f"config file is larger than {MAX_BYTES // 1024} KiB", origin=origin)
-    found = _PARSED.get((file, data))
-    if found is not None:
-        return found
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ConfigError(
             f"config file is not UTF-8 text (byte {e.start})", origin=origin
         ) from None
-    tree = parse_text(text, file, _EXTENSIONS.get(Path(file).suffix.lower()))
-    if len(_PARSED) >= _PARSED_MAX:
-        _PARSED.pop(next(iter(_PARSED)), None)
-    _PARSED[(file, data)] = tree
-    return tree
+    return parse_text(text, file, _EXTENSIONS.get(Path(file).suffix.lower()))
 
 
 def parse_text(text: str, file: str, fmt: Format | None = None) -> Node:

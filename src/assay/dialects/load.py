@@ -25,12 +25,14 @@ def load_suite(
     variables: Mapping[str, str] | None = None,
     dialect: str | None = None,
     options: LoadOptions | None = None,
+    trees: Mapping[str, Node] | None = None,
 ) -> Suite:
     """Read every config file and build one suite with their tables, in file order.
 
     ``variables`` override (and may add to) each file's ``vars``; ``dialect`` forces a
     format instead of detecting it per file; ``options`` carries the command line's other
-    inputs to the front ends. ``Suite.files`` lists the paths as given.
+    inputs to the front ends; ``trees`` the files the caller read, by path as given (the
+    others are read here). ``Suite.files`` lists the paths as given.
 
     Raises:
         ConfigErrors: every config error of every file (``.errors``, in file order), even
@@ -56,7 +58,7 @@ def load_suite(
             options=options or LoadOptions(),
         )
         first_error = len(errors)
-        found, name = _load_file(ctx, forced)
+        found, name = _load_file(ctx, forced, (trees or {}).get(ctx.file))
         errors.extend(pattern_problems(found))
         tables.extend(found)
         contexts.append(ctx)
@@ -102,9 +104,12 @@ def _one_store(contexts: list[Context], errors: list[ConfigError]) -> Monitoring
     return found[0] if found else None
 
 
-def _load_file(ctx: Context, forced: Dialect | None) -> tuple[tuple[Table, ...], str]:
-    """The valid tables of one file and its dialect's name; errors go to ``ctx.errors``."""
-    doc = ctx.attempt(read_document, ctx.file)
+def _load_file(
+    ctx: Context, forced: Dialect | None, tree: Node | None = None
+) -> tuple[tuple[Table, ...], str]:
+    """The valid tables of one file (``tree``: as the caller read it, None: read here) and
+    its dialect's name; errors go to ``ctx.errors``."""
+    doc = tree if tree is not None else ctx.attempt(read_document, ctx.file)
     if doc is None:
         return (), ""
     dialect = forced or ctx.attempt(_detected, doc)
