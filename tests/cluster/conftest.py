@@ -61,10 +61,10 @@ class Cluster:
         import json
 
         ui = self.handle.ui_url  # type: ignore[attr-defined]
-        with urllib.request.urlopen(f"{ui}/api/v1/applications", timeout=10) as r:
+        with urllib.request.urlopen(f"{ui}/api/v1/applications", timeout=60) as r:
             app = json.load(r)[0]["id"]
         with urllib.request.urlopen(
-            f"{ui}/api/v1/applications/{app}/sql?length=100000", timeout=10
+            f"{ui}/api/v1/applications/{app}/sql?length=100000", timeout=60
         ) as r:
             return max((int(e["id"]) + 1 for e in json.load(r)), default=0)
 

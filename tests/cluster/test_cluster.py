@@ -238,6 +238,61 @@ def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
         assert failed.samples and {row["a"] for row in failed.samples} <= {5, 6}
 
 
+def _drift_and_sketches() -> list[dict]:
+    """10 drift rules (against two referenced sources, numbers and categories, and two
+    against the metrics store's history) and 10 sketch metrics, all passing on the
+    mixed suite's data."""
+    ref = {"sql": "SELECT id, id % 7 AS a, id % 5 AS g, IF(id % 4 = 0, NULL, 'x') AS s"
+                  " FROM range(0, 3000, 3)"}  # fmt: skip
+    other = {"sql": "SELECT id % 6 AS a, id % 4 AS g FROM range(500)"}
+    last = {"history": "last"}
+    drift = [("a", "psi", 7, ref), ("a", "ks", 10, ref), ("id", "wasserstein", 10, ref),
+             ("id", "ks_p_value", 10, ref), ("g", "chi_square", "values", ref),
+             ("s", "chi_square_p_value", "values", ref), ("a", "js", 3, other),
+             ("g", "psi", "values", other), ("id", "ks", 10, last), ("a", "psi", 10, last)]  # fmt: skip
+    rules = [
+        {"type": "drift", "column": c, "method": m, "bins": b, "references": dict(r),
+         "must_be": ">= 0"}
+        for c, m, b, r in drift
+    ]  # fmt: skip
+    rules += [
+        {"type": "approx_distinct_count", "column": "id", "must_be": "> 0"},
+        {"type": "approx_distinct_count", "column": "s", "must_be": "> 0"},
+        {"type": "correlation", "columns": ["id", "a"], "must_be": "> -2"},
+        {"type": "correlation", "columns": ["a", "g"], "must_be": "> -2"},
+        {"type": "compliance", "expression": "a <= 6", "must_be": ">= 0"},
+        {"type": "compliance", "expression": "g < 5", "must_be": ">= 0"},
+        {"type": "entropy", "column": "g", "must_be": ">= 0"},
+        {"type": "entropy", "column": "a", "must_be": ">= 0"},
+        {"type": "mutual_information", "columns": ["a", "g"], "must_be": ">= 0"},
+        {"type": "count", "column": "s", "must_be": "> 0"},
+    ]
+    return rules
+
+
+@pytest.mark.parametrize("failing", [None, 1], ids=["passing", "range"])
+def test_drift_and_sketch_metrics_in_a_hundred_rules_are_one_plan_or_two(
+    cluster, failing, tmp_path
+):
+    """80 rules of the mixed suite, 10 drift rules and 10 sketch metrics: one plan when
+    every rule passes, two when one fails (the detail plan), on the cluster; the history
+    in a file store (the first run: stored, passing)."""
+    import assay
+
+    df = cluster.spark.range(2000).selectExpr(
+        "id", "id % 7 AS a", "id % 5 AS g", "IF(id % 3 = 0, NULL, 'x') AS s"
+    )
+    rules = _mixed_suite(failing)[:80] + _drift_and_sketches()
+    assert len(rules) == 100
+    before = cluster.sql_executions()
+    result = assay.validate(df, rules, keys=["id"], name="t", metrics=str(tmp_path / "m.jsonl"))
+    assert cluster.sql_executions() - before == (1 if failing is None else 2)
+    bad = [(r.rule_index, r.message) for r in result.results if not r.passed]
+    assert [index for index, _ in bad] == ([] if failing is None else [failing]), bad
+    drift = [r for r in result.results if r.rule_index in range(80, 90)]
+    assert all(r.metric_value is not None for r in drift[:8]), drift  # against a source
+
+
 def test_seven_days_through_a_table_store_on_the_cluster(cluster):
     """The table backend of the metrics store on the cluster: the seven days of
     tests/monitoring/scenario.py give the verdicts the file store gives, each run in a
