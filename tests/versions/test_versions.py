@@ -199,3 +199,34 @@ def test_the_thin_client_answers_on_the_oldest_server(thin, old_server):
     assert alone.returncode == here.returncode, alone.stderr[-2000:]
     assert _lines(alone.stdout) == _lines(here.stdout)
     json.loads(alone.stdout.splitlines()[-1])  # the summary line is whole
+
+
+def test_drift_against_history_is_refused_on_the_oldest_server(old_server, tmp_path):
+    """Spark 4.0 has no KLL sketches (``kll_sketch_agg_double`` is Spark 4.1's): a drift
+    rule against history is refused at its line, naming the rule and the server's
+    version, before any scan (the source raises an error when a row is read). The
+    HyperLogLog sketch metric (``approx_distinct_count``: ``approx_count_distinct``) runs
+    there (``hll_sketch_agg``, the incremental distinct count's, is Spark 3.5's too)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "tables:\n  - name: t\n"
+        "    source: {sql: \"SELECT CAST(raise_error('scanned') AS DOUBLE) AS a FROM range(3)\"}\n"
+        "    rules:\n      - {type: not_null, column: a}\n"
+        "      - {type: drift, column: a, method: ks, references: {history: last}}\n"
+    )
+    done = _assay(
+        sys.executable, f"assay run {path}", "--remote", old_server,
+        "--metrics", str(tmp_path / "m.jsonl"),
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"{path}:6" in done.stderr and "tables[0].rules[1]" in done.stderr, done.stderr
+    assert "kll_sketch_agg_double" in done.stderr and "Spark 4.0." in done.stderr, done.stderr
+    assert "scanned" not in done.stdout + done.stderr and "Traceback" not in done.stderr
+    assert not [line for line in done.stdout.splitlines() if '"event":"result"' in line]
+    hll = tmp_path / "hll.yaml"
+    hll.write_text(
+        'tables:\n  - name: t\n    source: {sql: "SELECT id FROM range(100)"}\n    rules:\n'
+        "      - {type: approx_distinct_count, column: id, must_be: '> 90'}\n"
+    )
+    ran = _assay(sys.executable, f"assay run {hll}", "--remote", old_server)
+    assert ran.returncode == 0, ran.stderr[-2000:]
