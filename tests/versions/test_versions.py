@@ -230,3 +230,26 @@ def test_drift_against_history_is_refused_on_the_oldest_server(old_server, tmp_p
     )
     ran = _assay(sys.executable, f"assay run {hll}", "--remote", old_server)
     assert ran.returncode == 0, ran.stderr[-2000:]
+
+
+def test_merged_drift_rules_answer_on_the_oldest_server_as_on_this_one(
+    old_server, server, tmp_path
+):
+    """The drift rules against one referenced source, one branch (each side read once, its
+    columns stacked by ``explode``, windows partitioned by column): Spark 4.0's answers
+    are this Spark's."""
+    path = tmp_path / "c.yaml"
+    ref = '{sql: "SELECT id * 1.5 AS x, CAST(id % 4 AS STRING) AS c FROM range(300)"}'
+    path.write_text(
+        "tables:\n  - name: t\n"
+        '    source: {sql: "SELECT id * 1.0 AS x, CAST(id % 5 AS STRING) AS c FROM range(400)"}\n'
+        "    rules:\n"
+        f"      - {{type: drift, column: x, method: psi, bins: 7, references: {ref}}}\n"
+        f"      - {{type: drift, column: x, method: ks, references: {ref}}}\n"
+        f"      - {{type: drift, column: x, method: wasserstein, references: {ref}, must_be: '>= 0'}}\n"
+        f"      - {{type: drift, column: c, method: chi_square_p_value, references: {ref}}}\n"
+    )
+    here = _assay(sys.executable, f"assay run {path}", "--remote", server.url)
+    old = _assay(sys.executable, f"assay run {path}", "--remote", old_server)
+    assert old.returncode == here.returncode == 1, old.stderr[-2000:]
+    assert _lines(old.stdout) == _lines(here.stdout)
