@@ -20,6 +20,8 @@ GroupStat = Literal[
     "surplus_count",
     "surplus_percent",
     "distinct_ratio",
+    "duplicated_values",
+    "duplicated_values_percent",
 ]
 
 
@@ -59,7 +61,9 @@ class GroupMetric:
     minus groups (the repeats beyond each value's first row: sparquet-cola's
     duplicate_count) and ``surplus_percent`` those as a percentage of the table's rows;
     ``distinct_ratio`` the groups per row considered (0 when none: Great Expectations'
-    proportion of unique values).
+    proportion of unique values); ``duplicated_values`` the groups of two rows or more
+    (SodaCL's duplicate_count) and ``duplicated_values_percent`` those as a percentage of
+    the table's rows (SodaCL's duplicate_percent).
     """
 
     columns: tuple[str, ...]

@@ -212,11 +212,13 @@ def _count_value(metric: CountMetric, values: Values, rows: int) -> Number:
 
 def _group_value(metric: GroupMetric, stats: Mapping[str, Any], rows: int) -> Number | None:
     dup = int(stats["dup_rows"] or 0)
+    if metric.stat.startswith("duplicated_values"):  # SodaCL's: the groups of 2+ rows
+        dup = int(stats["groups"] or 0) - int(stats["unique_rows"] or 0)
     if metric.stat == "distinct_count":
         return int(stats["groups"] or 0)
-    if metric.stat == "duplicate_count":
+    if metric.stat in ("duplicate_count", "duplicated_values"):
         return dup
-    if metric.stat == "duplicate_percent":
+    if metric.stat in ("duplicate_percent", "duplicated_values_percent"):
         return _percent(dup, rows)
     if metric.stat == "surplus_count":
         return _surplus(stats)
