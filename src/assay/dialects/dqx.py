@@ -31,7 +31,6 @@ KIND = "dqx"
 """A DQX rule's kind is ``dqx:<function>``."""
 ITEM_KEYS = frozenset({"name", "criticality", "check", "filter", "user_metadata", "message_expr"})
 CHECK_KEYS = frozenset({"function", "arguments", "for_each_column"})
-PLACEHOLDER = "<--source>"
 
 
 def is_dqx(rule: Rule) -> bool:
@@ -260,20 +259,13 @@ def frame_source(node: Node, ctx: Context) -> Source:
 
 
 def _source(doc: Node, ctx: Context) -> Source:
-    text = ctx.options.source
-    if text is None:
-        if ctx.options.for_run:
-            raise doc.error(
-                "a DQX checks file checks the table given with --source",
-                hint="pass --source db.table or --source path/to/data.parquet, or bind the "
-                "checks to a native table with 'dqx: checks.yml'",
-            )
-        return CatalogSource(PLACEHOLDER)
-    try:
-        kind, fmt, target = sources.source_of(text, "--source")
-    except ConfigError as e:
-        raise ConfigError(e.message, origin=doc.origin, hint=e.hint) from None
-    return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
+    return sources.command_line_source(
+        doc,
+        ctx.options,
+        "a DQX checks file checks the table given with --source",
+        hint="pass --source db.table or --source path/to/data.parquet, or bind the "
+        "checks to a native table with 'dqx: checks.yml'",
+    )
 
 
 DIALECT = Dialect(

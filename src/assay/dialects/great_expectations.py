@@ -23,7 +23,7 @@ from assay.dialects.great_expectations_mapped import REFUSED
 from assay.errors import ConfigError
 from assay.ir.origin import Origin
 from assay.ir.rules import Rule, SchemaCheck
-from assay.ir.suite import CatalogSource, PathSource, Source, Table
+from assay.ir.suite import Source, Table
 
 NAME = "great-expectations"
 SUITE_KEYS = frozenset(
@@ -56,7 +56,6 @@ ITEM_KEYS = frozenset(
         "expectation_context",
     }
 )
-PLACEHOLDER = "<--source>"
 
 
 def matches(doc: Node) -> bool:
@@ -156,20 +155,13 @@ def expectation_rule(item: Node) -> Rule:
 
 
 def _source(doc: Node, ctx: Context) -> Source:
-    text = ctx.options.source
-    if text is None:
-        if ctx.options.for_run:
-            raise doc.error(
-                "a Great Expectations suite checks the table given with --source",
-                hint="pass --source db.table or --source path/to/data.parquet, or bind the "
-                "suite to a native table with 'expectations: suite.json'",
-            )
-        return CatalogSource(PLACEHOLDER)
-    try:
-        kind, fmt, target = sources.source_of(text, "--source")
-    except ConfigError as e:
-        raise ConfigError(e.message, origin=doc.origin, hint=e.hint) from None
-    return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
+    return sources.command_line_source(
+        doc,
+        ctx.options,
+        "a Great Expectations suite checks the table given with --source",
+        hint="pass --source db.table or --source path/to/data.parquet, or bind the "
+        "suite to a native table with 'expectations: suite.json'",
+    )
 
 
 DIALECT = Dialect(

@@ -12,6 +12,7 @@ import re
 from pathlib import PurePosixPath
 
 from assay.config.node import Node
+from assay.dialects.base import LoadOptions
 from assay.errors import ConfigError
 from assay.ir.sources import CatalogSource, PathSource, Source, SqlSource
 
@@ -113,6 +114,32 @@ def source_of(text: str, what: str) -> tuple[str, str | None, str]:
     if not TABLE_NAME.fullmatch(text):
         raise ConfigError(f"{what} '{text}' is neither a path nor a table name (db.table)")
     return "table", None, text
+
+
+PLACEHOLDER = "<--source>"
+"""The table of a file checking the ``--source`` table, loaded without one (``explain``)."""
+
+
+def named_source(text: str, what: str, node: Node) -> Source:
+    """The source a ``--source``/``--input`` value names (:func:`source_of`); its error
+    at ``node``, the place that needs it."""
+    try:
+        kind, fmt, target = source_of(text, what)
+    except ConfigError as e:
+        raise ConfigError(e.message, origin=node.origin, hint=e.hint) from None
+    return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
+
+
+def command_line_source(doc: Node, options: LoadOptions, needed: str, hint: str) -> Source:
+    """The table ``--source`` names, for a file that checks the table it is given (a
+    sparquet validations file, a DQX checks file, a Great Expectations suite): without
+    ``--source``, :data:`PLACEHOLDER` when loaded only (``explain``), and an error at
+    ``doc`` saying ``needed`` (with ``hint``) when it is to run."""
+    if options.source is None:
+        if options.for_run:
+            raise doc.error(needed, hint=hint)
+        return CatalogSource(PLACEHOLDER)
+    return named_source(options.source, "--source", doc)
 
 
 SOURCE_KEYS = frozenset({"table", "path", "sql", "format", "options"})

@@ -13,13 +13,11 @@ from pathlib import Path
 from assay.config.node import Node
 from assay.dialects import sources, validations
 from assay.dialects.base import Context, Dialect
-from assay.errors import ConfigError
-from assay.ir.suite import CatalogSource, PathSource, Source, Table
+from assay.ir.suite import Source, Table
 
 NAME = "sparquet"
 TOP_KEYS = frozenset({"validations", "name", "$schema"})
 PIPELINE_KEYS = ("input", "inputs", "transformations", "output", "outputs", "source", "sources")
-PLACEHOLDER = "<--source>"
 
 
 def matches(doc: Node) -> bool:
@@ -73,19 +71,12 @@ def _pipeline(doc: Node, ctx: Context) -> str:
 
 
 def _source(doc: Node, ctx: Context) -> Source:
-    text = ctx.options.source
-    if text is None:
-        if ctx.options.for_run:
-            raise doc.error(
-                "a sparquet validations file checks the table given with --source",
-                hint="pass --source db.table or --source path/to/data.parquet",
-            )
-        return CatalogSource(PLACEHOLDER)
-    try:
-        kind, fmt, target = sources.source_of(text, "--source")
-    except ConfigError as e:
-        raise ConfigError(e.message, origin=doc.origin, hint=e.hint) from None
-    return CatalogSource(target) if kind == "table" else PathSource(fmt or "", (target,))
+    return sources.command_line_source(
+        doc,
+        ctx.options,
+        "a sparquet validations file checks the table given with --source",
+        hint="pass --source db.table or --source path/to/data.parquet",
+    )
 
 
 DIALECT = Dialect(
