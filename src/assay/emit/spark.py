@@ -156,9 +156,8 @@ def _(measure: Aggregate, name: str) -> list[Column]:
     # a decimal argument is a fraction Spark reads as a DOUBLE (percentile's percentage)
     args = [F.array(*map(_arg, a)) if isinstance(a, tuple) else _arg(a) for a in measure.args]
     columns = [col(c) for c in (measure.column, *measure.more)]
-    values = [
-        _kept(c if measure.cast is None else c.cast(measure.cast), measure.where) for c in columns
-    ]
+    cast = [c if measure.cast is None else c.cast(measure.cast) for c in columns]
+    values = [_kept(F.length(c) if measure.length else c, measure.where) for c in cast]
     return [F.call_function(measure.function, *values, *args).alias(name)]
 
 

@@ -107,6 +107,9 @@ class AggregateMetric:
     """Further columns, each an argument after ``column`` (before ``args``), cast and
     kept by ``where`` as it is: ``corr(x, y)``."""
     element: int | None = None
+    length: bool = False
+    """Of the column's length (Spark's ``length``: a string's characters, after ``cast``):
+    SodaCL's ``min_length``, ``max_length``, ``avg_length``, deequ's MinLength."""
 
 
 @dataclass(frozen=True, slots=True)

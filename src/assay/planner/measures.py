@@ -129,8 +129,7 @@ class AgeMicros:
 class Histogram:
     """Counts of a numeric column's values in ``bins`` equal-width buckets over its
     [min, max]. Not an aggregate-pass measure: min and max come first, so every histogram
-    of a table is computed by one extra plan (see :class:`~assay.planner.plan.HistogramPlan`).
-    """
+    of a table is computed by one extra plan (see :class:`~assay.planner.plan.HistogramPlan`)."""
 
     column: str
     bins: int = 10
@@ -175,13 +174,13 @@ class Aggregate:
     args: tuple[Scalar | tuple[Scalar, ...], ...] = ()
     where: Expr | None = None
     cast: str | None = None
-    more: tuple[str, ...] = ()
-    """Further columns, arguments after ``column``: ``corr(x, y)``."""
+    more: tuple[str, ...] = ()  # further columns, arguments after column: corr(x, y)
+    length: bool = False  # of the columns' lengths, length(column)
 
 
 def aggregate_of(m: AggregateMetric) -> Aggregate:
     """The measure of an aggregate metric (planned and judged by the same key)."""
-    return Aggregate(m.function, m.column, m.args, m.where, m.cast, m.more)
+    return Aggregate(m.function, m.column, m.args, m.where, m.cast, m.more, m.length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +229,8 @@ GROUP_OUTPUTS = ("groups", "rows", "dup_rows", "unique_rows")
 
 def _arguments(m: Aggregate) -> list[str]:
     columns = (quote(c) for c in (m.column, *m.more))
-    return [c if m.cast is None else f"CAST({c} AS {m.cast.upper()})" for c in columns]
+    cast = (c if m.cast is None else f"CAST({c} AS {m.cast.upper()})" for c in columns)
+    return [f"length({c})" if m.length else c for c in cast]
 
 
 def _arg_text(arg: Scalar | tuple[Scalar, ...]) -> str:
