@@ -177,7 +177,7 @@ class Narrowing:
     target_filter: str | None = None
 
 
-def _names(text: str | None, option: str) -> tuple[str, ...] | None:
+def column_names(text: str | None, option: str) -> tuple[str, ...] | None:
     """A comma-separated list of columns (``None`` when the option is not given)."""
     if text is None:
         return None
@@ -208,9 +208,7 @@ def comparison_of(
 ) -> DatasetComparison:
     """The comparison the command line describes (``places``: where its settings were
     given, :func:`command_line_places`)."""
-    key_list = tuple(k.strip() for k in keys.split(",") if k.strip())
-    if not key_list:
-        raise ConfigError("--keys needs at least one column")
+    key_list = column_names(keys, "--keys") or ()
     n = narrowing
     return DatasetComparison(
         name="compare",
@@ -218,9 +216,9 @@ def comparison_of(
         target=target,
         keys=key_list,
         origin=Origin(COMMAND_LINE, "compare"),
-        columns=_names(n.columns, "--columns"),
-        select_cols=_names(n.select_cols, "--select-cols"),
-        drop_cols=_names(n.drop_cols, "--drop-cols") or (),
+        columns=column_names(n.columns, "--columns"),
+        select_cols=column_names(n.select_cols, "--select-cols"),
+        drop_cols=column_names(n.drop_cols, "--drop-cols") or (),
         source_filter=_predicate(n.source_filter, "--source-filter"),
         target_filter=_predicate(n.target_filter, "--target-filter"),
         tolerance=tolerances(tolerance, relative),

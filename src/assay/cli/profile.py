@@ -18,7 +18,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from assay.cli import options as opt
-from assay.cli.compare import COMMAND_LINE, side
+from assay.cli.compare import COMMAND_LINE, column_names, side
 from assay.cli.console import err, guarded
 from assay.cli.console import out as _out
 from assay.cli.options import parse_assignments
@@ -127,13 +127,10 @@ def profile_options(columns: str | None, sample: float | None, exact: bool) -> A
     from assay.api.profiling import checked_sample
     from assay.profiling.plan import ProfileOptions
 
-    names = None
-    if columns is not None:
-        names = tuple(c.strip() for c in columns.split(",") if c.strip())
-        if not names:
-            raise ConfigError("--columns needs at least one column")
     fraction = None if sample is None else checked_sample(sample, "--sample")
-    return ProfileOptions(columns=names, sample=fraction, exact_distinct=exact)
+    return ProfileOptions(
+        columns=column_names(columns, "--columns"), sample=fraction, exact_distinct=exact
+    )
 
 
 def _profiled(found: Target, options: Any, remote: str | None, conf: list[str],
@@ -206,7 +203,7 @@ def suggest_command(
 
     def action() -> None:
         found = target(source, sql, format, option)
-        key_columns = key_list(keys)
+        key_columns = column_names(keys, "--keys")
         if name is not None and not name.strip():
             raise ConfigError("--name must not be empty")
         outcome = _profiled(found, profile_options(columns, sample, False), remote, conf or [])
@@ -222,13 +219,3 @@ def suggest_command(
         sys.stdout.write(text)
 
     guarded(debug, action)
-
-
-def key_list(keys: str | None) -> tuple[str, ...] | None:
-    """``--keys a, b`` as columns; None when not given."""
-    if keys is None:
-        return None
-    found = tuple(k.strip() for k in keys.split(",") if k.strip())
-    if not found:
-        raise ConfigError("--keys needs at least one column")
-    return found
