@@ -1,7 +1,8 @@
 """Every DQX check function assay runs (databricks-labs-dqx 0.17, ``check_funcs.py``;
 docs/dialects.md "DQX checks files"), by DQX's name, gathered from the modules that map
 them with DQX's semantics: the row-level ones on a value (:mod:`assay.dialects.dqx_rows`),
-on its text (:mod:`assay.dialects.dqx_text`), on IPv6 addresses
+on its text (:mod:`assay.dialects.dqx_text`), on a JSON schema
+(:mod:`assay.dialects.dqx_json_schema`), on IPv6 addresses
 (:mod:`assay.dialects.dqx_ipv6`) and on ISO codes (:mod:`assay.dialects.dqx_codes`), the
 dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`), on
 aggregates (:mod:`assay.dialects.dqx_aggregates`) and on time windows
@@ -17,6 +18,7 @@ from assay.dialects import (
     dqx_codes,
     dqx_dataset,
     dqx_ipv6,
+    dqx_json_schema,
     dqx_rows,
     dqx_text,
     dqx_windows,
@@ -27,6 +29,7 @@ from assay.ir.rules import TypeFamily
 FUNCTIONS: dict[str, Function] = {
     **dqx_rows.FUNCTIONS,
     **dqx_text.FUNCTIONS,
+    **dqx_json_schema.FUNCTIONS,
     **dqx_ipv6.FUNCTIONS,
     **dqx_codes.FUNCTIONS,
     **dqx_dataset.FUNCTIONS,
@@ -50,7 +53,6 @@ NOT_RUN: dict[str, str] = {
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
     "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md)",
     "is_in_distribution": "a distribution test has no mapping onto assay's checks",
-    "has_no_outliers": "its outlier bounds are not computed by assay",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",
     "has_valid_schema": "write it as a native schema rule",
 }

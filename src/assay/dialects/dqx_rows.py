@@ -295,6 +295,21 @@ def _sql_expression(a: Args) -> Mapped:
                   expression=expression)  # fmt: skip
 
 
+def _coordinate(kind: str, bound: int) -> Callable[[Args], Mapped]:
+    """DQX's ``is_latitude``/``is_longitude`` (``geo``): the value read as a DOUBLE
+    (``try_cast``) outside ±bound fails; a value that is no number passes, as in DQX."""
+
+    def build(a: Args) -> Mapped:
+        t = a.target()
+        within = f"TRY_CAST({t.sql} AS DOUBLE) BETWEEN -{bound}.0D AND {bound}.0D"
+        condition = f"NOT (CASE WHEN {t.sql} IS NULL THEN NULL ELSE {within} END)"
+        message = (f"value `{{value}}` in column `{t.shown}` is not a valid {kind} (must be "
+                   f"between -{bound} and {bound})")  # fmt: skip
+        return row(condition, (t,), f"{t.norm}_is_not_valid_{kind}", message)
+
+    return build
+
+
 _LIST = takes("column", "allowed", "case_sensitive")
 _RANGE = takes("column", "min_limit", "max_limit", "allow_nulls")
 _EQUAL = takes("column", "value", "allow_nulls", "abs_tolerance", "rel_tolerance")
@@ -338,6 +353,8 @@ FUNCTIONS: dict[str, Function] = {
     ),
     "is_data_fresh": Function(_is_data_fresh, takes("column", "max_age_minutes", "base_timestamp")),
     "regex_match": Function(_regex_match, takes("column", "regex", "negate")),
+    "is_latitude": Function(_coordinate("latitude", 90), COLUMN),
+    "is_longitude": Function(_coordinate("longitude", 180), COLUMN),
     "sql_expression": Function(
         _sql_expression, takes("expression", "msg", "name", "negate", "columns")
     ),

@@ -1,8 +1,10 @@
-"""DQX's time-window checks (databricks-labs-dqx 0.17, ``check_funcs.py``):
-``is_data_fresh_per_time_window`` and ``has_no_gaps_per_time_window``. DQX buckets the
-rows into Spark's fixed ``window`` of the column and joins each bucket's verdict back
-to its rows; here each is a SQL rule (``failed_rows``) returning exactly the rows DQX
-flags, so its failed count is the number of rows DQX puts in ``_errors``/``_warnings``.
+"""DQX's dataset checks that flag some rows (databricks-labs-dqx 0.17, ``check_funcs.py``):
+the time-window ones, ``is_data_fresh_per_time_window`` and
+``has_no_gaps_per_time_window`` (DQX buckets the rows into Spark's fixed ``window`` of
+the column and joins each bucket's verdict back to its rows), and ``has_no_outliers``
+(bounds of the column's values joined to every row). Each is a SQL rule
+(``failed_rows``) returning exactly the rows DQX flags, so its failed count is the
+number of rows DQX puts in ``_errors``/``_warnings``.
 """
 
 from __future__ import annotations
@@ -108,7 +110,31 @@ def _no_gaps(a: Args) -> Mapped:
     return Mapped(SqlCheck(query, "failed_rows"), _plain(t.column), name, message)
 
 
+def _no_outliers(a: Args) -> Mapped:
+    """DQX's ``has_no_outliers``: a value (of the filter) below the median minus 3.5
+    median absolute deviations, or above the median plus them, is flagged (both are
+    ``percentile_approx`` of the filter's values, as DQX's); no value, no bounds."""
+    t = a.target()
+    if t.column is None:
+        raise a.require("column").error(
+            "DQX: has_no_outliers reads a column of the table's schema by its name",
+            hint="DQX looks the column's type up by name; check a named column",
+        )
+    where = f" WHERE ({a.row_filter})" if a.row_filter is not None else ""
+    rows = f"SELECT * FROM {VIEW}{where}"
+    median = f"SELECT percentile_approx({t.sql}, 0.5) AS m FROM ({rows}) AS r"
+    mad = (f"SELECT CAST(first(m) AS DOUBLE) AS m, CAST(percentile_approx(abs({t.sql} - m), "
+           f"0.5) AS DOUBLE) AS d FROM ({rows}) AS r CROSS JOIN ({median}) AS s")  # fmt: skip
+    bounds = f"SELECT m - 3.5D * d AS lo, m + 3.5D * d AS hi FROM ({mad}) AS s"
+    outside = f"r.{quote(t.column)} < b.lo OR r.{quote(t.column)} > b.hi"
+    query = f"SELECT r.* FROM ({rows}) AS r CROSS JOIN ({bounds}) AS b WHERE {outside}"
+    message = f"Value '{{value}}' in Column '{t.shown}' is an outlier as per MAD."
+    name = f"{t.norm}_has_outliers"
+    return Mapped(SqlCheck(query, "failed_rows"), _plain(t.column), name, message)
+
+
 FUNCTIONS: dict[str, Function] = {
+    "has_no_outliers": Function(_no_outliers, takes("column", "row_filter")),
     "is_data_fresh_per_time_window": Function(
         _fresh_per_window,
         takes(

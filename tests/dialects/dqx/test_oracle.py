@@ -93,7 +93,10 @@ REF_ROWS = [{"key": "k1", "num": 1}, {"key": "k1", "num": 10}, {"key": "k2", "nu
 
 
 def _check(function: str, criticality: str = "error", **arguments: Any) -> dict[str, Any]:
-    return {"criticality": criticality, "check": {"function": function, "arguments": arguments}}
+    """A check; ``{"criticality": "warn", "filter": ..., **_check(...)}`` keeps its
+    ``warn`` (an ``error`` check says nothing: DQX's default)."""
+    check = {"check": {"function": function, "arguments": arguments}}
+    return {"criticality": criticality, **check} if criticality != "error" else check
 
 
 CHECKS: list[dict[str, Any]] = [
@@ -151,6 +154,13 @@ CHECKS: list[dict[str, Any]] = [
     _check("has_json_keys", column="j", keys=["key1"]),
     _check("has_json_keys", column="j", keys=["key1", "key2"], require_all=False),
     _check("has_json_keys", column="j", keys=["key1", "key2"]),
+    _check("has_valid_json_schema", column="j", schema="key1 INT"),
+    _check("has_valid_json_schema", column="j", schema="key1 INT NOT NULL"),
+    _check("has_valid_json_schema", column="j", schema="struct<key1:string not null, key2:int>"),
+    _check("has_valid_json_schema", column="j", schema="key1 BOOLEAN, key2 STRING"),
+    _check("has_valid_json_schema", column="j", schema="a STRUCT<key1: INT NOT NULL>"),
+    _check("has_valid_json_schema", column="j", schema="a STRUCT<key1: INT NOT NULL> NOT NULL"),
+    _check("has_valid_json_schema", column="s", schema="x ARRAY<INT>"),
     _check("has_valid_string_case", column="w", case="upper"),
     _check("has_valid_string_case", column="w", case="lower"),
     _check("has_valid_string_case", column="w", case="title"),
@@ -200,6 +210,13 @@ CHECKS: list[dict[str, Any]] = [
               min_records_per_window=3)},
     _check("is_data_fresh_per_time_window", column="d", window_minutes=1440,
            min_records_per_window=2),
+    _check("is_latitude", column="x"),
+    _check("is_longitude", column="n"),
+    _check("is_latitude", column="txt"),
+    _check("has_no_outliers", column="n"),
+    _check("has_no_outliers", column="x"),
+    _check("has_no_outliers", column="v", row_filter="id > 1"),
+    {"criticality": "warn", "filter": "id < 7", **_check("has_no_outliers", column="n")},
     _check("is_data_fresh", column="t", max_age_minutes=60),
     _check("is_data_fresh", column="t", max_age_minutes=30, base_timestamp="2025-02-24 01:00:00"),
     _check("is_data_fresh", column="d", max_age_minutes=1440, base_timestamp="2025-01-15"),
@@ -375,7 +392,8 @@ def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
         flagged = counts["_errors"] + counts["_warnings"]
         validate_event(result)
         view = result["details"]["dqx"]
-        assert view["column"] == ("_warnings" if check["criticality"] == "warn" else "_errors")
+        warn = check.get("criticality") == "warn"
+        assert view["column"] == ("_warnings" if warn else "_errors")
         if view["rows"] is not None and view["rows"] != counts[view["column"]]:
             differ.append(f"{what}: DQX puts {counts} rows, details.dqx {view}")
         if counts["_warnings"] and level != "warn":
