@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, TypeVar
 
@@ -40,7 +40,7 @@ from assay.ir.expr import (
     line_ends,
     require_translations,
 )
-from assay.ir.values import Op
+from assay.ir.values import OPERATORS, Op
 from assay.planner.render import quote
 
 if TYPE_CHECKING:
@@ -50,14 +50,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-COMPARISONS: dict[Op, Callable[[Column, Column], Column]] = {
-    Op.LT: lambda a, b: a < b,
-    Op.LE: lambda a, b: a <= b,
-    Op.EQ: lambda a, b: a == b,
-    Op.NE: lambda a, b: a != b,
-    Op.GE: lambda a, b: a >= b,
-    Op.GT: lambda a, b: a > b,
-}
+COMPARISONS: Mapping[Op, Callable[[Column, Column], Column]] = OPERATORS
+"""A comparison of two columns: Python's operator on them (``Column.__lt__``...)."""
 
 
 def balanced(items: Sequence[T], combine: Callable[[T, T], T]) -> T:

@@ -8,10 +8,12 @@ compare exactly (``= 0.3`` means 0.3, not the nearest double).
 from __future__ import annotations
 
 import math
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 Unit = Literal["number", "percent", "seconds"]
 
@@ -35,17 +37,19 @@ class Op(Enum):
 
     def apply(self, left: Decimal, right: Decimal) -> bool:
         """``left <op> right``."""
-        return _APPLY[self](left, right)
+        return bool(OPERATORS[self](left, right))
 
 
-_APPLY = {
-    Op.LT: lambda a, b: a < b,
-    Op.LE: lambda a, b: a <= b,
-    Op.EQ: lambda a, b: a == b,
-    Op.NE: lambda a, b: a != b,
-    Op.GE: lambda a, b: a >= b,
-    Op.GT: lambda a, b: a > b,
+OPERATORS: dict[Op, Callable[[Any, Any], Any]] = {
+    Op.LT: operator.lt,
+    Op.LE: operator.le,
+    Op.EQ: operator.eq,
+    Op.NE: operator.ne,
+    Op.GE: operator.ge,
+    Op.GT: operator.gt,
 }
+"""Each operator as Python's: a bool of two numbers, a Spark column of two columns
+(``emit.columns.COMPARISONS``)."""
 
 
 def to_decimal(value: int | float | Decimal) -> Decimal | None:
