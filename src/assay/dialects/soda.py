@@ -21,7 +21,7 @@ from pathlib import Path
 
 from assay.config.document import read_document
 from assay.config.node import Node
-from assay.dialects import soda_checks, sources
+from assay.dialects import soda_checks, soda_group, sources
 from assay.dialects.base import Context, Dialect
 from assay.dialects.soda_rule import Dataset
 from assay.errors import ConfigError
@@ -233,6 +233,11 @@ def _checks_section(reading: _Reading, dataset: str, part: str | None, content: 
     for item in items:
         if isinstance(item.value, dict) and list(item.value) == ["attributes"]:
             continue  # Soda Cloud's dataset attributes: nothing to run
+        if isinstance(item.value, dict) and list(item.value) == ["group by"]:
+            # Soda runs a group by's query as written: no partition filter
+            grouped = reading.ctx.attempt(soda_group.group_rules, soda_checks.entry(item, ds), ds)
+            rules.extend(grouped or ())
+            continue
         rule = reading.ctx.attempt(_partitioned, item, ds, where, part)
         if rule is not None:
             rules.append(rule)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from assay.config.node import Node
 from assay.dialects import soda_metrics, soda_schema, soda_user, soda_validity
 from assay.dialects import soda_thresholds as th
-from assay.dialects.soda_metrics import COLUMN_FNS
+from assay.dialects.soda_metrics import COLUMN_FNS, LENGTH_FNS
 from assay.dialects.soda_rule import (
     KIND,
     Dataset,
@@ -48,11 +48,6 @@ _UNSUPPORTED_ON_SPARK = (
     "Soda's Spark data sources refuse it ('Unsupported metric'): its check is never evaluated"
 )
 REFUSED = {
-    "duplicate_percent": "Soda's duplicate_percent is duplicated values per row, rounded; "
-    "assay counts duplicated values only against an upper bound (duplicate_count)",
-    "min_length": "assay has no aggregate of a column's lengths",
-    "max_length": "assay has no aggregate of a column's lengths",
-    "avg_length": "assay has no aggregate of a column's lengths",
     "distribution_difference": "distribution checks need a reference file and Soda Scientific",
     "valid_percent": "soda-core 3.x has no valid_percent: its scan logs 'Unsupported metric "
     "valid_percent' and never evaluates the check (its percentages are missing_percent, "
@@ -101,8 +96,10 @@ def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
         return soda_metrics.failed_rows(got, dataset)
     if got.text.startswith("change "):
         return _change(got, dataset)
-    if got.text in ("group by", "group evolution") or got.text.startswith(
-        ("row_count same as", "anomaly ", "freshness using", "distribution_difference")
+    if got.text.startswith("row_count same as "):
+        return soda_schema.row_count_same_as(got, dataset)
+    if got.text == "group evolution" or got.text.startswith(
+        ("anomaly ", "freshness using", "distribution_difference")
     ):
         raise got.node.error(
             f"Soda check '{got.text}' is not supported",
@@ -125,7 +122,7 @@ def _metric_check_rule(got: Entry, found: re.Match[str], dataset: Dataset) -> Ru
     if any(not a for a in args):
         raise item.error(f"invalid Soda check '{got.text}': an empty argument")
     keys = _config_keys(got, metric)
-    if keys.validity and metric not in COUNTS and metric not in COLUMN_FNS:
+    if keys.validity and metric not in COUNTS and metric not in (*COLUMN_FNS, *LENGTH_FNS):
         key, node = next(iter(keys.validity.items()))
         raise node.error(f"'{key}' on {metric}: Soda does not apply it there")
     if metric == "freshness":
@@ -149,9 +146,9 @@ def _metric_check_rule(got: Entry, found: re.Match[str], dataset: Dataset) -> Ru
             got, metric, CountMetric(counted, percent=rounded), zones, (name,), dataset,
             rounded=rounded,
         )  # fmt: skip
-    if metric == "duplicate_count":
-        return soda_metrics.duplicates(got, args, zones, dataset)
-    if metric in COLUMN_FNS:
+    if metric in ("duplicate_count", "duplicate_percent"):
+        return soda_metrics.duplicates(got, metric, args, zones, dataset)
+    if metric in COLUMN_FNS or metric in LENGTH_FNS:
         return soda_metrics.statistic(got, metric, args, keys.validity, zones, dataset)
     raise item.error(
         f"Soda metric '{metric}' is not supported",

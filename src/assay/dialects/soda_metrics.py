@@ -25,13 +25,23 @@ from assay.dialects.soda_rule import (
     threshold_text,
     zones_of,
 )
+from assay.dialects.soda_user import over_dataset
 from assay.dialects.soda_validity import kept
 from assay.ir.expr import Sql, is_true
-from assay.ir.metrics import ColumnMetric, CountMetric, FreshnessMetric
-from assay.ir.rules import MetricCheck, Rule, TypeFamily, TypeRequirement, UniqueCheck
+from assay.ir.metrics import (
+    AggregateMetric,
+    ColumnMetric,
+    CountMetric,
+    FreshnessMetric,
+    GroupMetric,
+    GroupStat,
+)
+from assay.ir.rules import MetricCheck, Rule, SqlCheck, TypeFamily, TypeRequirement, UniqueCheck
 from assay.ir.values import Comparison, Op, Threshold, Tolerance
 
 COLUMN_FNS = {"min": "min", "max": "max", "avg": "avg", "sum": "sum"}
+LENGTH_FNS = {"min_length": "min", "max_length": "max", "avg_length": "avg"}
+"""Soda's aggregates of a column's lengths (``MIN(LENGTH(x))``...)."""
 
 
 def statistic(
@@ -49,38 +59,43 @@ def statistic(
             f"{metric} with the numeric format '{fmt.value}': Soda aggregates the text "
             "cast to a number, which assay does not"
         )
+    where = kept(name, validity)
+    if metric in LENGTH_FNS:  # Spark's LENGTH: a string's characters (else the text's)
+        metric_ir: object = AggregateMetric(LENGTH_FNS[metric], name, where=where, length=True)
+        return metric_rule(
+            got, metric, metric_ir, zones, (name,), dataset, requires=((name, "any"),)
+        )
     metric_ir = ColumnMetric(COLUMN_FNS[metric], name)  # type: ignore[arg-type]
     requires: tuple[tuple[str, TypeFamily], ...] = ((name, "numeric"),)
     return metric_rule(
         got, metric, metric_ir, zones, (name,), dataset, requires=requires,
-        where=kept(name, validity),
+        where=where,
     )  # fmt: skip
 
 
-def duplicates(got: Entry, args: tuple[str, ...], zones: Zones, dataset: Dataset) -> Rule:
+def duplicates(
+    got: Entry, metric: str, args: tuple[str, ...], zones: Zones, dataset: Dataset
+) -> Rule:
     """Soda's duplicate_count: the distinct values (of rows with no null in the columns)
-    that occur more than once. assay counts them for a uniqueness check, judged by an
-    upper bound."""
+    that occur more than once; duplicate_percent: those per 100 rows (all the rows, nulls
+    included), rounded to two decimals. A count judged by an upper bound is assay's
+    uniqueness check (its samples the duplicated rows), any other zone a metric of the
+    groups."""
     if not args:
-        raise got.node.error("duplicate_count takes one or more columns")
+        raise got.node.error(f"{metric} takes one or more columns")
     names = tuple(column_name(a) for a in args)
-    if zones.warn is not None or zones.fail is None:
-        raise got.node.error(
-            "duplicate_count with a 'warn' zone is not supported: assay judges duplicated "
-            "values by an upper bound only"
-        )
-    allowed = _upper_allowed(zones.fail)
-    if allowed is None:
-        raise got.node.error(
-            f"duplicate_count {zones.fail_text}: assay judges duplicated values by an upper "
-            "bound only ('= 0', '< 5', '<= 2', 'fail: when > 3')"
-        )
+    requires: tuple[tuple[str, TypeFamily], ...] = tuple((n, "any") for n in names)
+    allowed = _upper_allowed(zones.fail) if zones.fail is not None else None
+    if metric == "duplicate_percent" or zones.warn is not None or allowed is None:
+        percent = metric == "duplicate_percent"
+        stat: GroupStat = "duplicated_values_percent" if percent else "duplicated_values"
+        return metric_rule(
+            got, metric, GroupMetric(names, stat), zones, names, dataset, rounded=percent,
+            requires=requires,
+        )  # fmt: skip
     tolerance = Tolerance("absolute", Decimal(allowed), str(allowed))
     check = UniqueCheck(names, tolerance=tolerance, counted="values", nulls="any")
-    requires: tuple[tuple[str, TypeFamily], ...] = tuple((n, "any") for n in names)
-    return rule_of(
-        got, "duplicate_count", check, names, dataset, requires, None, threshold_text(zones)
-    )
+    return rule_of(got, metric, check, names, dataset, requires, None, threshold_text(zones))
 
 
 def _upper_allowed(zone: th.Zone) -> int | None:
@@ -149,22 +164,21 @@ def _duration(seconds: float | None) -> str:
 
 
 def failed_rows(got: Entry, dataset: Dataset) -> Rule:
-    """A failed rows check with a ``fail condition``: the rows where it holds are counted
-    (Soda: fails when any, or as its ``fail``/``warn`` say)."""
+    """A failed rows check: the rows where its ``fail condition`` holds, or the rows its
+    ``fail query`` returns (Soda runs the query as written and counts its rows), are
+    counted (Soda: fails when any, or as its ``fail``/``warn`` say)."""
     if got.config is None:
-        raise got.node.error("a 'failed rows' check needs a 'fail condition'")
-    allowed = {"name", "fail condition", "fail", "warn", "samples limit", "attributes"}
+        raise got.node.error("a 'failed rows' check needs a 'fail condition' or a 'fail query'")
+    allowed = {"name", "fail condition", "fail query", "fail", "warn", "samples limit",
+               "attributes"}  # fmt: skip
     for key, value in got.config.as_mapping().items():
-        if key == "fail query":
-            raise value.error(
-                "'fail query' is not supported: assay runs a query over its own table only",
-                hint="write the condition as 'fail condition', or the query as a native 'sql' rule",
-            )
         if key not in allowed:
             raise value.error(f"invalid 'failed rows' configuration '{key}'")
+    if got.config.get("fail query") is not None:
+        return _failed_rows_query(got, dataset)
     condition = optional_str(got, "fail condition", dataset)
     if not condition:
-        raise got.node.error("a 'failed rows' check needs a 'fail condition'")
+        raise got.node.error("a 'failed rows' check needs a 'fail condition' or a 'fail query'")
     counted = is_true(Sql(condition))
     fail_node, warn_node = got.config.get("fail"), got.config.get("warn")
     if fail_node is None and warn_node is None:
@@ -176,3 +190,28 @@ def failed_rows(got: Entry, dataset: Dataset) -> Rule:
     rule = rule_of(got, "failed_rows", check, (), dataset, (), None, threshold_text(zones))
     places = (("expression", got.config.require("fail condition").origin),)
     return dataclasses.replace(rule, places=rule.places + places)
+
+
+def _failed_rows_query(got: Entry, dataset: Dataset) -> Rule:
+    """``fail query: SELECT * FROM orders WHERE ...``: the query over the checked dataset
+    (its name read as the table, as a user-defined metric's query is); without ``fail``
+    or ``warn``, a SQL rule of the rows it returns (fails when any; they are its
+    samples), else its row count judged by the zones."""
+    assert got.config is not None
+    node = got.config.require("fail query")
+    if got.config.get("fail condition") is not None:
+        raise node.error("'fail query' beside 'fail condition': a check is one or the other")
+    text = dataset.resolve(node, node.as_str("the query (SQL)")).strip().rstrip(";").strip()
+    if not text:
+        raise node.error("'fail query' is empty")
+    query = over_dataset(text, dataset.name, node, one_value=False)
+    if got.config.get("fail") is None and got.config.get("warn") is None:
+        rule = rule_of(got, "failed_rows", SqlCheck(query, "failed_rows"), (), dataset,
+                       threshold="fail when > 0")  # fmt: skip
+    else:
+        zones = zones_of(got, None, dataset)
+        judged = metric_check(CountMetric(Sql("true")), zones)
+        counted = f"SELECT count(*) FROM ({query}) AS _soda_failed_rows"
+        check = SqlCheck(counted, mode="value", must=judged.must, warn=judged.warn)
+        rule = rule_of(got, "failed_rows", check, (), dataset, threshold=threshold_text(zones))
+    return dataclasses.replace(rule, places=(*rule.places, ("query", node.origin)))

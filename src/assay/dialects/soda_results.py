@@ -14,9 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 from assay.dialects.soda_checks import is_soda
-from assay.ir.metrics import CountMetric
+from assay.ir.metrics import CountMetric, GroupMetric
 from assay.ir.monitoring import SchemaChangeCheck
-from assay.ir.references import ForeignKeyCheck
+from assay.ir.references import ForeignKeyCheck, RowCountMatchMetric
 from assay.ir.rules import MetricCheck, Rule, SchemaCheck, SqlCheck, UniqueCheck
 from assay.ir.values import Threshold
 
@@ -27,14 +27,15 @@ KEY = "soda"
 def soda_value(rule: Rule, failed_count: int | None, metric_value: object) -> object:
     """The check's value as Soda reports it (None for a schema check)."""
     check = rule.check
-    if isinstance(check, (UniqueCheck, ForeignKeyCheck)):
+    if isinstance(check, (UniqueCheck, ForeignKeyCheck)) or (
+        isinstance(check, SqlCheck) and check.mode == "failed_rows"
+    ):
         return failed_count
     if _judged_value(check) is None or metric_value is None:
         return None
-    if (
-        isinstance(check, MetricCheck)
-        and isinstance(check.metric, CountMetric)
-        and check.metric.percent
+    if isinstance(check, MetricCheck) and (
+        (isinstance(check.metric, CountMetric) and check.metric.percent)
+        or (isinstance(check.metric, GroupMetric) and check.metric.stat.endswith("percent"))
     ):
         return float(round(float(metric_value), 2))  # type: ignore[arg-type]
     if isinstance(metric_value, Decimal):
@@ -90,6 +91,12 @@ def with_soda_numbers(
         # a change check: Soda's value and outcome are the change and the verdict over
         # time, the result's ``baseline``
         return dict(details) if details is not None else None
+    if isinstance(rule.check, MetricCheck) and rule.check.group_by:
+        return {**(details or {}), KEY: {"outcome": _grouped(details), "value": None}}
+    if isinstance(rule.check, MetricCheck) and isinstance(rule.check.metric, RowCountMatchMetric):
+        diff = _row_count_difference(rows, metric_value)
+        said = "pass" if diff == 0 else "fail"
+        return {**(details or {}), KEY: {"outcome": said, "value": diff}}
     numbers = {
         "outcome": _changed(details) if isinstance(rule.check, SchemaChangeCheck) else soda_outcome(
             rule, failed_count, rows, metric_value
@@ -108,3 +115,27 @@ def _changed(details: Mapping[str, Any] | None) -> str | None:
     if said.get("earlier") is None:
         return None
     return "fail" if said["failing"] else "warn" if said["warning"] else "pass"
+
+
+def _grouped(details: Mapping[str, Any] | None) -> str | None:
+    """Soda's outcome of a group by's check over its groups: fail when a group's check
+    fails, else warn when one warns (Soda's group by check itself passes then)."""
+    said = details or {}
+    if "groups" not in said:
+        return None
+    if said.get("failed_groups"):
+        return "fail"
+    return "warn" if said.get("warned_groups") else "pass"
+
+
+def _row_count_difference(rows: int | None, percent: object) -> int | None:
+    """Soda's value of ``row_count same as``: the rows minus the other dataset's, from
+    the rows and their percentage of the other's (none when the other is empty: then
+    the other has 0 rows); None when the rows are 0 of a non-empty other's."""
+    if rows is None:
+        return None
+    if percent is None:
+        return rows
+    if not percent:
+        return None
+    return rows - round(100.0 * rows / float(percent))  # type: ignore[arg-type]

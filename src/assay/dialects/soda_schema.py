@@ -1,23 +1,58 @@
 """Soda's checks of a dataset's shape and keys, each with Soda's semantics (soda-core 3.x,
 ``execution/check/schema_check.py``, ``reference_check.py``): ``schema`` (required,
-forbidden and typed columns) and ``values in ... must (not) exist in`` another dataset.
+forbidden and typed columns), ``values in ... must (not) exist in`` another dataset, and
+``row_count same as`` another dataset (``row_count_comparison_check.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from decimal import Decimal
 
 from assay.config.node import Node, unknown_message
 from assay.dialects.soda_rule import Dataset, Entry, column_name, rule_of
 from assay.ir.monitoring import SCHEMA_CHANGES, SchemaChange, SchemaChangeCheck
-from assay.ir.references import ForeignKeyCheck, Lookup, Reference
-from assay.ir.rules import Rule, SchemaCheck
+from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
+from assay.ir.rules import MetricCheck, Rule, SchemaCheck
+from assay.ir.values import Comparison, Op
 
 _REFERENCE = re.compile(
     r"^values in (?:\((?P<many>[^)]*)\)|(?P<one>[^ ]+)) must (?P<neg>not )?exist in "
     r"(?P<target>[^ ]+) (?:\((?P<tmany>[^)]*)\)|(?P<tone>[^ ]+))$"
 )
+
+_SAME_AS = re.compile(
+    r"^row_count same as (?P<other>[^ \[\]]+)(?: \[(?P<part>[^\]]+)\])?(?: in (?P<source>\S+))?$"
+)
+
+
+def row_count_same_as(got: Entry, dataset: Dataset) -> Rule:
+    """``row_count same as other``: the dataset's rows (of its section's partition) minus
+    the other dataset's, which must be 0 (Soda's value: the difference). assay measures
+    the rows as a percentage of the other's (``RowCountMatchMetric``), 100 when they are
+    as many; an empty other dataset has no percentage, and fails."""
+    found = _SAME_AS.match(got.text)
+    if found is None:
+        raise got.node.error(f"invalid row count comparison '{got.text}'")
+    if found.group("source"):
+        raise got.node.error(
+            f"'in {found.group('source')}': assay compares datasets of one data source",
+            hint="give the other dataset's data with --input NAME=SOURCE",
+        )
+    if found.group("part"):
+        raise got.node.error(
+            f"the other dataset's partition [{found.group('part')}] is not supported: assay "
+            "counts every row of the other dataset"
+        )
+    if got.config is not None:
+        for key, value in got.config.as_mapping().items():
+            if key not in ("name", "attributes", "identity"):
+                raise value.error(f"invalid row count comparison configuration '{key}'")
+    other = dataset.source_of(got.node, dataset.resolve(got.node, found.group("other")))
+    metric = RowCountMatchMetric(Reference(other))
+    check = MetricCheck(metric, Comparison(Op.EQ, Decimal(100), "= 100 (as many rows)"))
+    return rule_of(got, "row_count_same_as", check, (), dataset, threshold="= 0")
 
 
 def schema(got: Entry, dataset: Dataset) -> Rule:

@@ -88,7 +88,7 @@ def user_metric(
     return dataclasses.replace(rule, places=(*rule.places, (kind, node.origin)))
 
 
-def over_dataset(query: str, dataset: str, node: Node) -> str:
+def over_dataset(query: str, dataset: str, node: Node, *, one_value: bool = True) -> str:
     """``query`` with its dataset read as the checked table (``_validation_df``, aliased
     as the dataset so qualified columns still resolve): one query of one column, over
     that dataset alone. Without a dataset's name (a rule in SodaCL's words in a native
@@ -100,9 +100,9 @@ def over_dataset(query: str, dataset: str, node: Node) -> str:
             f"assay cannot read the query to find its dataset: {str(e).splitlines()[0]}"
         ) from None
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
-        raise node.error("a user-defined metric's query is one SELECT")
+        raise node.error("the query is one SELECT")
     tree = trees[0]
-    if len(tree.selects) != 1 or isinstance(tree.selects[0], exp.Star):
+    if one_value and (len(tree.selects) != 1 or isinstance(tree.selects[0], exp.Star)):
         raise node.error(
             "a user-defined metric's query selects one column",
             hint="Soda reads the last non-NULL column of the first row; write that value alone",
@@ -115,8 +115,8 @@ def over_dataset(query: str, dataset: str, node: Node) -> str:
         dataset = dataset or name
         if table.db or table.catalog or name.lower() != dataset.lower():
             raise node.error(
-                f"the query reads '{table.sql(dialect='spark')}': assay runs a user-defined "
-                f"metric's query over its own dataset ('{dataset}') only",
+                f"the query reads '{table.sql(dialect='spark')}': assay runs a "
+                f"query over its own dataset ('{dataset}') only",
                 hint="write one query per dataset, each in its own 'checks for' section",
             )
         alias = table.alias or name

@@ -10,7 +10,14 @@ from decimal import Decimal
 import pytest
 
 from assay.dialects import soda_thresholds as th
-from assay.ir.metrics import CountMetric, SqlMetric
+from assay.ir.metrics import (
+    AggregateMetric,
+    ColumnMetric,
+    CountMetric,
+    GroupMetric,
+    RowCountMetric,
+    SqlMetric,
+)
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference
 from assay.ir.rules import MetricCheck, SqlCheck, UniqueCheck
 from assay.ir.suite import CatalogSource, PathSource
@@ -127,14 +134,22 @@ def test_missing_and_invalid_are_counted_as_soda(tmp_path):
 
 
 def test_duplicate_count_counts_values(tmp_path):
-    (rule,) = rules(tmp_path, "checks for orders:\n  - duplicate_count(id, code) < 3\n")
-    assert rule.check == UniqueCheck(
+    text = (
+        "checks for orders:\n  - duplicate_count(id, code) < 3\n  - duplicate_count(id) > 2\n"
+        "  - duplicate_percent(id) < 2\n"
+    )
+    unique, count, percent = rules(tmp_path, text)
+    assert unique.check == UniqueCheck(
         ("id", "code"),
-        tolerance=rule.check.tolerance,
+        tolerance=unique.check.tolerance,
         counted="values",
         nulls="any",  # type: ignore[union-attr]
     )
-    assert rule.check.tolerance.value == 2  # type: ignore[union-attr]
+    assert unique.check.tolerance.value == 2  # type: ignore[union-attr]
+    # any other zone, and the percentage (rounded as Soda rounds it): a metric of the groups
+    assert count.check.metric == GroupMetric(("id",), "duplicated_values")  # type: ignore[union-attr]
+    assert percent.check.metric == GroupMetric(("id",), "duplicated_values_percent")  # type: ignore[union-attr]
+    assert percent.check.must.value == Decimal("1.995")  # type: ignore[union-attr]
 
 
 def test_must_not_exist_counts_every_match(tmp_path):
@@ -192,15 +207,17 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
         ("- s < 9:\n      filter: a > 1\n      s expression: AVG(a)", "does not apply it"),
         ("- s < 9:\n      failed rows query: SELECT 1", "sample rows only"),
         ("- s < 9:\n      s sql_file: s.sql", "'s sql_file' is not supported"),
-        ("- row_count same as other", "not supported"),
+        ("- row_count same as other in postgres", "one data source"),
+        ("- row_count same as other [daily]", "partition [daily]"),
+        ("- row_count same as other:\n      filter: a > 1", "invalid row count comparison"),
         ("- anomaly score for row_count < default", "not supported"),
-        ("- duplicate_count(id) > 2", "upper bound"),
-        ("- duplicate_percent(id) < 2", "duplicate_percent"),
+        ("- duplicate_percent()", "invalid Soda check"),
         ("- invalid_count(email) = 0", "without a 'valid ...'"),
         ("- row_count > 0:\n      fail: when < 3", "ignores 'fail' and 'warn'"),
         ("- row_count", "no threshold"),
         ("- row_count > 1d", "duration"),
-        ("- failed rows:\n      fail query: SELECT 1", "'fail query' is not supported"),
+        ("- failed rows:\n      fail query: SELECT * FROM other", "over its own dataset"),
+        ("- failed rows:\n      fail query: DROP TABLE orders", "one SELECT"),
         ("- values in (a, b) must exist in other (a, b)", "several columns"),
         ("- values in (a, b) must not exist in other (a)", "2 source columns and 1 target"),
         ("- valid_percent(a) > 50", "no valid_percent"),
@@ -377,3 +394,74 @@ def test_a_query_value_judged_as_a_metric(tmp_path):
     assert judge_sql(rule, 1, None).severity == "fail"
     assert judge_sql(rule, 1, "x").severity == "error"
     assert judge_sql(rule, 2, 3).severity == "error"
+
+
+GROUP_BY = """checks for orders:
+  - group by:
+      query: {query}
+      fields: [status]
+      checks:
+        - {check}:
+            name: per status
+"""
+GOOD_QUERY = "SELECT status, avg(o.amount) AS a, count(*) AS n FROM orders o WHERE amount > 0 GROUP BY status"
+
+
+def test_group_by_is_a_metric_per_group(tmp_path):
+    check = "a > 5:\n            name: average\n        - n < 9"
+    avg, rows = rules(tmp_path, GROUP_BY.format(query=GOOD_QUERY, check=check))
+    assert avg.check.metric == ColumnMetric("avg", "amount")  # type: ignore[union-attr]
+    assert avg.check.group_by == ("status",)  # type: ignore[union-attr]
+    assert rows.check.metric == RowCountMetric() and rows.name == "per status"  # type: ignore[union-attr]
+    assert avg.filter is not None and "amount > 0" in repr(avg.filter)
+
+
+@pytest.mark.parametrize(
+    ("query", "check", "line", "said"),
+    [
+        (
+            GOOD_QUERY.replace("GROUP BY status", "GROUP BY status HAVING n > 1"),
+            "a > 5",
+            3,
+            "HAVING",
+        ),
+        (GOOD_QUERY.replace("orders o", "orders o JOIN c ON o.id = c.id"), "a > 5", 3, "a join"),
+        (GOOD_QUERY.replace("FROM orders", "FROM other"), "a > 5", 3, "not the dataset"),
+        (GOOD_QUERY.replace("GROUP BY status", "GROUP BY status, code"), "a > 5", 3, "alone"),
+        (GOOD_QUERY.replace("count(*)", "count(DISTINCT id)"), "n > 5", 3, "distinct"),
+        (GOOD_QUERY.replace("avg(o.amount)", "avg(amount * 2)"), "a > 5", 3, "is not count(*)"),
+        (GOOD_QUERY, "b > 5", 6, "not a column of the group by"),
+        (GOOD_QUERY, "avg(a) > 5", 6, "'<column> <threshold>'"),
+    ],
+)
+def test_group_by_refused_at_its_line(tmp_path, query, check, line, said):
+    path = write(tmp_path, GROUP_BY.format(query=query, check=check), "checks.yml")
+    message = errors(path)
+    assert said in message and f"checks.yml:{line} " in message, message
+
+
+def test_group_by_check_needs_a_name(tmp_path):
+    text = GROUP_BY.format(query=GOOD_QUERY, check="a > 5").replace(
+        "            name: per status\n", ""
+    )
+    message = errors(write(tmp_path, text.replace("- a > 5:", "- a > 5"), "checks.yml"))
+    assert "needs a 'name'" in message and "checks.yml:6 " in message, message
+
+
+def test_fail_query_and_lengths(tmp_path):
+    text = """checks for orders:
+  - failed rows:
+      fail query: SELECT * FROM orders WHERE a < 0
+  - failed rows:
+      fail query: SELECT * FROM orders WHERE a < 0
+      fail: when > 2
+  - max_length(email) < 30
+  - row_count same as other
+"""
+    rows, counted, longest, same = rules(tmp_path, text)
+    assert rows.check == SqlCheck(
+        "SELECT * FROM _validation_df AS orders WHERE a < 0", "failed_rows"
+    )
+    assert counted.check.mode == "value" and "count(*)" in counted.check.query  # type: ignore[union-attr]
+    assert longest.check.metric == AggregateMetric("max", "email", length=True)  # type: ignore[union-attr]
+    assert same.check.metric.reference.source == CatalogSource("other")  # type: ignore[union-attr]
