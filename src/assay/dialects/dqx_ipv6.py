@@ -100,22 +100,27 @@ def _network(a: Args) -> tuple[str, ipaddress.IPv6Network]:
         raise node.error(f"DQX: CIDR block '{block}' is not a valid IPv6 CIDR block.") from None
 
 
-def _ipv6_in_cidr(a: Args) -> Mapped:
-    """An invalid address fails, a valid one fails when its first prefix bits are not
-    the block's (NULL passes)."""
-    block, network = _network(a)
-    t = a.target()
-    prefix = network.prefixlen
+def in_network(sql: str, network: ipaddress.IPv6Network) -> str:
+    """TRUE when the valid IPv6 address ``sql`` is in ``network``: its first prefix bits
+    are the network's (whole hex digits compared as text, the last partial one masked)."""
     digits = f"{int(network.network_address):032x}"
-    whole, bits = divmod(prefix, 4)
-    h = address_hex(t.sql)
+    whole, bits = divmod(network.prefixlen, 4)
+    h = "h6"  # the address's hex digits, computed once (a lambda's variable)
     inside = f"substring({h}, 1, {whole}) = '{digits[:whole]}'" if whole else "TRUE"
     if bits:
         mask = (0xF << (4 - bits)) & 0xF
         nibble = f"TRY_CAST(conv(substring({h}, {whole + 1}, 1), 16, 10) AS INT)"
         inside += f" AND ({nibble} & {mask}) = {int(digits[whole], 16) & mask}"
+    return _bind(address_hex(sql), h, inside)
+
+
+def _ipv6_in_cidr(a: Args) -> Mapped:
+    """An invalid address fails, a valid one fails when its first prefix bits are not
+    the block's (NULL passes)."""
+    block, network = _network(a)
+    t = a.target()
     condition = (f"CASE WHEN {t.sql} IS NULL THEN NULL WHEN {_invalid(t.sql)} THEN TRUE "
-                 f"ELSE NOT ({inside}) END")  # fmt: skip
+                 f"ELSE NOT {in_network(t.sql, network)} END")  # fmt: skip
     message = f"Value '{{value}}' in Column '{t.shown}' is not in the CIDR block '{block}'"
     return row(condition, (t,), f"{t.norm}_is_not_ipv6_in_cidr", message)
 

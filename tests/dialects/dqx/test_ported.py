@@ -56,7 +56,18 @@ def _samples() -> list[str]:
     for _ in range(200):
         found.append(str(ipaddress.IPv6Address(rng.getrandbits(128))))
         found.append(ipaddress.IPv6Address(rng.getrandbits(16) << 112).exploded)
+        near = int(NETWORKS[rng.randrange(len(NETWORKS))].network_address)
+        found.append(str(ipaddress.IPv6Address(near ^ (1 << rng.randrange(128)))))
     return found
+
+
+NETWORKS = [
+    ipaddress.IPv6Network(block, strict=False)
+    for block in ("::/0", "::/1", "8000::/1", "fe80::/10", "::ffff:0:0/96", "2001:db8::1/33",
+                  "::1/128", "1::/3", "abcd:ef00::/23")
+]  # fmt: skip
+"""Blocks whose prefixes end inside a hex digit and on one, as DQX's CIDR checks take
+them (host bits allowed)."""
 
 
 def _python(text: str) -> ipaddress.IPv6Address | None:
@@ -71,7 +82,10 @@ def test_ipv6_grammar_and_bits_are_pythons(spark):
     samples = _samples()
     table = spark.createDataFrame([(s,) for s in samples], "s string")
     pattern = dqx_text.sql_string(dqx_ipv6.IPV6_ADDRESS)
-    rows = table.selectExpr("s", f"s RLIKE {pattern} AS ok", f"{dqx_ipv6.address_hex('s')} AS h")
+    inside = [f"{dqx_ipv6.in_network('s', n)} AS in{i}" for i, n in enumerate(NETWORKS)]
+    rows = table.selectExpr(
+        "s", f"s RLIKE {pattern} AS ok", f"{dqx_ipv6.address_hex('s')} AS h", *inside
+    )
     differ = []
     for r in rows.collect():
         python = _python(r["s"])
@@ -79,5 +93,8 @@ def test_ipv6_grammar_and_bits_are_pythons(spark):
             differ.append(f"{r['s']!r}: rlike {r['ok']}, ipaddress {python}")
         elif python is not None and r["h"] != f"{int(python):032x}":
             differ.append(f"{r['s']!r}: bits {r['h']}, ipaddress {int(python):032x}")
+        for i, network in enumerate(NETWORKS):
+            if python is not None and r[f"in{i}"] != (python in network):
+                differ.append(f"{r['s']!r} in {network}: {r[f'in{i}']}, ipaddress differs")
     assert sum(_python(s) is not None for s in samples) > 300
     assert not differ, "\n".join(differ)
