@@ -39,7 +39,8 @@ _TABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 SECTIONS = ("checks for ", "filter ")
 REFUSED_SECTIONS = {
     "configurations for ": "column configurations sections",
-    "for each column ": "'for each column' sections",
+    "for each column ": "'for each column' sections (soda-core 3.x has none: its scan "
+    "raises NotImplementedError for them)",
     "automated monitoring": "automated monitoring",
     "profile columns": "profiling",
     "discover datasets": "dataset discovery",
@@ -229,7 +230,7 @@ def _checks_section(reading: _Reading, dataset: str, part: str | None, content: 
             )
     reading.origins.setdefault(dataset, content)
     rules = reading.rules.setdefault(dataset, [])
-    ds = Dataset(reading.resolve, reading.source_of, dataset)
+    ds = Dataset(reading.resolve, reading.source_of, dataset, reading.filters)
     for item in items:
         if isinstance(item.value, dict) and list(item.value) == ["attributes"]:
             continue  # Soda Cloud's dataset attributes: nothing to run

@@ -7,8 +7,8 @@ check is written as (:func:`rule_of`, :func:`metric_rule`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from assay.config.node import Node
 from assay.dialects import soda_thresholds as th
@@ -32,6 +32,8 @@ class Dataset:
     source_of: Callable[[Node, str], Source]
     name: str = ""
     """The dataset's name (a user-defined metric's query names it)."""
+    filters: Mapping[tuple[str, str], Expr] = field(default_factory=dict)
+    """The file's partition filters by dataset and name (``filter orders [daily]``)."""
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ from decimal import Decimal
 
 from assay.config.node import Node, unknown_message
 from assay.dialects.soda_rule import Dataset, Entry, column_name, rule_of
+from assay.ir.expr import Sql
 from assay.ir.monitoring import SCHEMA_CHANGES, SchemaChange, SchemaChangeCheck
 from assay.ir.references import ForeignKeyCheck, Lookup, Reference, RowCountMatchMetric
 from assay.ir.rules import MetricCheck, Rule, SchemaCheck
+from assay.ir.sources import CatalogSource, PathSource, Source, SqlSource
 from assay.ir.values import Comparison, Op
 
 _REFERENCE = re.compile(
@@ -40,19 +42,39 @@ def row_count_same_as(got: Entry, dataset: Dataset) -> Rule:
             f"'in {found.group('source')}': assay compares datasets of one data source",
             hint="give the other dataset's data with --input NAME=SOURCE",
         )
-    if found.group("part"):
-        raise got.node.error(
-            f"the other dataset's partition [{found.group('part')}] is not supported: assay "
-            "counts every row of the other dataset"
-        )
     if got.config is not None:
         for key, value in got.config.as_mapping().items():
             if key not in ("name", "attributes", "identity"):
                 raise value.error(f"invalid row count comparison configuration '{key}'")
-    other = dataset.source_of(got.node, dataset.resolve(got.node, found.group("other")))
+    name = dataset.resolve(got.node, found.group("other"))
+    other = dataset.source_of(got.node, name)
+    if found.group("part"):
+        other = _partition_of(got, other, name, found.group("part"), dataset)
     metric = RowCountMatchMetric(Reference(other))
     check = MetricCheck(metric, Comparison(Op.EQ, Decimal(100), "= 100 (as many rows)"))
     return rule_of(got, "row_count_same_as", check, (), dataset, threshold="= 0")
+
+
+def _partition_of(got: Entry, other: Source, name: str, part: str, dataset: Dataset) -> Source:
+    """The rows of ``other`` its partition filter ``[part]`` keeps, as a query: of a
+    catalog table, or of a file Spark SQL reads by its format (``parquet.`path```)."""
+    where = dataset.filters.get((name, part))
+    if where is None:
+        raise got.node.error(
+            f"filter not declared: [{part}]",
+            hint=f"declare it in a section 'filter {name} [{part}]:' with 'where:'",
+        )
+    assert isinstance(where, Sql)
+    if isinstance(other, CatalogSource):
+        return SqlSource(f"SELECT * FROM {other.table} WHERE {where.text}")
+    plain = isinstance(other, PathSource) and len(other.paths) == 1 and not other.options
+    if plain and other.format in ("parquet", "orc", "json"):  # type: ignore[union-attr]
+        path = other.paths[0].replace("`", "``")  # type: ignore[union-attr]
+        return SqlSource(f"SELECT * FROM {other.format}.`{path}` WHERE {where.text}")  # type: ignore[union-attr]
+    raise got.node.error(
+        f"the partition [{part}] of {name}: assay filters a catalog table or a parquet, ORC "
+        "or JSON file only"
+    )
 
 
 def schema(got: Entry, dataset: Dataset) -> Rule:

@@ -208,7 +208,7 @@ def test_the_environment_wins_over_vars(tmp_path, monkeypatch):
         ("- s < 9:\n      failed rows query: SELECT 1", "sample rows only"),
         ("- s < 9:\n      s sql_file: s.sql", "'s sql_file' is not supported"),
         ("- row_count same as other in postgres", "one data source"),
-        ("- row_count same as other [daily]", "partition [daily]"),
+        ("- row_count same as other [daily]", "filter not declared: [daily]"),
         ("- row_count same as other:\n      filter: a > 1", "invalid row count comparison"),
         ("- anomaly score for row_count < default", "not supported"),
         ("- duplicate_percent()", "invalid Soda check"),
