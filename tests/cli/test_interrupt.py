@@ -33,8 +33,10 @@ RELEASED_WITHIN = 20.0
 """Seconds the server is given to have no running job and no session of the run left."""
 
 
-def _start_client(state) -> dict[str, str]:
+def _start_client(state, grace: float | None = None) -> dict[str, str]:
     env = {**os.environ, "ASSAY_STATE_DIR": str(state), "PYTHONPATH": str(ROOT / "src")}
+    if grace is not None:
+        env["ASSAY_WARM_GRACE"] = str(grace)
     env.pop("ASSAY_NO_WARM_CLIENT", None)
     start = "from assay.warm.client import start_client; start_client()"
     subprocess.run([sys.executable, "-c", start], env=env, cwd=ROOT, timeout=180, check=True)
@@ -113,7 +115,8 @@ def test_a_signal_interrupts_the_plan_releases_the_session_and_summarises(
 def test_server_stop_terminates_a_running_command_which_summarises(server, tmp_path_factory):
     """``assay server stop`` stops the warm client: a command still running after its grace
     gets SIGTERM, and ends as a terminated run does."""
-    env = _start_client(tmp_path_factory.mktemp("stopped-state"))
+    # a grace of 1 s, not 10 (ASSAY_WARM_GRACE): the command is still running after it
+    env = _start_client(tmp_path_factory.mktemp("stopped-state"), grace=1.0)
     before = open_sessions(server.ui_url)
     proc = _running(server, tmp_path_factory.mktemp("stopped"), env)
     _stop_client(env)

@@ -44,7 +44,18 @@ LOCAL_COMMANDS = frozenset({"server"})
 MAX_HEADER = 1 << 22
 GRACE = 10.0
 """Seconds between SIGTERM and SIGKILL: for a child whose command was killed, and for the
-children still running when the warm client is stopped."""
+children still running when the warm client is stopped (:func:`grace`)."""
+GRACE_ENV = "ASSAY_WARM_GRACE"
+
+
+def grace() -> float:
+    """:data:`GRACE`, or the positive number of seconds ``ASSAY_WARM_GRACE`` gives in the
+    warm client's environment (docs/deployment.md)."""
+    with contextlib.suppress(ValueError):
+        seconds = float(os.environ.get(GRACE_ENV, ""))
+        if 0 < seconds < float("inf"):
+            return seconds
+    return GRACE
 
 
 def _state_dir() -> Path:
@@ -331,9 +342,11 @@ def _accepts(path: Path) -> bool:
     return True
 
 
-def stop_client(timeout: float = 2 * GRACE + 5.0) -> int | None:
-    """Stop the warm client (the commands it runs may finish, up to ``timeout`` s).
-    Returns the pid stopped, or None."""
+def stop_client(timeout: float | None = None) -> int | None:
+    """Stop the warm client (the commands it runs may finish, up to ``timeout`` s: by
+    default twice its grace and 5 s). Returns the pid stopped, or None."""
+    if timeout is None:
+        timeout = 2 * grace() + 5.0
     pid = client_pid()
     if pid is not None:
         for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from assay.warm.client import GRACE, MAX_HEADER, fingerprint, log, preload
+from assay.warm.client import MAX_HEADER, fingerprint, grace, log, preload
 
 
 @dataclass
@@ -52,7 +52,8 @@ class Loop:
 
 def serve(path: str, command_line: Callable[[], Callable[[], None]]) -> None:
     """Preload, listen on ``path`` (mode 0600) and serve until SIGTERM; then wait for the
-    running children (SIGTERM after :data:`GRACE` s, SIGKILL after as long again).
+    running children (SIGTERM after the grace, :func:`~assay.warm.client.grace` s, SIGKILL
+    after as long again).
     ``command_line`` builds the command line once for every command, after the preload,
     and returns what a child runs."""
     loop_fingerprint()  # the code as it is now, before it is imported
@@ -105,7 +106,7 @@ def _stop(loop: Loop) -> None:
             loop.selector.unregister(loop.listener)
         loop.listener.close()
         for child in loop.children.values():
-            child.kill_at = loop.stopping + GRACE
+            child.kill_at = loop.stopping + grace()
 
 
 def _timeout(loop: Loop) -> float | None:
@@ -246,7 +247,7 @@ def _deadlines(loop: Loop) -> None:
         if child.kill_at is not None and now >= child.kill_at:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child.pid, signal.SIGKILL if child.terminated else signal.SIGTERM)
-            child.terminated, child.kill_at = True, now + GRACE
+            child.terminated, child.kill_at = True, now + grace()
 
 
 # --- the child --------------------------------------------------------------------------
