@@ -96,6 +96,11 @@ def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
         return soda_metrics.failed_rows(got, dataset)
     if got.text.startswith("change "):
         return _change(got, dataset)
+    if got.text == "group by":
+        raise got.node.error(
+            "a group by is a check of a 'checks for' section: it is several rules, one per check",
+            hint="write it in a SodaCL checks file",
+        )
     if got.text.startswith("row_count same as "):
         return soda_schema.row_count_same_as(got, dataset)
     if got.text == "group evolution" or got.text.startswith(
@@ -194,7 +199,10 @@ _CHANGE = re.compile(
     r"^change (?:(?P<fn>avg|min|max) last (?P<runs>\d+) |(?P<week>same day last week ))?"
     r"(?P<percent>percent )?for (?P<check>.+)$"
 )
-CHANGED = frozenset({"row_count", "missing_count", "invalid_count", "valid_count", *COLUMN_FNS})
+CHANGED = frozenset(
+    {"row_count", "missing_count", "invalid_count", "valid_count", "duplicate_count",
+     *COLUMN_FNS, *LENGTH_FNS}
+)  # fmt: skip
 """The metrics whose change assay judges as Soda does: their value as measured (Soda's
 percentages are rounded before their change is taken, which assay's store does not)."""
 

@@ -280,6 +280,14 @@ def test_change_over_time_reads_the_store(tmp_path):
     assert avg.kind == "soda:missing_count"
 
 
+def test_change_of_duplicates_and_lengths(tmp_path):
+    text = "checks for orders:\n  - change for duplicate_count(id) < 2\n  - change for max_length(e) < 3\n"
+    duplicates, longest = rules(tmp_path, text)
+    assert duplicates.check.metric == GroupMetric(("id",), "duplicated_values")  # type: ignore[union-attr]
+    assert longest.check.metric == AggregateMetric("max", "e", length=True)  # type: ignore[union-attr]
+    assert duplicates.over_time is not None and longest.over_time is not None
+
+
 @pytest.mark.parametrize(
     ("check", "said"),
     [
