@@ -318,7 +318,7 @@ def render_incremental(table: Table) -> list[str]:
     lines = [
         f"  incremental by {by} (docs/incremental.md)",
         "  spark plans: 1 (the partitions' fingerprints: each file's path, size and time from"
-        " _metadata; a hash of the rows of a source without files)",
+        " the file listing; a hash of the rows of a source without files)",
         f"    +1 aggregate plan grouped by {by} over the partitions new or changed since the"
         " stored states, or without a state for a rule (every partition with --full)",
         "    +1 detail plan if a row-level rule fails on the partitions scanned (its samples)",

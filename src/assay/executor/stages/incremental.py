@@ -154,24 +154,36 @@ def _fingerprints(
     kind = column_types(schema).get(by.lower(), "string")
     submitter.step = "fingerprint plan"
     frame = emit.file_listing(df, table.source, by, kind)
-    try:
-        if frame is not None:
-            frame.schema  # noqa: B018 - analysed: the column may not be a partition column
-    except Exception:  # noqa: BLE001 - not partitioned by it: the rows are hashed
-        frame = None
-    files = frame is not None
-    if frame is None:
-        frame = emit.hashed_fingerprints(df, by, [name for name, _ in schema])
-    submitter.note(f"fingerprint plan (the partitions' {'files' if files else 'rows'})")
-    submitter.plans += 1
+    rows = None
+    if frame is not None:  # collected as it is: no analysis round trip before it
+        rows = _listed(submitter, frame)
+    if rows is None:  # not partitioned by the column (or not files): the rows are hashed
+        submitter.note("fingerprint plan (the partitions' rows)")
+        submitter.plans += 1
+        rows = submitter._collect(emit.hashed_fingerprints(df, by, [name for name, _ in schema]))
     found: dict[PartitionKey, list[str]] = {}
-    for row in submitter._collect(frame):
+    for row in rows:
         said = [str(row[name]) for name in row.asDict() if name != emit.PART]
         found.setdefault(partition_key(row[emit.PART]), []).append("|".join(said))
     return {
         key: hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()[:32]
         for key, parts in found.items()
     }
+
+
+def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
+    """The file listing's rows, one plan; None when Spark cannot read the column from the
+    paths (the source is not partitioned by it, hive layout), which it says when it
+    analyses the plan, before reading anything."""
+    from pyspark.errors import AnalysisException
+
+    submitter.note("fingerprint plan (the partitions' files)")
+    submitter.plans += 1
+    try:
+        return submitter._collect(frame)
+    except AnalysisException:
+        submitter.plans -= 1  # refused before it ran
+        return None
 
 
 def _scan(

@@ -1,0 +1,141 @@
+"""What an incremental run costs, counted, not timed (docs/incremental.md#what-it-costs):
+the Spark plans and the client's round trips of a run after one new partition and of a
+run with nothing new, so that neither can grow back; a path source not partitioned by the
+column (the listing refused, the rows hashed); and what the file listing's fingerprint
+cannot see (a file rewritten with the same name, size and modification time)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import pytest
+
+import assay
+from tests.integration.test_incremental import _config, _day, _results, _same, _scanned, _table
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The client's analysis and execution requests, by kind, counted as they pass (each
+    still sent to the server)."""
+    from pyspark.sql.connect.client import core
+
+    seen: Counter[str] = Counter()
+    analyze = core.SparkConnectClient._analyze
+    execute = core.SparkConnectClient._execute_and_fetch_as_iterator
+
+    def counted_analyze(self, method, **kwargs):  # type: ignore[no-untyped-def]
+        seen[f"analyze:{method}"] += 1
+        return analyze(self, method, **kwargs)
+
+    def counted_execute(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen["execute"] += 1
+        return execute(self, *args, **kwargs)
+
+    monkeypatch.setattr(core.SparkConnectClient, "_analyze", counted_analyze)
+    monkeypatch.setattr(core.SparkConnectClient, "_execute_and_fetch_as_iterator", counted_execute)
+    return seen
+
+
+ONE_NEW = {
+    # the source's schema (prepare.read_source); the expression rule's types and its
+    # counted form (emit.spark.snippet_types, snippet_counts: as a full scan's)
+    "analyze:schema": 3,
+    # the source's size and columnarity (emit.statistics.scan_facts)
+    "analyze:explain": 1,
+    # the file listing (no analysis round trip before it), the aggregate over the new
+    # partition, the detail plan (not_null fails on it)
+    "execute": 3,
+}
+"""The requests of a run after one new partition. The file listing was analysed on its
+own before it was collected (one more ``analyze:schema``): it is collected as it is, and
+a source Spark cannot list by the column says so when the plan is analysed."""
+
+
+def test_a_run_after_one_new_partition_makes_the_requests_counted(spark, server, tmp_path, calls):
+    data = tmp_path / "data"
+    inc = _config(tmp_path, data, True)
+    for day in (1, 2):
+        _day(spark, data, day, 40)
+    assay.run(str(inc), spark=spark, run_time="2024-02-01T06:00:00Z")
+    _day(spark, data, 3, 40)
+    calls.clear()
+    before = server.sql_executions()
+    result = assay.run(str(inc), spark=spark, run_time="2024-02-02T06:00:00Z")
+    table = _table(result)
+    assert _scanned(table) == ["2024-01-03"] and table["error"] is None
+    assert server.sql_executions() - before == table["spark_plans"] == 3
+    assert {k: v for k, v in calls.items() if k.startswith(("analyze", "execute"))} == ONE_NEW
+    calls.clear()
+    before = server.sql_executions()
+    result = assay.run(str(inc), spark=spark, run_time="2024-02-03T06:00:00Z")
+    assert _scanned(_table(result)) == [] and server.sql_executions() - before == 1
+    assert calls["execute"] == 1  # the listing alone
+    assert calls["analyze:schema"] == ONE_NEW["analyze:schema"]  # as before the table
+
+
+def test_a_path_not_partitioned_by_the_column_is_fingerprinted_by_its_rows(spark, server, tmp_path):
+    """``day`` a column of the files, not a directory: the listing is refused when Spark
+    analyses it (no plan runs), the rows are hashed, only the changed day aggregated."""
+    layout = tmp_path / "layout"
+    for day in (1, 2):
+        _day(spark, layout, day, 30)
+    data = tmp_path / "data"
+    frame = spark.read.parquet(str(layout))
+    frame.write.parquet(str(data))  # day in the files
+    inc, full = _config(tmp_path, data, True), _config(tmp_path, data, False)
+    first = assay.run(str(inc), spark=spark, run_time="2024-02-01T06:00:00Z")
+    assert sorted(_scanned(_table(first))) == ["2024-01-01", "2024-01-02"]
+    _day(spark, layout, 3, 30)
+    spark.read.parquet(str(layout)).where("day = '2024-01-03'").write.mode("append").parquet(
+        str(data)
+    )
+    before = server.sql_executions()
+    got = assay.run(str(inc), spark=spark, run_time="2024-02-02T06:00:00Z")
+    # the hashed fingerprints, the aggregate, the detail plan; and the listing, which the
+    # server records as a failed execution when it refuses it at analysis (as it did
+    # the listing's schema analysed alone before)
+    assert server.sql_executions() - before - 1 == _table(got)["spark_plans"] == 3
+    assert _scanned(_table(got)) == ["2024-01-03"]
+    want = assay.run(str(full), spark=spark, run_time="2024-02-02T06:00:00Z")
+    mine, theirs = _results(got), _results(want)
+    for index in mine:
+        _same(mine[index], theirs[index])
+
+
+def test_a_file_rewritten_with_its_name_size_and_time_is_not_seen(spark, tmp_path):
+    """The listing's fingerprint is each file's path, size and modification time: a file
+    rewritten in place keeping all three (a tool preserving times, values of the same
+    width) is not seen as changed, its stale states are merged; ``--full`` rescans it."""
+    data, made = tmp_path / "data", tmp_path / "made"
+    inc = _config(tmp_path, data, True)
+    _day(spark, data, 1, 40)
+    _day(spark, made, 2, 40)
+    day = spark.read.parquet(str(made / "day=2024-01-02"))
+    for name, frame in (("was", day), ("now", day.withColumn("qty", day["qty"] + 100))):
+        frame.coalesce(1).write.option("compression", "none").parquet(str(tmp_path / name))
+    (was,) = (tmp_path / "was").glob("*.parquet")
+    (now,) = (tmp_path / "now").glob("*.parquet")
+    assert was.stat().st_size == now.stat().st_size  # ints of the same width, uncompressed
+    target = data / "day=2024-01-02" / was.name
+    target.parent.mkdir()
+    target.write_bytes(was.read_bytes())
+    first = assay.run(str(inc), spark=spark, run_time="2024-02-01T06:00:00Z")
+    assert sorted(_scanned(_table(first))) == ["2024-01-01", "2024-01-02"]
+    stat = target.stat()
+    target.write_bytes(now.read_bytes())
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    blind = assay.run(str(inc), spark=spark, run_time="2024-02-02T06:00:00Z")
+    assert _scanned(_table(blind)) == []  # not seen: the stored states are merged
+    rescanned = assay.run(str(inc), spark=spark, run_time="2024-02-03T06:00:00Z", full=True)
+    assert sorted(_scanned(_table(rescanned))) == ["2024-01-01", "2024-01-02"]
+    whole = spark.read.parquet(str(data)).selectExpr("sum(qty)").collect()[0][0]
+    assert _sum_of(rescanned) == whole != _sum_of(blind)
+
+
+def _sum_of(result) -> object:  # type: ignore[no-untyped-def]
+    """The sum of qty (rules[14])."""
+    return _results(result)[14]["metric_value"]
