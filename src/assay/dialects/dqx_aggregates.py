@@ -6,10 +6,11 @@ per group), each with DQX's semantics (databricks-labs-dqx 0.17, ``check_funcs.p
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from decimal import Decimal
 
-from assay.dialects.dqx_args import Args, Function, Mapped, number_sql, takes
+from assay.dialects.dqx_args import Args, Function, Mapped, number_sql, sql_string, takes
 from assay.dialects.dqx_dataset import VIEW, plain_columns
 from assay.ir.expr import Col, Expr, IsNull, Not, Sql, all_of, is_true
 from assay.ir.metrics import CountMetric, RowCountMetric
@@ -182,6 +183,58 @@ def _per_group(a: Args, aggr: str, label: str, op_name: str) -> Mapped:
     return Mapped(check, columns, name, message, row_level=False)
 
 
+def _distribution(a: Args) -> list[tuple[str, float]]:
+    """DQX's ``distribution``: a non-empty mapping of values to shares (numbers, not
+    NULL, summing to 1 at most)."""
+    node = a.require("distribution")
+    items = node.as_mapping("a mapping of values to their expected shares")
+    if not items:
+        raise node.error("DQX: 'distribution' must not be empty.")
+    found: list[tuple[str, float]] = []
+    for key, share in items.items():
+        value = share.as_number("a share (a number between 0 and 1)")
+        if not 0 <= value <= 1:
+            raise share.error(f"DQX: the share of '{key}' must be between 0 and 1, got {value}")
+        found.append((key, value))
+    if math.fsum(v for _, v in found) > 1 + 1e-9:
+        raise node.error("DQX: the sum of the distribution's shares must be at most 1")
+    return found
+
+
+def _in_distribution(a: Args) -> Mapped:
+    """DQX's ``is_in_distribution``: the total variation distance between the shares of
+    the column's non-NULL values (of the filter) and ``distribution`` (the values it
+    does not list sharing the rest) above ``distance`` (1e-9 of slack) flags every row;
+    no value, no flag. Spark's arithmetic in DQX's order, so the distance is DQX's."""
+    t = a.target()
+    shares = _distribution(a)
+    node = a.require("distance")
+    distance = node.as_number("a distance between 0 and 1")
+    if not 0 <= distance <= 1:
+        raise node.error(f"DQX: 'distance' must be between 0 and 1 (inclusive), got {distance}.")
+    x = t.sql
+    sensitive = a.flag("case_sensitive", default=True)
+    if not sensitive:
+        x, shares = f"lower({x})", [(k.lower(), v) for k, v in shares]
+    counts = [f"count(CASE WHEN {x} = {sql_string(k)} THEN 1 END) AS c{i}"
+              for i, (k, _) in enumerate(shares)]  # fmt: skip
+    where = f" WHERE ({a.row_filter})" if a.row_filter is not None else ""
+    counted = f"SELECT {', '.join(counts)}, count({x}) AS n FROM {VIEW}{where}"
+    listed = " + ".join(f"c{i}" for i in range(len(shares)))
+    rest = 1.0 - math.fsum(v for _, v in shares)
+    terms = [f"abs({number_sql(float(v))} - c{i} / n)" for i, (_, v) in enumerate(shares)]
+    terms.append(f"abs({number_sql(rest)} - (n - ({listed})) / n)")
+    tvd = f"0.5D * ({' + '.join(terms)})"
+    bound = number_sql(float(distance))
+    far = f"({tvd} > {bound}) AND NOT (abs({tvd} - {bound}) <= 1.0E-9D)"
+    query = f"SELECT NOT (CASE WHEN n = 0 THEN false ELSE {far} END) FROM ({counted}) AS s"
+    message = (f"Column '{t.shown}' actual distribution deviates from expected by TVD={{tvd}}, "
+               f"which exceeds the allowed distance={distance}.")  # fmt: skip
+    columns = (t.column,) if t.column is not None else ()
+    return Mapped(SqlCheck(query), columns, f"{t.norm}_is_not_in_distribution", message,
+                  row_level=False)  # fmt: skip
+
+
 _AGGR = takes("column", "limit", "aggr_type", "group_by", "row_filter", "aggr_params")
 
 FUNCTIONS: dict[str, Function] = {
@@ -192,5 +245,9 @@ FUNCTIONS: dict[str, Function] = {
         _AGGR | {"abs_tolerance", "rel_tolerance"},
     ),
     "is_aggr_not_equal": Function(_aggregate("=", "equal to", "equal_to"), _AGGR),
+    "is_in_distribution": Function(
+        _in_distribution,
+        takes("column", "distribution", "distance", "case_sensitive", "row_filter"),
+    ),
 }
 """The aggregate functions, by DQX's name."""

@@ -52,7 +52,6 @@ OLD_FUNCTIONS = {
 NOT_RUN: dict[str, str] = {
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
     "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md)",
-    "is_in_distribution": "a distribution test has no mapping onto assay's checks",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",
     "has_valid_schema": "write it as a native schema rule",
 }

@@ -296,6 +296,10 @@ def test_the_checks_file_binds_to_a_native_table(tmp_path):
         (check("has_no_aggr_outliers", column="a", time_column="t"),
          "DQX: function 'has_no_aggr_outliers' is not supported"),
         (check("has_no_outliers", column="a + 1"), "has_no_outliers reads a column"),
+        (check("is_in_distribution", column="a", distribution={"x": 0.5}, distance=2),
+         "'distance' must be between 0 and 1 (inclusive), got 2."),
+        (check("is_in_distribution", column="a", distribution={"x": 0.7, "y": 0.7}, distance=0),
+         "the sum of the distribution's shares must be at most 1"),
         (check("is_valid_country_code", column="a", code_format="alpha-4"),
          "Unsupported code_format for country code validation: 'alpha-4'. "
          "Supported: [alpha-2, alpha-3, numeric]."),
