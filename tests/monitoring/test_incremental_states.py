@@ -48,11 +48,11 @@ def test_the_newest_runs_states_are_read_back():
         return [{**r, "run_time": at, "run_id": f"run{run}", "tags": {}} for r in made]
 
     a, b = partition_key("a"), partition_key("b")
-    stored = newest_states(rows(1, {a: 1}) + rows(2, {a: 2, b: 3}), "t")
-    assert stored.run_id == "run2" and stored.rows == {a: 2, b: 3}
+    stored = newest_states(rows(1, {a: 1}) + rows(2, {a: 2, b: 3}), ["t"])["t"]
+    assert stored.runs == {a: "run2", b: "run2"} and stored.rows == {a: 2, b: 3}
     assert stored.fingerprints == {a: "fp2" + a, b: "fp2" + b}
     assert stored.rules[("r", b)] == ("d", [3, Decimal("0.1")])
-    assert newest_states(rows(1, {a: 1}), "other").run_id == ""
+    assert newest_states(rows(1, {a: 1}), ["other"])["other"].runs == {}
 
 
 def test_the_merges():
