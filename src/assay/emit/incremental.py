@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 PART = "_assay_partition"
 """The partition's value in both frames."""
+_JOINED = "_assay_joined"
+"""The partition's value of a group-by joined to the aggregate (dropped after)."""
 _NOT_FILES = frozenset({"jdbc", "delta", "iceberg", "hudi", "kafka", "rate", "noop"})
 """Formats whose paths are not the files of the data (a Delta table's log names its
 files; a rewritten version leaves the old ones): fingerprinted by their rows."""
@@ -66,21 +68,70 @@ def in_partitions(df: DataFrame, by: str, values: Sequence[Any]) -> DataFrame:
 
 
 def partition_states(
-    df: DataFrame, by: str, measures: Sequence[Measure], types: Mapping[str, str]
+    df: DataFrame,
+    by: str,
+    measures: Sequence[Measure],
+    types: Mapping[str, str],
+    windowed: bool = False,
 ) -> DataFrame:
     """ONE plan: an aggregate of ``df`` grouped by the partition, each measure's partial
-    values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``; the
+    values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``. The
     statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
-    from a group-by of their own, joined on the partition."""
+    from a group-by of their own, joined on the partition; ``windowed``: from each row's
+    group size and rank (a window over the key) in the one aggregate instead, one read
+    of the rows and one shuffle of them, not a second read, two shuffles and a join:
+    cheaper over a few partitions, where shuffling whole rows costs little."""
     outputs = [
         c for i, m in enumerate(measures) if partial_kind(m, by) != "groups"
         for c in _partials(f"m{i}", m, types)
     ]  # fmt: skip
+    grouped = [(i, m) for i, m in enumerate(measures)
+               if isinstance(m, GroupStats) and partial_kind(m, by) == "groups"]  # fmt: skip
+    if windowed:
+        for index, measure in grouped:
+            df, said = _windowed_partials(df, by, f"m{index}", measure)
+            outputs.extend(said)
+        return df.groupBy(col(by).alias(PART)).agg(*outputs)
     frame = df.groupBy(col(by).alias(PART)).agg(*outputs)
-    for index, measure in enumerate(measures):
-        if isinstance(measure, GroupStats) and partial_kind(measure, by) == "groups":
-            frame = frame.join(_group_partials(df, by, f"m{index}", measure), PART, "left")
+    for index, measure in grouped:  # null-safe: the null partition's groups too
+        groups = _group_partials(df, by, f"m{index}", measure).withColumnRenamed(PART, _JOINED)
+        frame = frame.join(groups, frame[PART].eqNullSafe(groups[_JOINED]), "left")
+        frame = frame.drop(_JOINED)
     return frame
+
+
+def _kept(measure: GroupStats) -> Column | None:
+    """Whether a row belongs to the groups (its filter, its keys' nulls); None: every row."""
+    keys = [col(c) for c in measure.columns]
+    kept = [] if measure.where is None else [column(measure.where)]
+    if measure.nulls == "all":
+        kept.append(balanced([k.isNotNull() for k in keys], lambda a, b: a | b))
+    elif measure.nulls == "any":
+        kept.append(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
+    return balanced(kept, lambda a, b: a & b) if kept else None
+
+
+def _windowed_partials(
+    df: DataFrame, by: str, name: str, measure: GroupStats
+) -> tuple[DataFrame, list[Column]]:
+    """``df`` with each kept row's group size and rank in its group (a window over the
+    partition, whether the row is kept, and the key), and the four statistics of
+    :func:`_group_partials` as aggregates of them (the groups: the rows ranked first)."""
+    from pyspark.sql.connect.window import Window
+
+    kept = _kept(measure)
+    flag = F.coalesce(kept, F.lit(False)) if kept is not None else F.lit(True)
+    keys = [col(c) for c in measure.columns]
+    window = Window.partitionBy(col(by), flag, *keys).orderBy(col(by))
+    n, first = F.col(f"_{name}_n"), F.col(f"_{name}_first")
+    df = df.withColumn(f"_{name}_n", F.when(flag, F.count(F.lit(1)).over(window)))
+    df = df.withColumn(f"_{name}_first", flag & (F.row_number().over(window) == 1))
+    return df, [
+        F.count_if(first).alias(f"{name}_groups"),
+        F.sum(F.when(n.isNotNull(), F.lit(1))).alias(f"{name}_rows"),
+        F.sum(F.when(n > 1, F.lit(1))).alias(f"{name}_dup_rows"),
+        F.count_if(n == 1).alias(f"{name}_unique_rows"),
+    ]
 
 
 def _sketchable(value: Column, kind: str) -> Column:
@@ -97,11 +148,8 @@ def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> D
     """Each partition's groups of equal key values (the rows a ``GroupStats`` keeps, as
     the full scan's branch keeps them), rows, rows in groups of 2+ and of 1."""
     keys = [col(c) for c in measure.columns]
-    rows = df if measure.where is None else df.where(column(measure.where))
-    if measure.nulls == "all":
-        rows = rows.where(balanced([k.isNotNull() for k in keys], lambda a, b: a | b))
-    elif measure.nulls == "any":
-        rows = rows.where(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
+    kept = _kept(measure)
+    rows = df if kept is None else df.where(kept)
     n = F.col("_assay_n")
     counts = rows.groupBy(col(by).alias(PART), *keys).agg(F.count(F.lit(1)).alias("_assay_n"))
     return counts.groupBy(PART).agg(
