@@ -4,7 +4,13 @@ by assay on the same data, tricky on purpose (NULL, NaN, infinities, empty and b
 strings, unicode, dates and timestamps, empty arrays, an empty table). For every check:
 assay's rule name is DQX's check name, and assay's failed count is the number of rows DQX
 puts in ``_errors`` (``_warnings`` for ``criticality: warn``); an aggregate check fails
-in assay exactly when DQX flags rows."""
+in assay exactly when DQX flags rows.
+
+DQX's answers are recorded in ``oracle.json`` (tests/dialects/recorded.py), keyed by the
+data, the checks, DQX's and pyspark's versions and ``_dqx_rows``' code: while the key
+holds, only assay runs; when it does not, DQX runs live (the test warns that the
+recording is stale, and ``test_recording_is_current`` fails until it is re-recorded with
+``ASSAY_RECORD_ORACLES=1 python -m pytest tests/dialects/dqx/test_oracle.py``)."""
 
 from __future__ import annotations
 
@@ -18,8 +24,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from databricks.labs.dqx import engine as dqx_engine
 
+from tests.dialects import recorded
 from tests.dialects.helpers import load, run
 from tests.helpers import validate_event
 
@@ -358,6 +364,8 @@ the same loaded server)."""
 
 def _dqx_rows(spark, path: Path, checks: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Per check name, the rows DQX puts in ``_errors`` and in ``_warnings``."""
+    from databricks.labs.dqx import engine as dqx_engine
+
     engine = dqx_engine.DQEngineCore(_Workspace(), spark)  # type: ignore[arg-type]
     ref = spark.read.parquet(str(path.with_name("ref.parquet")))
     df = spark.read.parquet(str(path))
@@ -379,17 +387,47 @@ def _assay(spark, tmp_path: Path, path: Path, checks: list[dict[str, Any]]):
     return run(spark, load(file, source=str(path), inputs=inputs, for_run=True))
 
 
-@pytest.mark.parametrize("rows", [ROWS, []], ids=["tricky", "empty"])
-def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, rows):
+RECORDING = Path(__file__).with_name("oracle.json")
+TIMEZONE = "UTC"
+TABLES = {"tricky": ROWS, "empty": []}
+
+
+def _inputs(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What DQX's answers on ``rows`` depend on (the recording's key)."""
+    return {
+        "data": recorded.rows_digest(SCHEMA, rows),
+        "ref": recorded.rows_digest(REF_SCHEMA, REF_ROWS),
+        "checks": _named(CHECKS),
+        "versions": recorded.versions("databricks-labs-dqx", "pyspark", "pyarrow"),
+        "code": recorded.sources(_Workspace, _dqx_rows),
+        "chunk": DQX_CHUNK,
+        "timezone": TIMEZONE,
+    }
+
+
+def test_recording_is_current():
+    stale = recorded.stale(RECORDING, {table: _inputs(rows) for table, rows in TABLES.items()})
+    assert not stale, (
+        "DQX's recorded answers are stale (the oracle ran DQX live): re-record with "
+        f"{recorded.RECORD}=1 python -m pytest tests/dialects/dqx/test_oracle.py\n"
+        + "\n".join(stale)
+    )
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, table):
     # DQX builds its conditions with pyspark.sql.functions, which build Spark Connect
     # columns only in Connect mode
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    rows = TABLES[table]
     path = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
     pq.write_table(pa.Table.from_pylist(REF_ROWS, schema=REF_SCHEMA), tmp_path / "ref.parquet")
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
+    spark.conf.set("spark.sql.session.timeZone", TIMEZONE)
     named = _named(CHECKS)
-    expected = _dqx_rows(spark, path, named)
+    expected = recorded.answers(
+        RECORDING, table, _inputs(rows), lambda: _dqx_rows(spark, path, named)
+    )
     results = _assay(spark, tmp_path, path, named).results
     assert [r["rule"]["name"] for r in results] == [c["name"] for c in named]
     differ: list[str] = []
