@@ -14,7 +14,8 @@ side by side on one server:
 
 Each is timed (``assay.run``, median of ``--repeat`` after ``--warmup`` unmeasured full
 scans) with the Spark UI's count of SQL executions and the bytes the run's stages read
-(``inputBytes`` of the stages of its executions' jobs, from the UI's REST API), and the
+(``inputBytes`` of the stages of its executions' jobs, from the UI's REST API), the
+client's requests by kind (analyses and executions, counted as they pass), and the
 ratios to the full scan printed. The partition held out is the newest month holding at
 least the median month's rows (the last months of lineitem are its tail, a few rows).
 
@@ -142,16 +143,48 @@ class Bytes:
                    if int(s["stageId"]) in stages)  # fmt: skip
 
 
+class Requests:
+    """The client's analysis and execution requests (by kind), counted as they pass: how
+    many round trips a run makes before and around its plans."""
+
+    def __init__(self) -> None:
+        from collections import Counter
+
+        from pyspark.sql.connect.client import core
+
+        self.seen: Counter[str] = Counter()
+        analyze = core.SparkConnectClient._analyze
+        execute = core.SparkConnectClient._execute_and_fetch_as_iterator
+        seen = self.seen
+
+        def counted_analyze(client: Any, method: str, **kwargs: Any) -> Any:
+            seen[f"analyze:{method}"] += 1
+            return analyze(client, method, **kwargs)
+
+        def counted_execute(client: Any, *args: Any, **kwargs: Any) -> Any:
+            seen["execute"] += 1
+            return execute(client, *args, **kwargs)
+
+        core.SparkConnectClient._analyze = counted_analyze  # type: ignore[method-assign]
+        core.SparkConnectClient._execute_and_fetch_as_iterator = counted_execute  # type: ignore[method-assign]
+
+
+REQUESTS: Requests | None = None
+
+
 def timed_run(spark: Any, config: Path, ui: SparkUI | None, **options: Any) -> dict[str, Any]:
-    """One ``assay.run``: seconds, SQL executions and bytes read, its table line and
-    results."""
+    """One ``assay.run``: seconds, SQL executions and bytes read, the client's requests
+    by kind, its table line and results."""
     import assay
 
+    global REQUESTS
+    REQUESTS = REQUESTS or Requests()
+    REQUESTS.seen.clear()
     mark = ui.mark() if ui else -1
     start = time.perf_counter()
     result = assay.run(str(config), spark=spark, **options)
     seconds = time.perf_counter() - start
-    said: dict[str, Any] = {"seconds": round(seconds, 3)}
+    said: dict[str, Any] = {"seconds": round(seconds, 3), "requests": dict(REQUESTS.seen)}
     if ui is not None:
         executions = ui.since(mark)
         said["sql_executions"] = executions.count
@@ -192,6 +225,7 @@ def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"seconds": mid("seconds"), "bytes_read": mid("bytes_read"),
             "sql_executions": mid("sql_executions"), "server_seconds": mid("server_seconds"),
             "runs": [r["seconds"] for r in runs],
+            "requests": runs[-1].get("requests") if runs else None,
             "scanned": len(((runs[-1]["table"].get("incremental") or {}).get("scanned")) or [])
             if runs else None}  # fmt: skip
 
@@ -296,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     said = document["held_out"]
     print(f"\n{document['partitions']} partitions by {BY}, {said['table_rows']} rows; the new"
           f" partition {said['partition']}: {said['rows']} rows; median of {args.repeat}")
+    for name, row in document["runs"].items():
+        print(f"{name}: requests {row.get('requests')}")
     print(f"results differing from the full scan's: {document['differ'] or 'none'}")
     print(f"wrote {args.out}")
     return 1 if document["differ"] or document["errors"] else 0

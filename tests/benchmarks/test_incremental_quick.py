@@ -62,6 +62,13 @@ def test_the_runs_are_measured_and_agree_with_the_full_scan(document: dict) -> N
     assert (runs["one new"]["scanned"], runs["nothing new"]["scanned"]) == (1, 0)
     for row in runs.values():
         assert row["seconds"] > 0 and row["sql_executions"] >= 1
+    # the plans the client runs: the listing, the aggregate over the new month and the
+    # detail plan (rules fail on it); with nothing new the listing alone; the listing is
+    # not analysed on its own before (an analysis request as many as the full scan's)
+    assert runs["one new"]["requests"]["execute"] == 3
+    assert runs["nothing new"]["requests"]["execute"] == 1
+    full, new = runs["full"]["requests"], runs["one new"]["requests"]
+    assert new.get("analyze:schema") == full.get("analyze:schema")
     # the bytes the stages read, from the Spark UI: one partition's are a fraction of all
     assert runs["full"]["bytes_read"] > 0
     assert runs["one new"]["bytes_read"] < runs["full"]["bytes_read"]
