@@ -62,6 +62,18 @@ def _read(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
+def plain(value: Any) -> Any:
+    """``value`` with numpy's scalars as Python's (``np.True_`` is ``True``): what a
+    recording gives back, for the live answers to compare as the recorded ones do."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
 def _plain(value: Any, where: str) -> None:
     """Refuse what JSON would not give back as it is (a tuple, a Decimal, a numpy
     number): the recorded answers must compare exactly as the live ones."""

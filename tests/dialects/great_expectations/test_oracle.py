@@ -6,7 +6,13 @@ duplicates, DECIMAL(38,18), dates and timestamps, a column name with a space, an
 table). For every expectation GX's ``success`` is assay's ``passed``, and GX's result
 numbers (``unexpected_count``, ``unexpected_percent``, ``observed_value``,
 ``element_count``, ``missing_count``) are assay's ``details.great_expectations``, but for
-the differences of ``DIFFERS`` (docs/dialects.md, "Great Expectations suites")."""
+the differences of ``DIFFERS`` (docs/dialects.md, "Great Expectations suites").
+
+GX's answers are recorded in ``oracle.json`` (tests/dialects/recorded.py), keyed by the
+data, the suite, GX's and pyspark's versions and the code that calls GX: while the key
+holds, only assay runs; when it does not, GX runs live (the test warns that the recording
+is stale, and ``test_recording_is_current`` fails until it is re-recorded with
+``ASSAY_RECORD_ORACLES=1 python -m pytest tests/dialects/great_expectations/test_oracle.py``)."""
 
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from tests.dialects import recorded
 from tests.dialects.helpers import load, run
 from tests.helpers import validate_event
 
@@ -354,14 +361,46 @@ def _same(ours: Any, theirs: Any) -> bool:
     return ours == theirs  # an int GX gives (a proportion of no value: 0) is assay's 0.0
 
 
+RECORDING = Path(__file__).with_name("oracle.json")
+TIMEZONE = "UTC"
+TABLES = {"tricky": ROWS, "empty": []}
+
+
+def _inputs(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What GX's answers on ``rows`` depend on (the recording's key)."""
+    return {
+        "data": recorded.rows_digest(SCHEMA, rows),
+        "suite": SUITE,
+        "numbers": NUMBERS,
+        "versions": recorded.versions("great_expectations", "pyspark", "pyarrow"),
+        "code": recorded.sources(_gx, _gx_results, _raised),
+        "timezone": TIMEZONE,
+    }
+
+
+def test_recording_is_current():
+    stale = recorded.stale(RECORDING, {table: _inputs(rows) for table, rows in TABLES.items()})
+    assert not stale, (
+        "GX's recorded answers are stale (the oracle ran GX live): re-record with "
+        f"{recorded.RECORD}=1 python -m pytest tests/dialects/great_expectations/test_oracle.py\n"
+        + "\n".join(stale)
+    )
+
+
 def compare(spark, folder: Path, table: str, rows: list[dict[str, Any]]) -> dict[tuple, str]:
     """Each difference of assay's answer from GX's, by (table, expectation index, what)."""
     path = folder / f"{table}.parquet"
     pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
     suite_file = folder / "suite.json"
     suite_file.write_text(json.dumps(SUITE, indent=1))
-    spark.conf.set("spark.sql.session.timeZone", "UTC")
-    gx_found = _gx_results(spark, path)
+    spark.conf.set("spark.sql.session.timeZone", TIMEZONE)
+    found = recorded.answers(
+        RECORDING,
+        table,
+        _inputs(rows),
+        lambda: {str(n): recorded.plain(answer) for n, answer in _gx_results(spark, path).items()},
+    )
+    gx_found = {int(n): answer for n, answer in found.items()}
     events = run(spark, load(suite_file, source=str(path), for_run=True))
     results = events.results
     # one aggregate plan (the unexpected rows query that does not fold is a branch of it),
@@ -383,12 +422,12 @@ def compare(spark, folder: Path, table: str, rows: list[dict[str, Any]]) -> dict
     return differ
 
 
-@pytest.mark.parametrize("table", ["tricky", "empty"])
+@pytest.mark.parametrize("table", list(TABLES))
 def test_assay_answers_as_gx(spark, tmp_path, monkeypatch, table):
     # GX builds its metrics with pyspark.sql.functions, which build Spark Connect
     # columns only in Connect mode
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
-    differ = compare(spark, tmp_path, table, ROWS if table == "tricky" else [])
+    differ = compare(spark, tmp_path, table, TABLES[table])
     expected = {k: v for k, v in DIFFERS.items() if k[0] == table}
     unexplained = [text for key, text in differ.items() if key not in expected]
     assert not unexplained, "\n".join(unexplained)
