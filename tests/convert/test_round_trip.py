@@ -46,7 +46,16 @@ CONVERTED: dict[str, tuple[list[Path], dict[str, Any], dict[str, str] | None]] =
     "data-validator": ([EX / "data_validator" / "people.yaml"], {}, {"MIN_AGE": "18"}),
     "soda-oracle-fixture": (
         [SODA / "checks.yml"],
-        {"inputs": {"tricky": ORDERS, "empty": ORDERS, "ref": CUSTOMERS}},
+        {
+            "inputs": {
+                "tricky": ORDERS,
+                "twin": ORDERS,
+                "empty": ORDERS,
+                "ref": CUSTOMERS,
+                "customers": CUSTOMERS,
+                "raw_customers": CUSTOMERS,
+            }
+        },
         None,
     ),
     "sparquet-reference": (

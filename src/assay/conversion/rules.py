@@ -104,10 +104,14 @@ def worded_entries(
     if node is None:
         return
     for key in _keys(rule):
-        written = _narrowed(key, rule, node, position)
+        written = _soda_group(docs, rule.origin) if key == "sodacl" else None
+        if written is None:
+            written = _narrowed(key, rule, node, position)
         entry: Entry = {key: written}
         if "inputs" in BESIDE[key] and rule.reference is not None:
             entry["inputs"] = dict(inputs)
+        if key == "sodacl" and (filters := _soda_partitions(docs, rule.origin, written)):
+            entry["filters"] = filters
         yield entry
         if key == "sodacl" and rule.filter is not None:
             where = rule.filter.items[0] if isinstance(rule.filter, And) else rule.filter
@@ -150,6 +154,45 @@ def _narrowed(key: str, rule: Rule, node: Node, position: int) -> Any:
         if isinstance(check, dict) and isinstance(each, list):
             return {**written, "check": {**check, "for_each_column": [each[position]]}}
     return written
+
+
+_GROUP_CHECK = ".group by.checks["
+
+
+def _soda_group(docs: Documents, origin: Origin) -> Any:
+    """A SodaCL check inside a ``group by`` (its metric named by the group's query): the
+    ``group by`` entry around it, with this check alone; None for any other check."""
+    head, found, rest = origin.path.partition(_GROUP_CHECK)
+    if not found:
+        return None
+    outer = docs.node(dataclasses.replace(origin, path=head))
+    written = python(outer.plain()) if outer is not None else None
+    if not isinstance(written, dict):
+        return None
+    group = written.get("group by")
+    if not isinstance(group, dict) or not isinstance(group.get("checks"), list):
+        return None
+    index = int(rest.split("]", 1)[0])
+    return {**written, "group by": {**group, "checks": [group["checks"][index]]}}
+
+
+def _soda_partitions(docs: Documents, origin: Origin, written: Any) -> dict[str, str]:
+    """The SodaCL file's partition filters (``filter twin [big]:`` sections) a check names
+    (``row_count same as twin [big]``), by their name, for the entry's ``filters``."""
+    root = docs.node(dataclasses.replace(origin, path=""))
+    if root is None or not isinstance(root.value, dict):
+        return {}
+    text = yaml.safe_dump(written, sort_keys=False, allow_unicode=True)
+    found = {}
+    for key, section in root.value.items():
+        name = key.removeprefix("filter ").strip()
+        if key.startswith("filter ") and "[" in name and name in text:
+            where = (
+                python(section.plain()).get("where") if isinstance(section.value, dict) else None
+            )
+            if isinstance(where, str):
+                found[name] = where
+    return found
 
 
 def converted(rule: Rule, at: Place) -> Entry:

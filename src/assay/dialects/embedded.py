@@ -22,6 +22,7 @@ registry), as plugins register rule types, so the catalogue imports no dialect.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from assay.config.node import Node
 from assay.dialects import catalogue, dqx, great_expectations, metorikku_checks, soda, soda_checks
 from assay.dialects.base import Context, LoadOptions
 from assay.dialects.data_validator.checks import build_check
-from assay.ir.expr import Sql, all_of
+from assay.ir.expr import Expr, Sql, all_of
 from assay.ir.rules import Rule
 from assay.ir.sources import Source
 
@@ -37,12 +38,14 @@ BESIDE: dict[str, frozenset[str]] = {
     "great_expectations": frozenset(),
     "data_validator": frozenset(),
     "metorikku": frozenset(),
-    "sodacl": frozenset({"filter", "inputs"}),
+    "sodacl": frozenset({"filter", "filters", "inputs"}),
     "dqx": frozenset({"inputs"}),
 }
 """The dialects whose rules a native table takes in their own words, and the keys each
-takes beside the rule (``filter``: a Soda filter section's ``where``; ``inputs``: the
-sources of the datasets or DataFrames the rule reads, as ``--input NAME=SOURCE``)."""
+takes beside the rule (``filter``: a Soda filter section's ``where``; ``filters``: the
+partition filters the check names, by their section's name, ``twin [big]: <where>``;
+``inputs``: the sources of the datasets or DataFrames the rule reads, as ``--input
+NAME=SOURCE``)."""
 
 
 def worded_rule(key: str, node: Node) -> Rule:
@@ -89,13 +92,31 @@ def _sodacl(inner: Node, node: Node) -> Rule:
             raise at.error(f"dataset '{name}' is not given", hint=f"add inputs: {{{name}: ...}}")
         return soda.dataset_source(name, at, ctx)
 
-    rule = soda_checks.check_rule(inner, soda_checks.Dataset(resolve, source_of))
+    filters = _partition_filters(node.get("filters"))
+    rule = soda_checks.check_rule(inner, soda_checks.Dataset(resolve, source_of, "", filters))
     where = node.get("filter")
     if where is None:
         return rule
     text = Sql(where.as_str("a SQL predicate"))
     both = all_of(text, rule.filter) if rule.filter is not None else text
     return dataclasses.replace(rule, filter=both)
+
+
+_PARTITION = re.compile(r"\s*(?P<name>[^\s\[\]]+)\s*\[(?P<part>[^\]]+)\]\s*")
+
+
+def _partition_filters(node: Node | None) -> dict[tuple[str, str], Expr]:
+    """``filters: {"twin [big]": "<where>"}``: a SodaCL file's ``filter twin [big]``
+    sections, for the check beside them that names a dataset's partition."""
+    if node is None:
+        return {}
+    filters: dict[tuple[str, str], Expr] = {}
+    for key, value in node.as_mapping("the partition filters, 'dataset [name]: where'").items():
+        found = _PARTITION.fullmatch(key)
+        if found is None:
+            raise value.error(f"'{key}' is not a partition filter's name: 'dataset [name]'")
+        filters[(found["name"], found["part"].strip())] = Sql(value.as_str("a SQL predicate"))
+    return filters
 
 
 def _dqx(inner: Node, node: Node) -> Rule:

@@ -88,6 +88,20 @@ def check_rule(item: Node, dataset: Dataset) -> Rule:
     return check_rule_of(entry(item, dataset), dataset)
 
 
+def _one_group_rule(got: Entry, dataset: Dataset) -> Rule:
+    """A ``group by`` read as one rule (a native table's ``sodacl:`` entry, what
+    ``assay convert`` writes): it must hold one check, as each of its checks is a rule."""
+    from assay.dialects.soda_group import group_rules
+
+    rules = group_rules(got, dataset)
+    if len(rules) != 1:
+        raise got.node.error(
+            f"this group by holds {len(rules)} checks, each a rule: a 'sodacl:' entry is one",
+            hint="write one group by per check, or keep it in a SodaCL checks file",
+        )
+    return rules[0]
+
+
 def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
     """The rule of a check read from its list item."""
     if got.text == "schema":
@@ -97,10 +111,7 @@ def check_rule_of(got: Entry, dataset: Dataset) -> Rule:
     if got.text.startswith("change "):
         return _change(got, dataset)
     if got.text == "group by":
-        raise got.node.error(
-            "a group by is a check of a 'checks for' section: it is several rules, one per check",
-            hint="write it in a SodaCL checks file",
-        )
+        return _one_group_rule(got, dataset)
     if got.text.startswith("row_count same as "):
         return soda_schema.row_count_same_as(got, dataset)
     if got.text == "group evolution" or got.text.startswith(
