@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.executor.session.process import spawn
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -70,10 +72,9 @@ class Cluster:
 
 
 def _spawn(argv: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen:
-    out = open(log, "wb")  # noqa: SIM115 - closed when the process is reaped
-    return subprocess.Popen(
-        argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
-    )
+    """A cluster process tied to this one as the embedded server is (its own process
+    group, SIGTERM when pytest dies): a killed test run leaves no master or worker."""
+    return spawn(argv, env, str(log), tied=True)
 
 
 def _wait(what: str, ready, timeout: float = 90) -> None:
