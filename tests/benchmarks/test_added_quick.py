@@ -8,15 +8,13 @@ about time.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.harness import benchmark_json, on_server
+
 HISTORY = "10 KLL drift rules against history"
 
 pytestmark = pytest.mark.slow
@@ -25,32 +23,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def document(server, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
     out = tmp_path_factory.mktemp("added")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "added.py"),
-            "--scale",
-            "0.01",
-            "--base",
-            "10",
-            "--repeat",
-            "1",
-            "--only",
-            "10 drift rules,KLL",
-            "--out",
-            str(out / "added.json"),
-            # the session's server: no JVM of the harness's own
-            "--remote",
-            server.url,
-        ],  # fmt: skip
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads((out / "added.json").read_text()), out
+    args = ["--scale", "0.01", "--base", "10", "--repeat", "1", "--only", "10 drift rules,KLL"]
+    return benchmark_json(
+        "added.py", [*args, *on_server(server, ui=False)], out / "added.json"
+    ), out
 
 
 def test_both_drift_cases_ran(document: tuple[dict, Path]) -> None:

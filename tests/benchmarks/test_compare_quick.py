@@ -14,14 +14,10 @@ same file's subject).
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.harness import benchmark_json, on_server
+
 STRATEGIES = ("assay_api", "assay_cli", "naive", "assay_matching")
 
 pytestmark = pytest.mark.slow
@@ -31,29 +27,8 @@ pytestmark = pytest.mark.slow
 def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "compare.json"
     strategies = list(STRATEGIES)
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "compare.py"),
-            "--quick",
-            "--strategies",
-            ",".join(strategies),
-            "--out",
-            str(out),
-            # the session's server (its UI counts the plans): no JVM of the harness's own
-            "--remote",
-            server.url,
-            "--ui-url",
-            server.ui_url,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(out.read_text())
+    args = ["--quick", "--strategies", ",".join(strategies), *on_server(server)]
+    return benchmark_json("compare.py", args, out)
 
 
 def _rows(document: dict) -> dict[str, dict]:

@@ -7,14 +7,12 @@ and checks the JSON it writes. Nothing here asserts anything about time.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.harness import benchmark_json, on_server
+
 FORMATS = ("gx", "soda", "dqx", "odcs")
 
 pytestmark = pytest.mark.slow
@@ -23,37 +21,9 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def document(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("formats")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "formats.py"),
-            "--scale",
-            "0.01",
-            "--rules",
-            "10",
-            "--repeat",
-            "1",
-            "--warmup",
-            "0",
-            "--no-engine",
-            "--out",
-            str(out / "formats.json"),
-            "--files",
-            str(out / "files"),
-            # the session's server (its UI counts the plans): no JVM of the harness's own
-            "--remote",
-            server.url,
-            "--ui-url",
-            server.ui_url,
-        ],  # fmt: skip
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads((out / "formats.json").read_text())
+    args = ["--scale", "0.01", "--rules", "10", "--repeat", "1", "--warmup", "0", "--no-engine"]
+    args += ["--files", str(out / "files"), *on_server(server)]
+    return benchmark_json("formats.py", args, out / "formats.json", timeout=300)
 
 
 def _rows(document: dict) -> dict[str, dict]:

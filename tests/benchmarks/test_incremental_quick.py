@@ -7,13 +7,10 @@ nothing here asserts anything about time.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.harness import benchmark_json, on_server
 
 pytestmark = pytest.mark.slow
 
@@ -21,34 +18,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def document(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("incremental")
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "incremental.py"),
-            "--scale",
-            "0.01",
-            "--repeat",
-            "1",
-            "--warmup",
-            "0",
-            "--out",
-            str(out / "incremental.json"),
-            "--work",
-            str(out / "work"),
-            # the session's server (its UI counts the plans and the bytes read)
-            "--remote",
-            server.url,
-            "--ui-url",
-            server.ui_url,
-        ],  # fmt: skip
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return json.loads((out / "incremental.json").read_text())
+    args = ["--scale", "0.01", "--repeat", "1", "--warmup", "0", "--work", str(out / "work")]
+    return benchmark_json("incremental.py", [*args, *on_server(server)], out / "incremental.json")
 
 
 def test_the_runs_are_measured_and_agree_with_the_full_scan(document: dict) -> None:

@@ -6,14 +6,10 @@ and checks the JSON it writes. Nothing here asserts anything about time.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.harness import benchmark_json, on_server
+
 STRATEGIES = ("floor", "handwritten", "naive", "assay_api", "assay_cli")
 
 pytestmark = pytest.mark.slow
@@ -22,31 +18,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "quick.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "run.py"),
-            "--quick",
-            "--suites",
-            "10",
-            "--repeat",
-            "1",
-            "--out",
-            str(out),
-            # the session's server (its UI counts the plans): no JVM of the harness's own
-            "--remote",
-            server.url,
-            "--ui-url",
-            server.ui_url,
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(out.read_text())
+    args = ["--quick", "--suites", "10", "--repeat", "1", *on_server(server)]
+    return benchmark_json("run.py", args, out, timeout=300)
 
 
 def _rows(document: dict) -> dict[str, dict]:
