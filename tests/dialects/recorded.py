@@ -170,3 +170,13 @@ def stale(path: Path, cases: dict[str, dict[str, Any]]) -> list[str]:
         for case, inputs in cases.items()
         if recording.get(case, {}).get("key") != key_of(inputs)
     ]
+
+
+def assert_current(path: Path, cases: dict[str, dict[str, Any]], engine: str, test: str) -> None:
+    """Fail, naming how to re-record, when a recording of ``engine``'s answers is stale
+    (``test``: the test file whose live run records it)."""
+    found = stale(path, cases)
+    assert not found, (
+        f"{engine}'s recorded answers are stale (the oracle ran {engine} live): re-record "
+        f"with {RECORD}=1 python -m pytest {test}\n" + "\n".join(found)
+    )
