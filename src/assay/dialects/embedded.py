@@ -27,7 +27,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay.config.node import Node
-from assay.dialects import catalogue, dqx, great_expectations, metorikku_checks, soda, soda_checks
+from assay.dialects import (
+    catalogue,
+    dqx,
+    great_expectations,
+    metorikku_checks,
+    soda,
+    soda_checks,
+    soda_group,
+)
 from assay.dialects.base import Context, LoadOptions
 from assay.dialects.data_validator.checks import build_check
 from assay.ir.expr import Expr, Sql, all_of
@@ -92,8 +100,12 @@ def _sodacl(inner: Node, node: Node) -> Rule:
             raise at.error(f"dataset '{name}' is not given", hint=f"add inputs: {{{name}: ...}}")
         return soda.dataset_source(name, at, ctx)
 
-    filters = _partition_filters(node.get("filters"))
-    rule = soda_checks.check_rule(inner, soda_checks.Dataset(resolve, source_of, "", filters))
+    dataset = soda_checks.Dataset(resolve, source_of, "", _partition_filters(node.get("filters")))
+    got = soda_checks.entry(inner, dataset)
+    if got.text == "group by":
+        rule = soda_group.one_group_rule(got, dataset)
+    else:
+        rule = soda_checks.check_rule_of(got, dataset)
     where = node.get("filter")
     if where is None:
         return rule

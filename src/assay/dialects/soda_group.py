@@ -55,6 +55,18 @@ class _Aggregate:
     column: str | None
 
 
+def one_group_rule(got: Entry, dataset: Dataset) -> Rule:
+    """A ``group by`` read as one rule (a native table's ``sodacl:`` entry, what
+    ``assay convert`` writes): it must hold one check, as each of its checks is a rule."""
+    rules = group_rules(got, dataset)
+    if len(rules) != 1:
+        raise got.node.error(
+            f"this group by holds {len(rules)} checks, each a rule: a 'sodacl:' entry is one",
+            hint="write one group by per check, or keep it in a SodaCL checks file",
+        )
+    return rules[0]
+
+
 def group_rules(got: Entry, dataset: Dataset) -> list[Rule]:
     """The rules of a ``group by`` check: one per check of its ``checks``."""
     config = got.config
