@@ -36,8 +36,8 @@ def q(name: str) -> str:
     return f"`{name}`"
 
 
-def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
-    """The column's numbers by plain SQL over ``table`` (a FROM clause)."""
+def _parts(column: str, family: str) -> dict[str, str]:
+    """The column's numbers as plain SQL aggregates, by name."""
     c = q(column)
     kept = f" FILTER (WHERE NOT isnan({c}))" if family == "fractional" else ""
     parts = {
@@ -57,6 +57,10 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
         )
         array = ", ".join(map(str, QUANTILES))
         parts["quantiles"] = f"percentile_approx({c}, array({array}), 10000){kept}"
+        # the histogram's range: the finite and infinite values, NaN and NULL left out
+        double = f"CAST({c} AS DOUBLE)"
+        parts["low"] = f"min({double}) FILTER (WHERE NOT isnan({double}))"
+        parts["high"] = f"max({double}) FILTER (WHERE NOT isnan({double}))"
     if family == "string":
         parts.update(length_min=f"min(length({c}))", length_max=f"max(length({c}))",
                      length_mean=f"avg(length({c}))", empty=f"count_if({c} = '')")  # fmt: skip
@@ -67,8 +71,42 @@ def expected(spark, table: str, column: str, family: str) -> dict[str, Any]:
         for fmt, pattern in FORMATS.items():
             escaped = pattern.replace("\\", "\\\\")
             parts[f"format_{fmt}"] = f"count_if({c} RLIKE '{escaped}')"
-    select = ", ".join(f"{sql} AS {name}" for name, sql in parts.items())
-    return oracle(spark, f"SELECT {select} FROM {table}")[0].asDict()
+    return parts
+
+
+def expected(spark, table: str, events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every column's numbers by plain SQL over ``table`` (a FROM clause), by column: ONE
+    query for all the columns (each column's aggregates as they would be alone)."""
+    parts = [_parts(e["column"], e["family"]) for e in events]
+    select = ", ".join(
+        f"{sql} AS c{i}_{name}" for i, p in enumerate(parts) for name, sql in p.items()
+    )
+    row = oracle(spark, f"SELECT {select} FROM {table}")[0].asDict()
+    return {
+        e["column"]: {name: row[f"c{i}_{name}"] for name in p}
+        for i, (e, p) in enumerate(zip(events, parts, strict=True))
+    }
+
+
+def grouped(spark, table: str, keys: dict[str, str]) -> dict[str, dict[Any, int]]:
+    """Per name, the rows of ``table`` by the value of its SQL expression, NULL left out:
+    ``SELECT key, count(*) ... GROUP BY key`` for every key at once, as grouping sets."""
+    names = list(keys)
+    if not names:
+        return {}
+    columns = ", ".join(f"{sql} AS k{i}" for i, sql in enumerate(keys.values()))
+    flags = ", ".join(f"grouping(k{i}) AS g{i}" for i in range(len(names)))
+    sets = ", ".join(f"(k{i})" for i in range(len(names)))
+    found: dict[str, dict[Any, int]] = {name: {} for name in names}
+    query = (
+        f"SELECT {flags}, {', '.join(f'k{i}' for i in range(len(names)))}, count(*) AS n "
+        f"FROM (SELECT {columns} FROM {table}) GROUP BY GROUPING SETS ({sets})"
+    )
+    for row in oracle(spark, query):
+        for i, name in enumerate(names):
+            if row[f"g{i}"] == 0 and row[f"k{i}"] is not None:
+                found[name][row[f"k{i}"]] = row["n"]
+    return found
 
 
 def same(got: Any, want: Any) -> bool:
@@ -86,8 +124,7 @@ def same(got: Any, want: Any) -> bool:
     return got == want
 
 
-def check_column(spark, table: str, event: dict[str, Any]) -> None:
-    want = expected(spark, table, event["column"], event["family"])
+def check_column(event: dict[str, Any], want: dict[str, Any]) -> None:
     rows, count = want["row_count"], want["count"]
     for name in ("row_count", "nulls", "count", "min", "max", "sum", "mean", "stddev", "nan",
                  "distinct_approx"):  # fmt: skip
@@ -119,15 +156,15 @@ def check_column(spark, table: str, event: dict[str, Any]) -> None:
             assert event["formats"][fmt] == share, (event["column"], fmt)
 
 
-def check_top_values(spark, table: str, event: dict[str, Any]) -> None:
-    if event["top_values"] is None:
-        return
-    c = q(event["column"])
-    found = oracle(spark, f"SELECT {c} AS v, count(*) AS n FROM {table} WHERE {c} IS NOT NULL "
-                          f"GROUP BY {c}")  # fmt: skip
-    want = sorted(((_plain(r["v"]), r["n"]) for r in found), key=lambda p: (-p[1], str(p[0])))
-    assert [(t["value"], t["count"]) for t in event["top_values"]] == want, event["column"]
-    assert event["frequencies_complete"] is True
+def check_top_values(spark, table: str, events: list[dict[str, Any]]) -> None:
+    """Every column's top values: its rows by value (NULL left out), most first."""
+    events = [e for e in events if e["top_values"] is not None]
+    counts = grouped(spark, table, {e["column"]: q(e["column"]) for e in events})
+    for event in events:
+        found = counts[event["column"]].items()
+        want = sorted(((_plain(v), n) for v, n in found), key=lambda p: (-p[1], str(p[0])))
+        assert [(t["value"], t["count"]) for t in event["top_values"]] == want, event["column"]
+        assert event["frequencies_complete"] is True
 
 
 def _plain(value: Any) -> Any:
@@ -136,35 +173,47 @@ def _plain(value: Any) -> Any:
     return json_number(value) if isinstance(value, (float, Decimal)) else value
 
 
-def check_histogram(spark, table: str, event: dict[str, Any]) -> None:
-    c = q(event["column"])
-    if event["family"] not in NUMERIC:
-        assert event["histogram"] is None
-        return
-    kept = f"{c} IS NOT NULL AND NOT isnan(CAST({c} AS DOUBLE))"
-    low, high = oracle(spark, f"SELECT min(CAST({c} AS DOUBLE)), max(CAST({c} AS DOUBLE)) "
-                              f"FROM {table} WHERE {kept}")[0]  # fmt: skip
-    if low is None or not math.isfinite(low) or not math.isfinite(high):
-        assert event["histogram"] is None, event["column"]
-        return
-    width = (high - low) / 10
-    bucket = "0" if width == 0 else f"least(floor((CAST({c} AS DOUBLE) - {low!r}) / {width!r}), 9)"
-    found = dict(oracle(spark, f"SELECT {bucket} AS b, count(*) FROM {table} WHERE {kept} "
-                               "GROUP BY 1"))  # fmt: skip
-    assert [b["count"] for b in event["histogram"]["bins"]] == [found.get(i, 0) for i in range(10)]
-    assert event["histogram"]["bins"][0]["lowerBound"] == low
-    assert event["histogram"]["bins"][-1]["upperBound"] == high
+def check_histograms(
+    spark, table: str, events: list[dict[str, Any]], wanted: dict[str, dict[str, Any]]
+) -> None:
+    """Every numeric column's ten bins over its finite range (NULL and NaN left out)."""
+    buckets = {}
+    for event in events:
+        c, want = q(event["column"]), wanted[event["column"]]
+        if event["family"] not in NUMERIC:
+            assert event["histogram"] is None
+            continue
+        low, high = want["low"], want["high"]
+        if low is None or not math.isfinite(low) or not math.isfinite(high):
+            assert event["histogram"] is None, event["column"]
+            continue
+        width = (high - low) / 10
+        double = f"CAST({c} AS DOUBLE)"
+        bucket = "0" if width == 0 else f"least(floor(({double} - {low!r}) / {width!r}), 9)"
+        kept = f"{c} IS NOT NULL AND NOT isnan({double})"  # least() skips a NULL
+        buckets[event["column"]] = f"CASE WHEN {kept} THEN {bucket} END"
+    counts = grouped(spark, table, buckets)
+    for event in events:
+        if event["column"] in buckets:
+            found, want = counts[event["column"]], wanted[event["column"]]
+            bins = event["histogram"]["bins"]
+            assert [b["count"] for b in bins] == [found.get(i, 0) for i in range(10)]
+            assert bins[0]["lowerBound"] == want["low"]
+            assert bins[-1]["upperBound"] == want["high"]
 
 
 def check_keys(spark, table: str, table_event: dict[str, Any]) -> None:
-    rows = table_event["row_count"]
-    for key in table_event["keys_checked"]:
-        cols = ", ".join(map(q, key))
+    """The candidate keys: the keys checked whose values are distinct and never NULL
+    (ONE query for every key)."""
+    rows, keys = table_event["row_count"], table_event["keys_checked"]
+    parts = []
+    for i, key in enumerate(keys):
         nulls = " OR ".join(f"{q(k)} IS NULL" for k in key)
-        distinct, with_nulls = oracle(
-            spark, f"SELECT count(DISTINCT {cols}), count_if({nulls}) FROM {table}"
-        )[0]
-        unique = distinct == rows and with_nulls == 0
+        parts.append(f"count(DISTINCT {', '.join(map(q, key))}) AS d{i}, "
+                     f"count_if({nulls}) AS n{i}")  # fmt: skip
+    [found] = oracle(spark, f"SELECT {', '.join(parts)} FROM {table}")
+    for i, key in enumerate(keys):
+        unique = found[f"d{i}"] == rows and found[f"n{i}"] == 0
         assert (key in table_event["candidate_keys"]) is unique, key
 
 
@@ -197,10 +246,11 @@ def test_every_number_equals_plain_sql(spark, server, tricky, shape):
     *columns, summary = events
     assert summary["spark_plans"] == plans == 2
     assert len(columns) == 15
+    wanted = expected(spark, table, columns)
     for event in columns:
-        check_column(spark, table, event)
-        check_top_values(spark, table, event)
-        check_histogram(spark, table, event)
+        check_column(event, wanted[event["column"]])
+    check_top_values(spark, table, columns)
+    check_histograms(spark, table, columns, wanted)
     check_keys(spark, table, summary)
     assert ["id", "line"] in summary["candidate_keys"]
     assert {"day", "ts", "dec"} <= {k[0] for k in summary["candidate_keys"] if len(k) == 1}
@@ -225,8 +275,9 @@ def test_an_empty_table_is_one_plan_and_no_numbers(spark, server, empty):
     assert plans == summary["spark_plans"] == 1
     assert summary["row_count"] == 0 and summary["candidate_keys"] == []
     table = f"parquet.`{empty}`"
+    wanted = expected(spark, table, columns)
     for event in columns:
-        check_column(spark, table, event)
+        check_column(event, wanted[event["column"]])
         assert event["null_percent"] is None and event["histogram"] is None
         assert event["quantiles"] is None and event["mean"] is None
 
@@ -237,8 +288,9 @@ def test_a_sample_is_the_same_rows_in_every_branch(spark, server, tricky):
                                                 seed=SAMPLE_SEED)  # fmt: skip
     df.createOrReplaceTempView("tricky_sample")
     assert all(e["sample"] == 0.5 for e in events)
+    wanted = expected(spark, "tricky_sample", events[:-1])
     for event in events[:-1]:
-        check_column(spark, "tricky_sample", event)
+        check_column(event, wanted[event["column"]])
     assert events[-1]["row_count"] == df.count() < 40
 
 
