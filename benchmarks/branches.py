@@ -1,0 +1,396 @@
+"""Where the fused aggregate's time goes, per branch: the table's aggregate plan as a run
+submits it, then each of its branches alone, through the same emitter.
+
+    python benchmarks/branches.py                          # SF1, the 100-rule suite
+    python benchmarks/branches.py --suite 300 --repeat 5
+    python benchmarks/branches.py --scale 0.01 --repeat 1  # a smoke run
+
+The plan is the executor's (``executor.prepare``: the server's size estimate, the first
+key's range, the folded SQL rules as the run folds them); each part is
+``emit.aggregate_frame`` of the whole plan or of a plan of one branch, run with Spark's
+``MergeSubplans`` excluded as a run excludes it. Per part: the rules it answers, the
+columns it reads, its wall time and the **JVM's CPU time** (user + system of the server's
+process, every thread, read from ``/proc/<pid>/stat`` before and after), min and median of
+``--repeat`` after ``--warmup``; and, with ``--jfr`` (the default when ``jcmd`` and ``jfr``
+are on the PATH), the JVM's own profile of the part: a Flight Recorder recording
+(``jcmd <pid> JFR.start settings=profile``) over ``--jfr-runs`` more runs, its
+``jdk.ExecutionSample`` events of the executor threads counted by top frame (self) and by
+every method on the stack (inclusive). CPU time is far less disturbed by other processes
+than wall time, which is what makes this usable on a shared machine; the floor (one
+``count`` per column) is measured the same way for scale.
+
+Writes ``benchmarks/results/branches-<scale>-<suite>.json`` (or ``--out``) and prints a
+table. The server's pid is the embedded server's, or, with ``--remote``, the process
+listening on the URL's port (this machine only; without it, no CPU time and no JFR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import suites as suites_mod  # noqa: E402
+from cpu import _CLK, _process_cpu  # noqa: E402
+from run import RESULTS_DIR, SERVER_CONF, ensure_data, log, write_json  # noqa: E402
+
+TASK_THREADS = ("Executor task ",)
+"""The threads whose samples count: Spark's task threads ("launch" or "idle" worker: JFR keeps
+the name a thread had when first seen). The rest, planning and code generation on the
+Connect thread among them, is counted by thread in `threads`."""
+
+
+# --- the server's JVM ---------------------------------------------------------------------
+
+
+def jvm_pid(handle: Any, remote: str | None) -> int | None:
+    """The server JVM's pid: the embedded server's (or its java child), else the process
+    listening on the remote URL's port on this machine."""
+    pid = getattr(handle, "pid", None)
+    if pid is not None:
+        return (
+            pid
+            if _comm(pid) == "java"
+            else next((c for c in _children(pid) if _comm(c) == "java"), pid)
+        )
+    if remote:
+        port = urlparse(remote.replace("sc://", "http://", 1)).port
+        return _listener(port) if port else None
+    return None
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _listener(port: int) -> int | None:
+    """The pid holding the socket listening on ``port`` (``/proc/net/tcp``, state 0A)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(f"socket:[{f[9]}]")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
+                return int(proc.name)
+        except OSError:
+            continue
+    return None
+
+
+def jvm_cpu(pid: int | None) -> float | None:
+    return _process_cpu(pid) if pid is not None else None
+
+
+# --- the parts ----------------------------------------------------------------------------
+
+
+def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]], Any]:
+    """The floor, the whole aggregate plan and each branch alone: name, what it answers
+    and reads, and the call that runs it; and the prepared table's plan."""
+    from pyspark.sql.connect import functions as F
+
+    from assay.config import load_suite
+    from assay.emit import spark as emit
+    from assay.executor.prepare import prepare
+    from assay.planner.cost import _reads
+    from assay.planner.plan import AggregatePlan
+    from assay.planner.render import render_branch
+
+    table = load_suite([yaml_path]).tables[0]
+    prepared = prepare(spark, table)
+    if not hasattr(prepared, "planned"):
+        raise SystemExit(f"the suite does not prepare: {prepared}")
+    plan, df = prepared.planned.plan, prepared.df
+    refs = prepared.refs or None
+    agg = plan.aggregate
+    assert agg is not None, "the suite has no aggregate plan"
+    floor_df = spark.read.parquet(data)
+    out = [
+        _part(
+            "floor (one count per column)",
+            "floor",
+            (),
+            tuple(floor_df.columns),
+            [],
+            lambda: floor_df.agg(*(F.count(F.col(c)) for c in floor_df.columns)).collect(),
+        )
+    ]
+    every = sorted({i for s in agg.slots for i in s.rules})
+    out.append(
+        _part(
+            "whole aggregate plan",
+            "whole",
+            tuple(every),
+            _branch_columns(agg.branches, _reads),
+            [],
+            lambda: emit.aggregate_frame(df, agg, refs).collect(),
+        )
+    )
+    for k, branch in enumerate(agg.branches):
+        alone = AggregatePlan((branch,))
+        rules = tuple(sorted({i for s in branch.slots for i in s.rules}))
+        text = render_branch(branch, plan.key_range)
+        out.append(
+            _part(
+                f"branch {k}: {text[0].strip()}",
+                type(branch).__name__,
+                rules,
+                _branch_columns((branch,), _reads),
+                text[1:],
+                lambda a=alone: emit.aggregate_frame(df, a, refs).collect(),
+            )
+        )
+    for p in out:
+        p["rule_types"] = dict(collections.Counter(table.rules[i].kind for i in p["rules"]))
+    return out, plan
+
+
+def _part(name: str, kind: str, rules: tuple[int, ...], columns: tuple[str, ...],
+          lines: list[str], call: Any) -> dict[str, Any]:  # fmt: skip
+    return {"name": name, "kind": kind, "rules": list(rules), "columns": sorted(columns),
+            "outputs": [ln.strip() for ln in lines], "call": call}  # fmt: skip
+
+
+def _branch_columns(branches: Any, reads: Any) -> tuple[str, ...]:
+    found: set[str] = set()
+    for b in branches:
+        found.update(c.lower() for c in getattr(b, "columns", ()))
+        for s in b.slots:
+            found.update(reads(s.form))
+    return tuple(sorted(found))
+
+
+# --- measuring ----------------------------------------------------------------------------
+
+
+def measure(call: Any, pid: int | None, warmup: int, repeat: int) -> dict[str, Any]:
+    """``warmup`` unmeasured runs, then ``repeat`` runs: wall and JVM CPU seconds."""
+    for _ in range(warmup):
+        call()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        c0, t0 = jvm_cpu(pid), time.perf_counter()
+        call()
+        t1, c1 = time.perf_counter(), jvm_cpu(pid)
+        walls.append(round(t1 - t0, 3))
+        if c0 is not None and c1 is not None:
+            cpus.append(round(c1 - c0, 2))
+    return {"wall": _stats(walls), "jvm_cpu": _stats(cpus) if cpus else None}
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    return {"min": min(values), "median": round(statistics.median(values), 3), "runs": values}
+
+
+class Recorder:
+    """Java Flight Recorder on the server's JVM, one recording per part."""
+
+    def __init__(self, pid: int, directory: Path) -> None:
+        self.pid, self.directory = pid, directory
+
+    @staticmethod
+    def available() -> bool:
+        return bool(shutil.which("jcmd") and shutil.which("jfr"))
+
+    def profile(self, call: Any, runs: int, top: int, tag: str) -> dict[str, Any]:
+        path = self.directory / f"{tag}.jfr"
+        name = f"assay-branches-{tag}"
+        self._jcmd("JFR.start", f"name={name}", "settings=profile", f"filename={path}")
+        try:
+            for _ in range(runs):
+                call()
+        finally:
+            self._jcmd("JFR.stop", f"name={name}")
+        return samples(path, top)
+
+    def _jcmd(self, *words: str) -> None:
+        done = subprocess.run(["jcmd", str(self.pid), *words], capture_output=True, text=True,
+                              timeout=120, check=False)  # fmt: skip
+        if done.returncode != 0 or "error" in done.stdout.lower():
+            raise RuntimeError(
+                f"jcmd {' '.join(words)}: {done.stdout.strip()} {done.stderr.strip()}"
+            )
+
+
+def samples(path: Path, top: int, depth: int = 64) -> dict[str, Any]:
+    """The task threads' execution samples of a recording: top frames by self count and by
+    inclusive count (each method once per sample), as shares of the samples."""
+    done = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample",
+                           "--stack-depth", str(depth), str(path)],
+                          capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+    events = json.loads(done.stdout)["recording"]["events"]
+    own: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()
+    threads: collections.Counter[str] = collections.Counter()
+    n = 0
+    for event in events:
+        values = event["values"]
+        thread = (values.get("sampledThread") or {}).get("javaName") or ""
+        threads[re.sub(r"[0-9a-f-]{8,}|\d+", "#", thread)] += 1
+        if not thread.startswith(TASK_THREADS):
+            continue
+        frames = [_frame(f) for f in (values.get("stackTrace") or {}).get("frames", [])]
+        if not frames:
+            continue
+        n += 1
+        own[frames[0]] += 1
+        inclusive.update(set(frames))
+    share = (lambda c: round(c / n, 3)) if n else (lambda c: 0.0)
+    return {"samples": n, "threads": dict(threads.most_common(8)),
+            "self": [[f, c, share(c)] for f, c in own.most_common(top)],
+            "inclusive": [[f, c, share(c)] for f, c in inclusive.most_common(top * 3)
+                          if not _plumbing(f)][:top]}  # fmt: skip
+
+
+def _frame(frame: dict[str, Any]) -> str:
+    method = frame.get("method") or {}
+    kind = ((method.get("type") or {}).get("name") or "?").replace("/", ".")
+    return f"{kind}.{method.get('name', '?')}"
+
+
+def _plumbing(frame: str) -> bool:
+    """Frames on every task's stack (threads, the executor, the task runner)."""
+    return frame.startswith(
+        (
+            "java.lang.Thread.",
+            "java.util.concurrent.",
+            "org.apache.spark.executor.",
+            "org.apache.spark.scheduler.",
+            "org.apache.spark.util.Utils",
+            "org.apache.spark.rdd.",
+            "org.apache.spark.TaskContext",
+            "scala.",
+            "org.apache.spark.shuffle.ShuffleWriteProcessor",
+        )
+    )
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from assay.executor.run import optimizer_rule_excluded
+    from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.planner.cost import MERGE_SUBPLANS_RULE
+
+    quiet_pyspark_logging()
+    data = ensure_data(args.scale)
+    work = Path(tempfile.mkdtemp(prefix="assay-branches-"))
+    yaml_path = suites_mod.write_suite(work, str(data), args.suite)
+    handle = open_session(args.remote, server_conf=None if args.remote else dict(SERVER_CONF))
+    document: dict[str, Any] = {
+        "benchmark": "branches",
+        "scale": args.scale,
+        "suite": args.suite,
+        "data": str(data),
+        "repeat": args.repeat,
+        "warmup": args.warmup,
+    }
+    try:
+        spark = handle.spark
+        pid = jvm_pid(handle, args.remote)
+        document.update(spark=spark.version, jvm_pid=pid, clock_ticks=_CLK)
+        recorder = Recorder(pid, work) if args.jfr and pid and Recorder.available() else None
+        document["jfr"] = recorder is not None
+        found, plan = parts(spark, yaml_path, str(data))
+        document["key_range"] = plan.key_range
+        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, len(plan.aggregate.scans) > 1):
+            for k, part in enumerate(found):
+                call = part.pop("call")
+                log(f"{part['name']}: measuring")
+                part.update(measure(call, pid, args.warmup, args.repeat))
+                if recorder is not None:
+                    part["jfr"] = recorder.profile(call, args.jfr_runs, args.top, f"part{k}")
+        document["parts"] = found
+    finally:
+        handle.close()
+        shutil.rmtree(work, ignore_errors=True)
+    return document
+
+
+def format_table(document: dict[str, Any]) -> str:
+    lines = [
+        f"{document['suite']} rules at SF{document['scale']:g}: each part alone "
+        f"(min of {document['repeat']}; JVM CPU = the server's user+system seconds)",
+        f"{'wall s':>7} {'JVM cpu s':>9}  part",
+    ]
+    for p in document["parts"]:
+        cpu = p["jvm_cpu"]["min"] if p.get("jvm_cpu") else "-"
+        lines.append(f"{p['wall']['min']:>7} {cpu!s:>9}  {p['name']}")
+        lines.append(
+            f"{'':>19}rules {len(p['rules'])} {p['rule_types']}; reads {', '.join(p['columns'])}"
+        )
+        profile = p.get("jfr")
+        if profile and profile["samples"]:
+            top = "; ".join(
+                f"{f.rsplit('.', 2)[-2]}.{f.rsplit('.', 1)[-1]} {s:.0%}"
+                for f, _, s in profile["self"][:6]
+            )
+            lines.append(f"{'':>19}JFR {profile['samples']} samples, self: {top}")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument(
+        "--suite", type=int, default=100, help="the N-rule suite of benchmarks/suites.py"
+    )
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--jfr", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--jfr-runs", type=int, default=2, help="runs of each part under the recorder")
+    ap.add_argument("--top", type=int, default=15, help="frames listed per part")
+    ap.add_argument("--remote", help="sc:// URL of a running server (default: an embedded one)")
+    ap.add_argument("--ui-url", help="accepted for the smoke tests' harness; not used")
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = RESULTS_DIR / f"branches-sf{args.scale:g}-{args.suite}.json"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    document = run(args)
+    write_json(args.out, document)
+    print(format_table(document))
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The per-branch profile must keep working: ``benchmarks/branches.py`` on tiny data (the
+10-rule suite at ``--scale 0.01``), once, on the session's server, with the JVM's CPU
+time and its Flight Recorder profile when the JDK's tools are there. Nothing here
+asserts anything about time.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.benchmarks.harness import benchmark_json, on_server
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def document(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("branches") / "branches.json"
+    args = ["--scale", "0.01", "--suite", "10", "--repeat", "1", "--warmup", "0",
+            "--jfr-runs", "1", "--top", "5"]  # fmt: skip
+    return benchmark_json("branches.py", [*args, *on_server(server)], out)
+
+
+def test_every_branch_is_measured_alone_after_the_whole_plan(document: dict) -> None:
+    parts = document["parts"]
+    kinds = [p["kind"] for p in parts]
+    assert kinds[:2] == ["floor", "whole"] and len(kinds) >= 3
+    whole, branches = parts[1], parts[2:]
+    # every rule the whole plan answers is answered by one of its branches, and the
+    # columns it reads are those its branches read
+    assert sorted({i for b in branches for i in b["rules"]}) == whole["rules"]
+    assert sorted({c for b in branches for c in b["columns"]}) == whole["columns"]
+    assert any(b["kind"] == "ScanAggregate" and b["outputs"] for b in branches)
+    for part in parts:
+        assert part["wall"]["min"] > 0 and len(part["wall"]["runs"]) == 1
+        assert part["jvm_cpu"] is not None and part["jvm_cpu"]["min"] >= 0
+
+
+@pytest.mark.skipif(not (shutil.which("jcmd") and shutil.which("jfr")), reason="no JDK tools")
+def test_each_part_has_the_jvms_profile(document: dict) -> None:
+    assert document["jfr"] is True
+    for part in document["parts"]:
+        profile = part["jfr"]
+        assert profile["threads"], part["name"]  # the recording held samples
+        if profile["samples"]:  # tiny data: a task may end between two samples
+            assert all(share <= 1 for _, _, share in profile["self"])
+    assert sum(p["jfr"]["samples"] for p in document["parts"]) > 0
