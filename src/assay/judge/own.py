@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.rules import Rule, SchemaCheck, SqlCheck, ValidatorCheck
+from assay.judge.nested import is_nested, type_at
 from assay.judge.outcome import Evidence, Outcome
 from assay.judge.outcome import failed_severity as _fail
 from assay.judge.schema_change import judge_schema_change
@@ -28,11 +29,12 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
     assert isinstance(check, SchemaCheck)
     name = (lambda c: c) if check.case_sensitive else str.lower
     types = {name(c): kind for c, kind in schema}
-    problems = [f"missing column {c}" for c in check.required if name(c) not in types]
+    at = {c: _type_of(types, c, name) for c in (*check.required, *(c for c, _ in check.types))}
+    problems = [f"missing column {c}" for c in check.required if at[c] is None]
     problems += _not_exactly(check, [name(c) for c, _ in schema], name)
     problems += [f"forbidden column {c} is present" for c in check.forbidden if name(c) in types]
     for column, expected in check.types:
-        actual = types.get(name(column))
+        actual = at[column]
         if actual is None:
             problems.append(f"missing column {column} (expected {expected})")
         elif not type_matches(expected, actual):
@@ -47,6 +49,13 @@ def judge_schema(rule: Rule, schema: Sequence[tuple[str, str]]) -> Outcome:
         said = "schema: " + "; ".join(problems)
         return Outcome(_fail(rule), len(problems), None, said, columns)
     return Outcome("pass", 0, None, f"schema matches ({len(schema)} columns)", columns)
+
+
+def _type_of(types: dict[str, str], column: str, name: Any) -> str | None:
+    """A column's type; a path into a column (``a.b``, ``a[].b``: a data contract's nested
+    property) when no column has that name."""
+    found = types.get(name(column))
+    return type_at(types, column, name) if found is None and is_nested(column) else found
 
 
 def _not_exactly(check: SchemaCheck, columns: list[str], name: Any) -> list[str]:
