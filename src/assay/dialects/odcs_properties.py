@@ -11,9 +11,16 @@ import dataclasses
 from decimal import Decimal
 
 from assay.config.node import Node
-from assay.dialects import odcs_types
+from assay.dialects import odcs_nested
 from assay.dialects.base import Context
 from assay.dialects.formats import FORMATS, format_valid
+from assay.dialects.odcs_fields import (
+    DESCRIPTIVE_OPTIONS,
+    REFUSED,
+    STRING_FORMATS,
+    UNCHECKED_FORMATS,
+    present,
+)
 from assay.dialects.odcs_quality import quality_rules
 from assay.dialects.odcs_rules import Scope, odcs_rule, view
 from assay.ir.expr import (
@@ -30,13 +37,13 @@ from assay.ir.expr import (
     all_of,
     is_true,
 )
-from assay.ir.rules import Check, RowCheck, Rule, SchemaCheck, TypeFamily, UniqueCheck
+from assay.ir.rules import Check, RowCheck, Rule, TypeFamily, UniqueCheck
 from assay.ir.values import Op
 
 READ = frozenset(
     {"name", "physicalName", "logicalType", "physicalType", "required", "unique",
      "primaryKey", "primaryKeyPosition", "logicalTypeOptions", "enum", "quality",
-     "relationships"}
+     "relationships", "properties", "items"}
 )  # fmt: skip
 """Keys of a property assay reads (its ``relationships`` by
 :mod:`~assay.dialects.odcs_relationships`, with its schema object's)."""
@@ -47,27 +54,7 @@ DESCRIPTIVE = frozenset(
      "partitioned", "partitionKeyPosition", "synonyms", "deprecated", "semanticType"}
 )  # fmt: skip
 """Keys of a property that only describe it: read and ignored."""
-REFUSED = {
-    "properties": "nested properties (of an object) are not checked: datacontract-cli checks "
-    "them as struct paths (a.b), assay's rules read top-level columns",
-    "items": "the items of an array are not checked: datacontract-cli checks them over the "
-    "array's elements (a[]), assay's rules read top-level columns",
-    "map": "the keys and values of a map are not checked: datacontract-cli checks them over "
-    "the map's entries, assay's rules read top-level columns",
-}
-STRING_FORMATS = {
-    "email": "email",
-    "uuid": "uuid",
-    "ipv4": "ipv4",
-    "ipv6": "ipv6",
-    "uri": r"\A[A-Za-z][A-Za-z0-9+.-]*:[^\s]*\z",
-    "hostname": r"\A(?=.{1,253}\z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\z",
-    "byte": r"\A(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\z",
-}
-"""ODCS's string formats assay checks: a named format of assay's (docs/rules.md) or a
-regex; ``password`` and ``binary`` say how a value is used or stored, nothing to check."""
-UNCHECKED_FORMATS = frozenset({"password", "binary", "f32", "f64"})
+READ |= {"properties", "items"}  # nested: assay.dialects.odcs_nested
 INTEGER_FORMATS = {
     f"{sign}{bits}": (
         (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if sign == "i" else (0, 2**bits - 1)
@@ -75,7 +62,6 @@ INTEGER_FORMATS = {
     for sign in ("i", "u")
     for bits in (8, 16, 32, 64, 128)
 }
-DESCRIPTIVE_OPTIONS = frozenset({"timezone", "defaultTimezone"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,7 +104,7 @@ def property_rules(prop: Property, composite: bool, ctx: Context) -> list[Rule]:
     column = scope.column
     assert column is not None
     rules: list[Rule] = []
-    typed = ctx.attempt(_present, node, scope)
+    typed = ctx.attempt(present, node, scope, odcs_nested.implied(node))
     rules += [typed] if typed is not None else []
     required, unique = _flag(node, "required"), _flag(node, "unique")
     if required:
@@ -141,28 +127,10 @@ def property_rules(prop: Property, composite: bool, ctx: Context) -> list[Rule]:
     quality = node.get("quality")
     if quality is not None and quality.value is not None:
         rules += quality_rules(quality, scope, ctx)
+    for path, nested in ctx.attempt(lambda: list(odcs_nested.nested_paths(node, column))) or []:
+        inner = ctx.attempt(odcs_nested.nested_rules, nested, path, column, scope.schema, ctx)
+        rules += inner or []
     return rules
-
-
-def _present(node: Node, scope: Scope) -> Rule:
-    """The column exists, of the declared type (a schema check: no scan)."""
-    column = scope.column
-    assert column is not None
-    physical, logical = node.get("physicalType"), node.get("logicalType")
-    if physical is not None and physical.value is not None:
-        expected, written, at = odcs_types.physical(physical), physical.value, physical
-    elif logical is not None and logical.value is not None:
-        expected, written, at = odcs_types.logical(logical), logical.value, logical
-    else:
-        check = SchemaCheck(required=(column,))
-        odcs = view(scope, "field_is_present")
-        return odcs_rule(
-            node, "present", check, odcs, columns=(column,), name=f"{scope.prop} present"
-        )
-    check = SchemaCheck(required=(column,), types=((column, expected),))
-    odcs = view(scope, "field_type", type=written, spark_types=expected)
-    name = f"{scope.prop} is {written}"
-    return odcs_rule(at, "type", check, odcs, columns=(column,), name=name)
 
 
 def _not_null(at: Node, scope: Scope, what: str, check_type: str) -> Rule:

@@ -13,7 +13,7 @@ from typing import Any
 
 from assay.dialects.odcs_rules import PARAM
 from assay.ir.references import ForeignKeyCheck
-from assay.ir.rules import MetricCheck, RowCheck, Rule, UniqueCheck
+from assay.ir.rules import MetricCheck, RowCheck, Rule, SqlCheck, UniqueCheck
 from assay.ir.values import Pairs
 
 KEY = "odcs"
@@ -38,6 +38,8 @@ def measured(rule: Rule, failed_count: int | None, metric_value: object) -> obje
         return float(metric_value) if isinstance(metric_value, Decimal) else metric_value
     if isinstance(rule.check, (RowCheck, UniqueCheck, ForeignKeyCheck)):
         return failed_count
+    if isinstance(rule.check, SqlCheck) and rule.check.mode == "value":
+        return metric_value  # a nested field's duplicated values, counted by its query
     return None
 
 

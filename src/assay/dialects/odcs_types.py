@@ -105,3 +105,15 @@ def physical(node: Node) -> str:
         f"physicalType '{written}' is not a type assay can check",
         hint="write a Spark type (bigint, decimal(10,2), array<string>...) or a logicalType",
     )
+
+
+def family(written: str) -> str | None:
+    """The family (``object``, ``array``, ``string``...) a logical or physical type names,
+    None for one it does not name (datacontract-cli's ``normalize_type_name``).
+
+    >>> family("array<string>"), family("object"), family("VARCHAR(2)"), family("vector")
+    ('array', 'object', 'string', None)
+    """
+    text = re.sub(r"\s+", "", written.lower())
+    kind = re.sub(r"<.*>", "", re.sub(r"\(.*\)", "", ALIASES.get(text, text)))
+    return next((family for family, names in _KINDS.items() if kind in names), None)

@@ -1,0 +1,129 @@
+"""A data contract's nested properties (an object's ``properties``, an array's
+``items``) against datacontract-cli's own results: fixtures/nested_oracle.json, recorded
+by running datacontract-cli 1.2.8 (DuckDB, a local parquet server) on the tricky nested
+data of fixtures/nested_data.py (NULL parents and children, NULL elements, empty
+arrays, repeated items, unicode) with fixtures/nested_contract.yaml. Every check's
+result and number must be datacontract-cli's (docs/dialects.md, "Data contracts");
+what it does not check is refused at its place."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.dialects.helpers import errors, load, run, write
+from tests.dialects.odcs.fixtures.nested_data import write as write_data
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ORACLE: dict[str, dict[str, Any]] = json.loads((FIXTURES / "nested_oracle.json").read_text())[
+    "checks"
+]
+RESULTS = {"passed": "pass", "warning": "warn", "failed": "fail"}
+
+
+def ours(key: str, mine: dict[str, Any]) -> str:
+    """assay's rule answering datacontract-cli's check ``key``: presence and type are
+    one schema check (``field_type``), an exclusive bound one check."""
+    model, _, rest = key.partition("__")
+    field, _, kind = rest.rpartition("__")
+    if kind in ("field_is_present", "field_type") and f"{model}__{field}__field_type" in mine:
+        return f"{model}__{field}__field_type"
+    for side in ("minimum", "maximum"):
+        exclusive = f"{model}__{field}__field_exclusive_{side}"
+        if kind in (f"field_{side}", "field_not_equal") and exclusive in mine:
+            return exclusive
+    return key
+
+
+def expected(key: str, mine: str) -> str:
+    """datacontract-cli's verdict; its type check (a warning on parquet files) is assay's
+    schema check, which passes (the data has the declared types); an exclusive bound
+    fails when either of datacontract-cli's halves fails."""
+    if ORACLE[key]["type"] in ("field_type", "field_is_present"):
+        return "pass"
+    if "__field_exclusive_" in mine:
+        model, field = key.split("__")[:2]
+        side = "minimum" if mine.endswith("minimum") else "maximum"
+        halves = (f"{model}__{field}__field_{side}", f"{model}__{field}__field_not_equal")
+        return "fail" if any(ORACLE[h]["result"] == "failed" for h in halves) else "pass"
+    return RESULTS[ORACLE[key]["result"]]
+
+
+@pytest.fixture(scope="module")
+def results(spark, tmp_path_factory) -> dict[str, dict[str, Any]]:
+    directory = tmp_path_factory.mktemp("nested")
+    write_data(directory)
+    shutil.copy(FIXTURES / "nested_contract.yaml", directory / "nested_contract.yaml")
+    suite = load(directory / "nested_contract.yaml", for_run=True)
+    return {r["details"]["odcs"]["key"]: r for r in run(spark, suite).results}
+
+
+@pytest.mark.spark
+def test_every_check_agrees(results):
+    assert {ours(key, results) for key in ORACLE} == set(results)
+    wrong = {}
+    for key, oracle in ORACLE.items():
+        mine = ours(key, results)
+        result = results[mine]
+        if result["severity"] != expected(key, mine):
+            wrong[key] = (result["severity"], oracle["result"], result["message"])
+        measured = result["details"]["odcs"]["measured"]
+        numbered = oracle["value"] is not None and mine == key
+        if numbered and (measured is None or not math.isclose(measured, oracle["value"])):
+            wrong[key] = (measured, oracle["value"])
+    assert not wrong, wrong
+    assert len(ORACLE) == 108
+
+
+@pytest.mark.spark
+def test_a_missing_nested_field_fails_its_type_check(spark, tmp_path):
+    write_data(tmp_path)
+    path = write(tmp_path, CONTRACT.format(extra="- {name: nickname, logicalType: string}"))
+    suite = load(path, for_run=True, inputs={"nested": str(tmp_path / "nested.parquet")})
+    found = {r["details"]["odcs"]["key"]: r for r in run(spark, suite).results}
+    typed = found["nested__customer.nickname__field_type"]
+    assert typed["severity"] == "fail"
+    assert "missing column customer.nickname" in typed["message"]
+
+
+CONTRACT = """\
+apiVersion: v3.2.0
+kind: DataContract
+id: c
+version: 1.0.0
+status: active
+schema:
+  - name: nested
+    properties:
+      - name: customer
+        logicalType: object
+        properties:
+          {extra}
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "place", "said"),
+    [
+        ("- {name: n, logicalType: string, quality: [{metric: nullValues, mustBe: 0}]}",
+         "schema[0].properties[0].properties[0].quality", "nested property's quality"),
+        ("- {name: m, logicalType: map, map: {key: {logicalType: string}, value: {logicalType: string}}}",
+         "schema[0].properties[0].properties[0].map", "keys and values of a map"),
+        ("- {name: a, logicalType: array, items: {logicalType: array, items: {logicalType: string}}}",
+         "schema[0].properties[0].properties[0].items.items", "items of an array's items"),
+        ("- {name: s, logicalType: string, properties: [{name: x}]}",
+         "schema[0].properties[0].properties[0].properties", "not a key ODCS v3.2.0 defines"),
+        ("- {name: s, logicalType: string, items: {logicalType: string}}",
+         "schema[0].properties[0].properties[0].items", "not a key ODCS v3.2.0 defines"),
+        ("- {name: s, logicalType: string, logicalTypeOptions: {format: date}}",
+         "schema[0].properties[0].properties[0].logicalTypeOptions.format", "format 'date'"),
+    ],
+)  # fmt: skip
+def test_what_datacontract_cli_does_not_check_is_refused_at_its_place(tmp_path, extra, place, said):
+    said_errors = errors(write(tmp_path, CONTRACT.format(extra=extra)))
+    assert f"{place}:" in said_errors and said in said_errors, said_errors
