@@ -123,65 +123,103 @@ def _suite(folder: Path, name: str, items: list[Case]) -> Path:
     }
     suite = folder / f"{name}.json"
     suite.write_text(json.dumps(doc, indent=1))
-    return write(folder, f"""
-        tables:
-          - name: t
-            source: {{path: {folder / (name.rsplit("_", 1)[0] + ".parquet")}}}
+    return suite
+
+
+def _config(folder: Path, name: str, groups: list[tuple[str, list[Case]]]) -> Path:
+    """A native config of one table per group (a dataset's stem and the cases run on it),
+    each bound to its cases' suite: the tables run in one ``assay.run``, at once."""
+    tables = []
+    for n, (stem, items) in enumerate(groups):
+        suite = _suite(folder, f"{name}_{n}", items)
+        tables.append(f"""
+          - name: t{n}
+            source: {{path: {folder / (stem + ".parquet")}}}
             sample_size: 1000
-            expectations: {suite.name}
-        """, f"{name}.yaml")  # fmt: skip
+            expectations: {suite.name}""")  # fmt: skip
+    return write(folder, "tables:" + "".join(tables) + "\n", f"{name}.yaml")
 
 
-def outcomes(spark, expectation: str, folder: Path) -> dict[str, str]:
-    """Each case's verdict: ``ok`` or why it differs from what GX asserts."""
-    by_dataset: dict[int, list[Case]] = {}
-    for case in cases(expectation):
-        by_dataset.setdefault(case.dataset, []).append(case)
+def outcomes(spark, names: list[str], folder: Path) -> dict[str, str]:
+    """Each case's verdict, of every fixture of ``names``: ``ok`` or why it differs from
+    what GX asserts. A dataset's cases run as one table, every dataset's tables in one run;
+    a table whose run stops (a case GX raises on) runs again without the cases GX raises
+    on, each of those alone."""
     found: dict[str, str] = {}
-    for index, items in by_dataset.items():
-        try:
-            write_dataset(expectation, index, folder)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
-            found.update({c.id: f"data not representable: {e}" for c in items})
-            continue
-        found.update(_run_dataset(spark, folder, f"{expectation}_{index}", items))
+    groups: list[tuple[str, list[Case]]] = []
+    for expectation in names:
+        by_dataset: dict[int, list[Case]] = {}
+        for case in cases(expectation):
+            by_dataset.setdefault(case.dataset, []).append(case)
+        for index, items in by_dataset.items():
+            try:
+                write_dataset(expectation, index, folder)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as e:
+                found.update({c.id: f"data not representable: {e}" for c in items})
+                continue
+            stem = f"{expectation}_{index}"
+            runnable = []
+            for n, case in enumerate(items):
+                try:
+                    load(_config(folder, f"{stem}_{n}", [(stem, [case])]))
+                except ConfigErrors as e:
+                    found[case.id] = "ok" if case.error else f"config error: {e.errors[0].message}"
+                    continue
+                runnable.append(case)
+            if runnable:
+                groups.append((stem, runnable))
+    for round_ in range(3):
+        if not groups:
+            break
+        stopped = _run_groups(spark, folder, f"round{round_}", groups, found)
+        groups = [part for stem, items in stopped for part in _apart(stem, items, round_)]
     return found
 
 
-def _run_dataset(spark, folder: Path, stem: str, items: list[Case]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    runnable: list[Case] = []
-    for n, case in enumerate(items):
-        try:
-            load(_suite(folder, f"{stem}_{n}", [case]))
-        except ConfigErrors as e:
-            found[case.id] = "ok" if case.error else f"config error: {e.errors[0].message}"
-            continue
-        runnable.append(case)
-    if not runnable:
-        return found
-    try:
-        events = run(spark, load(_suite(folder, f"{stem}_all", runnable)))
-        for event in events.events:  # GX's numbers keep the events' schema valid
-            validate_event(event)
-        stopped = events.tables()["t"].get("error")
-    except ConfigErrors:  # a rule that does not fit the schema stops the run
-        stopped = "preflight"
-    if stopped:  # run each case alone
-        for n, case in enumerate(runnable):
-            found[case.id] = _alone(spark, case, _suite(folder, f"{stem}_{n}", [case]))
-        return found
-    for case, result in zip(runnable, events.results, strict=True):
-        found[case.id] = _judged(case, [result], None)
-    return found
+def _apart(stem: str, items: list[Case], round_: int) -> list[tuple[str, list[Case]]]:
+    """A stopped table's cases to run again: those GX raises on each alone and the others
+    together (the second time, every case alone)."""
+    if round_ == 0 and any(not c.error for c in items):
+        rest = [(stem, [c for c in items if not c.error])]
+        return rest + [(stem, [c]) for c in items if c.error]
+    return [(stem, [c]) for c in items]
 
 
-def _alone(spark, case: Case, config: Path) -> str:
+def _run_groups(
+    spark, folder: Path, name: str, groups: list[tuple[str, list[Case]]], found: dict[str, str]
+) -> list[tuple[str, list[Case]]]:
+    """Run the groups as the tables of one run, judging each case of the tables that ran
+    to the end (and the cases alone, whatever their table did); return the stopped ones.
+    A rule that does not fit its table's schema stops a whole run: each group then runs
+    on its own."""
     try:
-        alone = run(spark, load(config))
+        events = run(spark, load(_config(folder, name, groups)))
     except ConfigErrors as e:
-        return "ok" if case.error else f"preflight: {e.errors[0].message}"
-    return _judged(case, alone.results, alone.tables()["t"].get("error"))
+        if len(groups) == 1:
+            (_stem, (case, *more)) = groups[0]
+            if not more:
+                found[case.id] = "ok" if case.error else f"preflight: {e.errors[0].message}"
+                return []
+            return groups
+        stopped = []
+        for n, group in enumerate(groups):
+            stopped += _run_groups(spark, folder, f"{name}_{n}", [group], found)
+        return stopped
+    for event in events.events:  # GX's numbers keep the events' schema valid
+        validate_event(event)
+    tables = events.tables()
+    stopped = []
+    for n, (stem, items) in enumerate(groups):
+        results = [r for r in events.results if r["table"] == f"t{n}"]
+        error = tables[f"t{n}"].get("error")
+        if len(items) == 1:
+            found[items[0].id] = _judged(items[0], results, error)
+        elif error:
+            stopped.append((stem, items))
+        else:
+            for case, result in zip(items, results, strict=True):
+                found[case.id] = _judged(case, [result], None)
+    return stopped
 
 
 def _judged(case: Case, results: list[dict[str, Any]], table_error: str | None) -> str:

@@ -34,10 +34,7 @@ DIFFERS: dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def verdicts(spark, tmp_path_factory) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for expectation in SUPPORTED:
-        found.update(outcomes(spark, expectation, tmp_path_factory.mktemp(expectation[:40])))
-    return found
+    return outcomes(spark, SUPPORTED, tmp_path_factory.mktemp("gx_fixtures"))
 
 
 ALL: list[Case] = [c for e in SUPPORTED for c in cases(e)]
