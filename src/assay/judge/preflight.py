@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from assay.errors import PreflightError
 from assay.ir.rules import Rule, SchemaCheck, TypeFamily, TypeRequirement
 from assay.ir.suite import Table
+from assay.judge.nested import is_nested, type_at
 
 Schema = Sequence[tuple[str, str]]
 """``(column, Spark type string)`` pairs, e.g. ``("amount", "decimal(10,2)")``."""
@@ -94,7 +95,7 @@ def check_rule(rule: Rule, types: dict[str, tuple[str, str]]) -> list[PreflightE
     if isinstance(rule.check, SchemaCheck):
         return problems  # a schema rule reports missing columns as its own result
     for column in wanted:
-        if column.lower() not in types:
+        if column.lower() not in types and not _nested_in(column, types):
             problems.append(_missing(column, types, rule.origin, f"{rule.kind}: column"))
     for column, family in rule.requires:
         found = types.get(column.lower())
@@ -113,6 +114,13 @@ def check_rule(rule: Rule, types: dict[str, tuple[str, str]]) -> list[PreflightE
             if (message := _type_problem(req, types)) is not None
         ]
     return problems
+
+
+def _nested_in(path: str, types: dict[str, tuple[str, str]]) -> bool:
+    """A path into a column (``a.b``, ``a[].b``: a data contract's nested property) that
+    its column's type has."""
+    kinds = {name: kind for name, (_, kind) in types.items()}
+    return is_nested(path) and type_at(kinds, path) is not None
 
 
 def simple_type(spark_type: str) -> str:
