@@ -36,7 +36,7 @@ from assay.dialects.odcs_fields import (
 )
 from assay.dialects.odcs_rules import Scope, odcs_rule, view
 from assay.ir.expr import Sql, is_true
-from assay.ir.rules import RowCheck, Rule, SqlCheck
+from assay.ir.rules import RowCheck, Rule, SqlCheck, TypeFamily
 from assay.ir.values import Comparison, Op
 
 Build = Callable[[str], str]
@@ -237,7 +237,9 @@ def _rule(at: Node, scope: Scope, root: str, what: str, check_type: str, failing
         odcs = view(scope, check_type, option=what, limit=written, **more)
         shown = ", ".join(map(str, written)) if isinstance(written, tuple) else written
         name = f"{scope.prop} {what} {shown}"
-    return odcs_rule(at, what, check, odcs, columns=(root,), name=name)
+    return odcs_rule(
+        at, what, check, odcs, columns=(root,), name=name, requires=_reads(root, scope)
+    )
 
 
 def _unique(at: Node, scope: Scope, root: str) -> Rule:
@@ -247,10 +249,21 @@ def _unique(at: Node, scope: Scope, root: str) -> Rule:
     odcs = view(scope, "field_unique")
     if "[]" in path:
         check = RowCheck(is_true(Sql(repeats(path))))
-        return odcs_rule(at, "unique", check, odcs, columns=(root,), name=name)
+        return odcs_rule(
+            at, "unique", check, odcs, columns=(root,), name=name, requires=_reads(root, scope)
+        )
     none = Comparison(Op.EQ, Decimal(0), "= 0")
     counted = SqlCheck(duplicated(path, scope), mode="value", must=none)
-    return odcs_rule(at, "unique", counted, odcs, columns=(root,), name=name)
+    return odcs_rule(
+        at, "unique", counted, odcs, columns=(root,), name=name, requires=_reads(root, scope)
+    )
+
+
+def _reads(root: str, scope: Scope) -> tuple[tuple[str, TypeFamily], ...]:
+    """The column, and the path in it: a path its type lacks is an error before any
+    scan (docs/dialects.md), as a missing column is."""
+    assert scope.column is not None
+    return ((root, "any"), (scope.column, "any"))
 
 
 def _invalid(valid: Build) -> Build:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from assay.errors import ConfigErrors
 from tests.dialects.helpers import errors, load, run, write
 from tests.dialects.odcs.fixtures.nested_data import write as write_data
 
@@ -89,6 +90,17 @@ def test_a_missing_nested_field_fails_its_type_check(spark, tmp_path):
     typed = found["nested__customer.nickname__field_type"]
     assert typed["severity"] == "fail"
     assert "missing column customer.nickname" in typed["message"]
+
+
+@pytest.mark.spark
+def test_a_row_check_of_a_missing_nested_field_is_an_error_before_any_scan(spark, tmp_path):
+    write_data(tmp_path)
+    extra = "- {name: nickname, logicalType: string, required: true}"
+    path = write(tmp_path, CONTRACT.format(extra=extra))
+    suite = load(path, for_run=True, inputs={"nested": str(tmp_path / "nested.parquet")})
+    with pytest.raises(ConfigErrors, match=r"column 'customer.nickname' does not exist") as raised:
+        run(spark, suite)
+    assert "c.yaml:12 schema[0].properties[0].properties[0].required: " in str(raised.value)
 
 
 CONTRACT = """\
