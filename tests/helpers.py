@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
+import subprocess
+import sys
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-SCHEMA = json.loads(
-    (Path(__file__).resolve().parent.parent / "src/assay/schema/events.schema.json").read_text()
-)
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "src/assay/schema/events.schema.json").read_text())
+
+SPARKLESS = ("check", "explain", "convert", "report")
+"""Commands that never open a Spark session (nor start an embedded server)."""
 
 
 class Collect:
@@ -114,3 +121,44 @@ def assert_case(
         assert got["metric_value"] == pytest.approx(float(value), rel=1e-12)
     assert got["row_count"] == rows
     assert got["passed"] == (severity == "pass" if passed is None else passed), got["message"]
+
+
+def assay_cli(
+    *args: str,
+    cwd: Path | str = ROOT,
+    env: dict[str, str] | None = None,
+    unset: Iterable[str] = (),
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m assay ARGS`` with ``env`` added to this environment (less ``unset`` and
+    ``SPARK_REMOTE``), in ``cwd``: its exit code, stdout and stderr. It runs in this process
+    (``click.testing.CliRunner``: the interpreter's start and pyspark's imports, 1-2 s a
+    command, are paid once) when it opens no server of its own: a command of
+    :data:`SPARKLESS` or one given ``--remote``; else as a subprocess. An exception escaping
+    the command is what the interpreter would do with it: its traceback on stderr, exit 1."""
+    command = next((a for a in args if not a.startswith("-")), "")
+    if command not in SPARKLESS and "--remote" not in args:
+        environ = {k: v for k, v in os.environ.items() if k not in {*unset, "SPARK_REMOTE"}}
+        return subprocess.run(
+            [sys.executable, "-m", "assay", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            env={**environ, **(env or {})},
+        )
+    import traceback
+
+    from click.testing import CliRunner
+
+    from assay.cli.app import command as cli
+
+    changes: dict[str, str | None] = dict.fromkeys((*unset, "SPARK_REMOTE"))
+    with contextlib.chdir(cwd):
+        done = CliRunner().invoke(cli(), list(args), env={**changes, **(env or {})})
+    stderr = done.stderr
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(done.exception))
+    return subprocess.CompletedProcess(
+        [sys.executable, "-m", "assay", *args], done.exit_code, done.stdout, stderr
+    )

@@ -4,9 +4,7 @@ or a report table read back through Spark draw the trends."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from assay.report.history import load_runs
 from assay.report.render import render_markdown
 from tests.conftest import OPENLINEAGE_ENV, ROOT
+from tests.helpers import assay_cli
 from tests.report.conftest import run_events
 from tests.report.pages import dom, find
 
@@ -36,15 +35,9 @@ AMBIENT = (
 
 
 def assay(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k not in AMBIENT}
-    return subprocess.run(
-        [sys.executable, "-m", "assay", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env={**environ, **(env or {})},
-    )
+    """The command as users run it, without the :data:`AMBIENT` variables (in this process
+    when it opens no server: ``tests.helpers.assay_cli``)."""
+    return assay_cli(*args, env=env, unset=AMBIENT)
 
 
 def test_html_and_markdown_from_saved_lines(tmp_path):
