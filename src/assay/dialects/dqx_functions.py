@@ -4,7 +4,8 @@ them with DQX's semantics: the row-level ones on a value (:mod:`assay.dialects.d
 on its text (:mod:`assay.dialects.dqx_text`), on a JSON schema
 (:mod:`assay.dialects.dqx_json_schema`), on IPv6 addresses
 (:mod:`assay.dialects.dqx_ipv6`) and on ISO codes (:mod:`assay.dialects.dqx_codes`), the
-dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`), on
+dataset-level ones on keys and queries (:mod:`assay.dialects.dqx_dataset`), on the
+table's schema (:mod:`assay.dialects.dqx_schema`), on
 aggregates (:mod:`assay.dialects.dqx_aggregates`) and on time windows
 (:mod:`assay.dialects.dqx_windows`); their arguments are read by
 :mod:`assay.dialects.dqx_args`. Dataset checks map onto assay's uniqueness check and the
@@ -20,6 +21,7 @@ from assay.dialects import (
     dqx_ipv6,
     dqx_json_schema,
     dqx_rows,
+    dqx_schema,
     dqx_text,
     dqx_windows,
 )
@@ -30,6 +32,7 @@ FUNCTIONS: dict[str, Function] = {
     **dqx_rows.FUNCTIONS,
     **dqx_text.FUNCTIONS,
     **dqx_json_schema.FUNCTIONS,
+    **dqx_schema.FUNCTIONS,
     **dqx_ipv6.FUNCTIONS,
     **dqx_codes.FUNCTIONS,
     **dqx_dataset.FUNCTIONS,
@@ -53,7 +56,6 @@ NOT_RUN: dict[str, str] = {
     "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
     "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md)",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",
-    "has_valid_schema": "write it as a native schema rule",
 }
 """DQX functions refused with a reason (any other unknown name is refused too)."""
 
