@@ -53,8 +53,10 @@ OLD_FUNCTIONS = {
 
 
 NOT_RUN: dict[str, str] = {
-    "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md)",
-    "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md)",
+    "compare_datasets": "use assay's comparisons (assay compare, docs/compare.md), whose "
+    "semantics differ from DQX's (tolerances, pairing of duplicated keys, per-row results)",
+    "aggr_matches_dataset": "use assay's comparisons (assay compare, docs/compare.md), whose "
+    "semantics differ from DQX's (tolerances: DQX's absolute OR relative to the larger value)",
     "has_no_aggr_outliers": "its outlier bounds are not computed by assay",
 }
 """DQX functions refused with a reason (any other unknown name is refused too)."""
