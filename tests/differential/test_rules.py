@@ -59,7 +59,12 @@ SEEDS = [KNOBS.seed + k for k in range(KNOBS.rounds)]
 KEYS = ["id", "fmt`s"]
 EVERY = ("edge", "main", "one", "empty", "nulls")
 # Which tables each variation runs on: the edge and main tables everything, the small
-# ones what can differ on them (no samples on an empty table, for instance).
+# ones what can differ on them (no samples on an empty table, for instance). The split
+# plans (a branch per few rules, joined) run on the empty table, where adaptive execution
+# short-cuts the branches, but not on the one-row and all-null ones: what those tables
+# hold is judged by every other variation, and a split plan's branches join the same way
+# whatever rows they hold (the split run of five tables was the file's costliest: 85.7 s
+# of 557 s under load 25; of three, 27.9 s).
 VARIATIONS = {
     "fused": EVERY,
     "keys": ("edge", "nulls"),
@@ -68,7 +73,7 @@ VARIATIONS = {
     "singles": ("edge", "main"),
     "sql_source": EVERY,
     "sql_source_filtered": ("edge", "main", "one"),
-    "split": EVERY,
+    "split": ("edge", "main", "empty"),
     "split_pushdown_filtered": ("edge", "main", "empty"),
 }
 
