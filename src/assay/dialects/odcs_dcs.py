@@ -7,7 +7,8 @@ physical type (``decimal`` with ``precision`` and ``scale`` is ``decimal(p,s)``;
 ``config.physicalType``, ``sparkType`` or ``databricksType`` wins), ``minLength``,
 ``maxLength``, ``pattern``, ``minimum``, ``maximum``, ``exclusiveMinimum``,
 ``exclusiveMaximum`` and ``format`` its ``logicalTypeOptions``, the model's
-``primaryKey`` list its primary key. Quality entries are ODCS's; the 0.9.x top-level
+``primaryKey`` list its primary key, a field's ``fields`` its nested properties and its
+``items`` its items. Quality entries are ODCS's; the 0.9.x top-level
 ``quality`` of ``type: SodaCL`` is a SodaCL checks file whose sections go to their
 models. The nodes built keep the lines of the file, so errors name them.
 """
@@ -31,7 +32,7 @@ MODEL_DESCRIPTIVE = frozenset(
 )
 FIELD = frozenset(
     {"type", "required", "unique", "primary", "primaryKey", "enum", "quality", "config",
-     "precision", "scale", "references"}
+     "precision", "scale", "references", "fields", "items"}
 )  # fmt: skip
 OPTIONS = ("minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum",
            "exclusiveMaximum", "format")  # fmt: skip
@@ -40,10 +41,8 @@ FIELD_DESCRIPTIVE = frozenset(
      "lineage"}
 )  # fmt: skip
 FIELD_REFUSED = {
-    "fields": "nested fields (of an object) are not checked",
-    "items": "the items of an array are not checked",
-    "keys": "the keys of a map are not checked",
-    "values": "the values of a map are not checked",
+    "keys": "the keys of a map are not checked (datacontract-cli 1.2.8 does not check them)",
+    "values": "the values of a map are not checked (datacontract-cli 1.2.8 does not check them)",
     "$ref": "references to definitions are not read",
 }
 RENAMED = {
@@ -134,6 +133,14 @@ def _property(name: str, field: Node, primary: list[str]) -> Node:
     quality = _quality_list(field.get("quality"))
     if quality:
         prop["quality"] = Node(quality, field.require("quality").origin)
+    nested = field.get("fields")
+    if nested is not None and nested.value is not None:
+        # an object's fields are its properties, an array's items its items (dcs_importer)
+        inner = [_property(n, f, []) for n, f in nested.as_mapping("fields (a mapping)").items()]
+        prop["properties"] = Node(inner, nested.origin)
+    items = field.get("items")
+    if items is not None and items.value is not None:
+        prop["items"] = _property("item", items, [])
     references = field.get("references")
     if references is not None and references.value is not None:
         # datacontract-cli's import: a foreign key relationship to the field it names

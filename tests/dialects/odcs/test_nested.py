@@ -2,7 +2,8 @@
 ``items``) against datacontract-cli's own results: fixtures/nested_oracle.json, recorded
 by running datacontract-cli 1.2.8 (DuckDB, a local parquet server) on the tricky nested
 data of fixtures/nested_data.py (NULL parents and children, NULL elements, empty
-arrays, repeated items, unicode) with fixtures/nested_contract.yaml. Every check's
+arrays, repeated items, unicode) with fixtures/nested_contract.yaml and its
+datacontract.com twin, fixtures/dcs_nested_contract.yaml (``fields``, ``items``). Every check's
 result and number must be datacontract-cli's (docs/dialects.md, "Data contracts");
 what it does not check is refused at its place."""
 
@@ -21,9 +22,9 @@ from tests.dialects.helpers import errors, load, run, write
 from tests.dialects.odcs.fixtures.nested_data import write as write_data
 
 FIXTURES = Path(__file__).parent / "fixtures"
-ORACLE: dict[str, dict[str, Any]] = json.loads((FIXTURES / "nested_oracle.json").read_text())[
-    "checks"
-]
+ORACLES: dict[str, dict[str, dict[str, Any]]] = json.loads(
+    (FIXTURES / "nested_oracle.json").read_text()
+)["contracts"]
 RESULTS = {"passed": "pass", "warning": "warn", "failed": "fail"}
 
 
@@ -41,44 +42,49 @@ def ours(key: str, mine: dict[str, Any]) -> str:
     return key
 
 
-def expected(key: str, mine: str) -> str:
+def expected(oracle: dict[str, dict[str, Any]], key: str, mine: str) -> str:
     """datacontract-cli's verdict; its type check (a warning on parquet files) is assay's
     schema check, which passes (the data has the declared types); an exclusive bound
     fails when either of datacontract-cli's halves fails."""
-    if ORACLE[key]["type"] in ("field_type", "field_is_present"):
+    if oracle[key]["type"] in ("field_type", "field_is_present"):
         return "pass"
     if "__field_exclusive_" in mine:
         model, field = key.split("__")[:2]
         side = "minimum" if mine.endswith("minimum") else "maximum"
         halves = (f"{model}__{field}__field_{side}", f"{model}__{field}__field_not_equal")
-        return "fail" if any(ORACLE[h]["result"] == "failed" for h in halves) else "pass"
-    return RESULTS[ORACLE[key]["result"]]
+        return "fail" if any(oracle[h]["result"] == "failed" for h in halves) else "pass"
+    return RESULTS[oracle[key]["result"]]
 
 
 @pytest.fixture(scope="module")
-def results(spark, tmp_path_factory) -> dict[str, dict[str, Any]]:
+def results(spark, tmp_path_factory) -> dict[str, dict[str, dict[str, Any]]]:
     directory = tmp_path_factory.mktemp("nested")
     write_data(directory)
-    shutil.copy(FIXTURES / "nested_contract.yaml", directory / "nested_contract.yaml")
-    suite = load(directory / "nested_contract.yaml", for_run=True)
-    return {r["details"]["odcs"]["key"]: r for r in run(spark, suite).results}
+    found = {}
+    for contract in ORACLES:
+        shutil.copy(FIXTURES / contract, directory / contract)
+        suite = load(directory / contract, for_run=True)
+        found[contract] = {r["details"]["odcs"]["key"]: r for r in run(spark, suite).results}
+    return found
 
 
 @pytest.mark.spark
-def test_every_check_agrees(results):
-    assert {ours(key, results) for key in ORACLE} == set(results)
+@pytest.mark.parametrize("contract", list(ORACLES))
+def test_every_check_agrees(results, contract):
+    oracle, mine_all = ORACLES[contract], results[contract]
+    assert {ours(key, mine_all) for key in oracle} == set(mine_all)
     wrong = {}
-    for key, oracle in ORACLE.items():
-        mine = ours(key, results)
-        result = results[mine]
-        if result["severity"] != expected(key, mine):
-            wrong[key] = (result["severity"], oracle["result"], result["message"])
+    for key, answer in oracle.items():
+        mine = ours(key, mine_all)
+        result = mine_all[mine]
+        if result["severity"] != expected(oracle, key, mine):
+            wrong[key] = (result["severity"], answer["result"], result["message"])
         measured = result["details"]["odcs"]["measured"]
-        numbered = oracle["value"] is not None and mine == key
-        if numbered and (measured is None or not math.isclose(measured, oracle["value"])):
-            wrong[key] = (measured, oracle["value"])
+        numbered = answer["value"] is not None and mine == key
+        if numbered and (measured is None or not math.isclose(measured, answer["value"])):
+            wrong[key] = (measured, answer["value"])
     assert not wrong, wrong
-    assert len(ORACLE) == 108
+    assert len(oracle) == {"nested_contract.yaml": 108, "dcs_nested_contract.yaml": 102}[contract]
 
 
 @pytest.mark.spark
