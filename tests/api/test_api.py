@@ -4,9 +4,6 @@ plan counts read from the Spark UI equal the CLI's, errors are the project's own
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import textwrap
 import threading
 from pathlib import Path
@@ -22,8 +19,7 @@ from assay.errors import (
     ThresholdSyntaxError,
     UnsupportedSession,
 )
-from tests.conftest import ROOT
-from tests.helpers import validate_event
+from tests.helpers import assay_cli, validate_event
 
 pytestmark = pytest.mark.spark
 
@@ -59,15 +55,7 @@ def config(tmp_path: Path, data: str, rules=RULES, name: str = "t") -> Path:
 
 
 def cli(server, *args: str) -> tuple[int, list[dict]]:
-    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "assay", "run", *args, "--remote", server.url],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env=env,
-    )
+    proc = assay_cli("run", *args, "--remote", server.url)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines()]
 

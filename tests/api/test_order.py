@@ -166,7 +166,7 @@ def _labels(lines: list[dict]) -> list[str]:
 
 @pytest.mark.spark
 def test_the_command_line_streams_in_config_order(server, tmp_path):
-    from tests.cli.test_cli import assay as cli
+    from tests.helpers import assay_cli as cli
 
     path = _config(tmp_path)
     finished = cli("run", str(path), "--remote", server.url, "--quiet")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.test_cli import assay, json_lines, json_lines_plain
+from tests.cli.test_cli import json_lines, json_lines_plain
+from tests.helpers import assay_cli as assay
 
 pytestmark = pytest.mark.spark
 

@@ -17,7 +17,7 @@ from assay.comparison.tolerance import DecimalBound, LimbBound, tolerance_bound
 from assay.emit import compare_tolerance as emit
 from assay.errors import ConfigError, ConfigErrors
 from assay.ir.compare import NumericTolerance
-from tests.cli.test_cli import assay as run_cli
+from tests.helpers import assay_cli as run_cli
 
 pytestmark = pytest.mark.spark
 

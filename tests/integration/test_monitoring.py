@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
+from pathlib import Path
 
 import pytest
 from pyspark.sql.connect import functions as F
@@ -20,7 +20,7 @@ from assay.executor.metrics import read_history
 from assay.ir.monitoring import MetricsStore, Monitoring
 from assay.monitoring.records import parse_time
 from assay.monitoring.series import wanted
-from tests.helpers import validate_event
+from tests.helpers import assay_cli, validate_event
 from tests.monitoring.filling import fill, small_filesystem
 from tests.monitoring.scenario import (
     COUNTS,
@@ -125,8 +125,7 @@ def test_a_history_that_cannot_be_read_errors_only_its_rules(spark):
 
 
 def _assay(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+    return assay_cli(*args, cwd=Path.cwd())
 
 
 CONFIG = """\

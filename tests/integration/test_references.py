@@ -12,14 +12,11 @@ cannot be read is that rule's error, the rest of the table still runs."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assay_cli, run_config, validate_event, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -172,11 +169,7 @@ def test_one_plan_when_every_rule_passes(server, paths, tmp_path):
 
 
 def _cli(server, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
-    return subprocess.run(
-        [sys.executable, "-m", "assay", *args],
-        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env,
-    )  # fmt: skip
+    return assay_cli(*args)
 
 
 def test_a_missing_referenced_column_is_a_config_error_at_its_line(server, paths, tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -18,7 +18,7 @@ from assay.executor.metrics import stored
 from assay.ir.monitoring import MetricsStore
 from assay.monitoring.schemas import BAD_SCHEMA, SCHEMA_MEASURE, SCHEMA_RULE
 from assay.monitoring.series import Selection
-from tests.helpers import validate_event
+from tests.helpers import assay_cli, validate_event
 
 pytestmark = pytest.mark.spark
 
@@ -152,8 +152,7 @@ tables:
 
 
 def _assay(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True,
-                          timeout=300, cwd=cwd)  # fmt: skip
+    return assay_cli(*args, cwd=cwd or Path.cwd())
 
 
 def test_the_command_line_runs_explains_and_lists_the_schema_series(server, tmp_path):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.test_cli import assay, assert_clean_error, json_lines
+from tests.cli.test_cli import assert_clean_error, json_lines
+from tests.helpers import assay_cli as assay
 
 pytestmark = pytest.mark.spark
 

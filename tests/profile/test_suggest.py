@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import subprocess
-import sys
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -16,6 +15,7 @@ import yaml
 
 import assay
 from assay.profiling.suggest import column_suggestions, key_suggestions, wald_lower
+from tests import helpers
 from tests.conftest import ROOT
 
 SCHEMA = ("id BIGINT, code STRING, n_text STRING, flag_text STRING, when_text STRING, "
@@ -56,8 +56,7 @@ def write(spark, rows: list[tuple], path: Path) -> Path:
 
 
 def assay_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True,
-                          text=True, timeout=600, cwd=cwd)  # fmt: skip
+    return helpers.assay_cli(*args, cwd=cwd, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from assay.grammar import substitute
 from assay.ir import CatalogSource, Col, Compare, Lit, Op, PathSource, RowCheck
 from assay.ir.origin import UNKNOWN
 from assay.ir.outputs import EmailReport, ReportFile, ReportPipe
-from tests.cli.test_cli import assay
 from tests.dialects.helpers import DATA, comparable, errors, load, people, run, write
+from tests.helpers import assay_cli as assay
 
 HERE = Path(__file__).parent
 README = HERE / "readme_example.yaml"

@@ -22,8 +22,8 @@ import pytest
 from assay.errors import ConfigErrors
 from assay.ir.values import Tolerance
 from assay.judge.preflight import check_table
-from tests.cli.test_cli import assay
 from tests.dialects.helpers import errors, load, run
+from tests.helpers import assay_cli as assay
 from tests.helpers import validate_event
 
 S, I8, I16, I32, I64, F64 = (

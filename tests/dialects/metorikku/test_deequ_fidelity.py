@@ -26,8 +26,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from assay.dialects.metorikku import FAILED_DF_ENV
-from tests.cli.test_cli import assay
 from tests.dialects.helpers import errors, load, write
+from tests.helpers import assay_cli as assay
 
 S = pa.string()
 

@@ -14,8 +14,8 @@ import pytest
 from assay.dialects.metorikku import FAILED_DF_ENV
 from assay.ir import CatalogSource, PathSource, SqlSource
 from assay.ir.outputs import FailedRows
-from tests.cli.test_cli import assay
 from tests.dialects.helpers import errors, load, run, write
+from tests.helpers import assay_cli as assay
 
 HERE = Path(__file__).parent
 REFERENCE = HERE / "reference_example.yaml"

@@ -17,8 +17,8 @@ from assay.dialects.plugins import registered, unregister_rule
 from assay.dialects.validations import REPORT_COLUMNS
 from assay.ir import CatalogSource, PathSource
 from assay.ir.outputs import RowSplit, RuleReport
-from tests.cli.test_cli import assay
 from tests.dialects.helpers import DATA, comparable, errors, load, run, write
+from tests.helpers import assay_cli as assay
 
 HERE = Path(__file__).parent
 REFERENCE = HERE / "reference_example.json"
@@ -428,21 +428,25 @@ def test_custom_rule_errors(no_future_date, tmp_path):
 
 @pytest.mark.spark
 def test_cli_plugin_and_source(server, tmp_path, orders):
+    """A plugin registers its rule types when imported: each command in a process of its
+    own, where no test imported it before."""
+    from tests.cli.test_cli import assay as fresh
+
     path = write(
         tmp_path,
         '{"validations": {"rules": [{"type": "no_future_date", "column": "ordered_at"}]}}',
         "p.json",
     )
-    proc = assay("run", str(path), "--source", str(orders), "--remote", server.url)
+    proc = fresh("run", str(path), "--source", str(orders), "--remote", server.url)
     assert proc.returncode == 2 and "unknown rule type 'no_future_date'" in proc.stderr
-    proc = assay(
+    proc = fresh(
         "run", str(path), "--source", str(orders), "--remote", server.url,
         "--plugin", "tests.dialects.sparquet.no_future_date", "--pipeline", "nightly",
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout.splitlines()[0])
     assert (result["table"], result["failed_count"]) == ("nightly", 1)
-    proc = assay("run", str(path), "--plugin", "no.such.module", "--remote", "sc://localhost:1")
+    proc = fresh("run", str(path), "--plugin", "no.such.module", "--remote", "sc://localhost:1")
     assert proc.returncode == 2 and "--plugin no.such.module: cannot import it" in proc.stderr
 
 
