@@ -7,9 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import subprocess
-import sys
 from decimal import Decimal
+from pathlib import Path
 
 import assay
 from assay.monitoring.states import (
@@ -22,6 +21,7 @@ from assay.monitoring.states import (
 )
 from assay.planner.incremental import merged
 from assay.planner.measures import ColumnAgg, GroupStats, RowCount
+from tests.helpers import assay_cli
 
 UTC = dt.timezone.utc
 VALUES = [None, True, 0, -(10**30), 1.5, float("nan"), float("-inf"),
@@ -112,8 +112,7 @@ def test_assay_check_refuses_a_rule_that_does_not_merge(tmp_path):
         "      - {type: not_null, column: v}\n"
         "      - {type: median, column: v, must_be: '> 0'}\n"
     )
-    done = subprocess.run([sys.executable, "-m", "assay", "check", str(config)],
-                          capture_output=True, text=True)  # fmt: skip
+    done = assay_cli("check", str(config), cwd=Path.cwd())
     assert done.returncode == 2
     (problem,) = json.loads(done.stdout.splitlines()[0])["problems"]
     assert problem["path"] == "tables[0].rules[1]" and problem["line"] == 7

@@ -5,11 +5,10 @@ each of them."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from assay.planner.passes import PASSES, describe
 from tests.conftest import ROOT
+from tests.helpers import assay_cli
 
 
 def test_every_pass_names_a_function_and_a_test_that_exist():
@@ -33,8 +32,9 @@ def test_a_pass_turned_off_is_skipped_by_the_fold(tmp_path):
 
 
 def test_explain_prints_the_passes_in_order():
-    args = [sys.executable, "-m", "assay", "explain", "examples/orders.yaml", "--passes"]
-    text = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    args = ["explain", "examples/orders.yaml", "--passes"]
+    text = assay_cli(*args)
+    assert text.returncode == 0, text.stderr
     assert text.stdout.startswith(describe())
     places = [text.stdout.index(f"{n}. {p.name}") for n, p in enumerate(PASSES, 1)]
     assert places == sorted(places)
@@ -42,9 +42,7 @@ def test_explain_prints_the_passes_in_order():
     steps = [trace.index(f"\n  {n}. {p.name}") for n, p in enumerate(PASSES, 1)]
     assert steps == sorted(steps)
     assert "  3. measure sharing\n   slots:\n    m000_rows  count(*)" in trace
-    done = subprocess.run(
-        [*args, "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = assay_cli(*args, "--format", "json")
     first = json.loads(done.stdout.splitlines()[0])
     assert first["event"] == "passes"
     assert [p["name"] for p in first["passes"]] == [p.name for p in PASSES]
