@@ -94,6 +94,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     # module scope: its five JVMs stop once the cluster tests are done, not at the end of
     # the whole suite (they would load the 2-core machine for every later test)
     from assay.executor.session import open_session, quiet_pyspark_logging
+    from assay.executor.session.jvm import C1_ONLY
 
     logs = tmp_path_factory.mktemp("cluster-logs")
     home = _spark_home()
@@ -104,6 +105,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         "SPARK_WORKER_DIR": str(logs / "work"),
         "SPARK_NO_DAEMONIZE": "1",
     }
+    jit = " ".join(C1_ONLY)
+    env["SPARK_DAEMON_JAVA_OPTS"] = f"{env.get('SPARK_DAEMON_JAVA_OPTS', '')} {jit}".strip()
     port, ui = _free_port(), _free_port()
     master = f"spark://127.0.0.1:{port}"
     cls = str(home / "bin" / "spark-class")
@@ -126,8 +129,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             )  # fmt: skip
             started.workers.append(worker)
             started.processes.append(worker)
-        _wait("workers", lambda: started.alive_workers() == 2)
-        quiet_pyspark_logging()
+        quiet_pyspark_logging()  # the Connect server starts while the workers do
         started.handle = open_session(
             server_conf={
                 "spark.master": master,
@@ -138,10 +140,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 "spark.sql.shuffle.partitions": "4",
                 "spark.sql.ui.retainedExecutions": "100000",
                 "spark.task.maxFailures": "4",
+                # the tests' tables are tiny: the quick compiler only, as on the
+                # session's embedded server (tests/conftest.py)
+                "spark.driver.extraJavaOptions": jit,
+                "spark.executor.extraJavaOptions": jit,
             },
             connect_timeout=120,
             log_path=str(logs / "connect-server.log"),
         )
+        _wait("workers", lambda: started.alive_workers() == 2)
         yield started
     finally:
         if started.handle is not None:

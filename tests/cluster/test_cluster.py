@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -53,15 +54,17 @@ def _lines(stdout: str) -> list[dict]:
 
 @pytest.mark.parametrize("command", RUNS)
 def test_every_example_answers_as_on_the_embedded_server(cluster, server, command, tmp_path):
-    on_cluster = full_run(command, cluster.url, tmp_path / "cluster")
     embedded = full_run(command, server.url, tmp_path / "embedded")
+    on_cluster = full_run(command, cluster.url, tmp_path / "cluster")  # its outputs last
     assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
     assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
 
 
-def test_outputs_are_written_by_the_cluster_and_complete(cluster):
+def test_outputs_are_written_by_the_cluster_and_complete(cluster, tmp_path):
     command = next(c for c in RUNS if "sparquet" in c)
-    done = _run(command, cluster.url)
+    # the session's run of it on the cluster: the last to write these outputs (the
+    # every-example test runs it after the embedded server's)
+    done = full_run(command, cluster.url, tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     table = next(json.loads(x) for x in done.stdout.splitlines() if '"event":"table"' in x)
     written = [o for o in table["outputs"] if o["written"]]
@@ -104,35 +107,45 @@ def test_two_runs_at_once_answer_as_alone(cluster, tmp_path):
     assert [_lines(o) for o in outs] == [alone, alone]
 
 
+def _scan_running(ui_url: str, tasks: int) -> bool:
+    """Whether a stage of ``tasks`` tasks or more runs on both executors now (the Connect
+    server's UI: its active stages)."""
+    app = _ui_json(f"{ui_url}/api/v1/applications")[0]["id"]
+    stages = _ui_json(f"{ui_url}/api/v1/applications/{app}/stages?status=active")
+    return any(s["numTasks"] >= tasks and s["numActiveTasks"] >= 2 for s in stages)
+
+
+def _ui_json(url: str):
+    with urllib.request.urlopen(url, timeout=60) as r:
+        return json.load(r)
+
+
 def test_a_worker_killed_mid_run_is_retried_or_named(cluster, tmp_path):
-    """A worker killed while the aggregate runs: Spark retries its tasks on the other one
-    and the answers are exact (known by construction: every sha2 is 64 hex digits, one id
-    is above the bound), or the run names the table in one error line, exit 3."""
-    rows = 20_000_000
+    """A worker killed while the aggregate's scan runs a task on each executor (the UI
+    says so): Spark retries its tasks on the other one and the answers are exact (known
+    by construction: every sha2 is 64 hex digits, one id is above the bound), or the run
+    names the table in one error line, exit 3."""
+    rows, tasks = 4_000_000, 8
     path = tmp_path / "long.yaml"
     path.write_text(
         "tables:\n  - name: long\n"
-        f'    source: {{sql: "SELECT id, sha2(cast(id AS string), 256) AS h FROM range(0, {rows}, 1, 8)"}}\n'
+        f'    source: {{sql: "SELECT id, sha2(cast(id AS string), 256) AS h FROM range(0, {rows}, 1, {tasks})"}}\n'
         "    rules:\n      - {type: regex, column: h, pattern: '^[0-9a-f]{64}$'}\n"
         f"      - {{type: range, column: id, max: {rows - 2}}}\n"
         "      - {type: row_count, min: 1}\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay", "run", str(path), "--remote", cluster.url, "--progress"],
+        [sys.executable, "-m", "assay", "run", str(path), "--remote", cluster.url],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
     )  # fmt: skip
-    assert proc.stderr is not None
-    seen = []
-    for line in proc.stderr:
-        seen.append(line)
-        if "aggregate plan" in line:
-            break
-    time.sleep(3)
+    deadline = time.monotonic() + 300
+    while not _scan_running(cluster.handle.ui_url, tasks):
+        assert proc.poll() is None and time.monotonic() < deadline, "no scan seen running"
+        time.sleep(0.1)
     victim = cluster.workers[0]
     os.killpg(victim.pid, signal.SIGKILL)  # the worker and the executor it started
     out, err = proc.communicate(timeout=900)
-    err = "".join(seen) + err
     lines = [json.loads(x) for x in out.splitlines()]
     if proc.returncode == 3:
         table = next(e for e in lines if e["event"] == "table")
@@ -188,11 +201,12 @@ def _reference_rule(k: int) -> dict:
     return {"type": "row_count_match", "references": reference, "must_be": "between 99% and 101%"}
 
 
-def _mixed_suite(failing: int | None) -> list[dict]:
+def _mixed_suite(failing: tuple[int, ...] = ()) -> list[dict]:
     """100 rules mixing per-rule filters, expressions, percentiles (exact and approximate),
     per-group metrics and references to other sources (foreign keys, row count matches)
-    with the existing kinds; all passing, or the row-level rule at index ``failing``
-    fails (1: a filtered range; 17: a foreign key whose reference lacks two values)."""
+    with the existing kinds; all passing, or the row-level rules at the indices
+    ``failing`` fail (1: a filtered range; 17: a foreign key whose reference lacks two
+    values)."""
     rules: list[dict] = []
     for k in range(10):
         where = f"g = {k % 5}"
@@ -208,34 +222,12 @@ def _mixed_suite(failing: int | None) -> list[dict]:
             {"type": "unique", "column": "id", "filter": where},
             {"type": "avg", "column": "a", "must_be": "between 0 and 6", "filter": where},
         ]
-    if failing == 1:
+    if 1 in failing:
         rules[1] = {"type": "range", "column": "a", "min": 0, "max": 5, "filter": "g = 0"}
-    elif failing == 17:
+    if 17 in failing:
         reference = {"sql": "SELECT id % 5 AS k FROM range(50)", "columns": ["k"]}
         rules[17] = {"type": "foreign_key", "column": "a", "references": reference}
     return rules
-
-
-@pytest.mark.parametrize("failing", [None, 1, 17], ids=["passing", "range", "foreign_key"])
-def test_a_hundred_mixed_rules_are_one_plan_or_two(cluster, failing):
-    import assay
-
-    df = cluster.spark.range(2000).selectExpr(
-        "id", "id % 7 AS a", "id % 5 AS g", "IF(id % 3 = 0, NULL, 'x') AS s"
-    )
-    rules = _mixed_suite(failing)
-    assert len(rules) == 100
-    assert {r["type"] for r in rules} >= {"foreign_key", "row_count_match", "expression"}
-    before = cluster.sql_executions()
-    result = assay.validate(df, rules, keys=["id"])
-    assert cluster.sql_executions() - before == (1 if failing is None else 2)
-    bad = [(r.rule_index, r.message) for r in result.results if not r.passed]
-    assert [index for index, _ in bad] == ([] if failing is None else [failing]), bad
-    if failing == 17:
-        (failed,) = [r for r in result.results if not r.passed]
-        # a = id % 7: the rows with a in (5, 6) have no referenced key (0..4)
-        assert failed.failed_count == sum(1 for i in range(2000) if i % 7 in (5, 6))
-        assert failed.samples and {row["a"] for row in failed.samples} <= {5, 6}
 
 
 def _drift_and_sketches() -> list[dict]:
@@ -270,13 +262,14 @@ def _drift_and_sketches() -> list[dict]:
     return rules
 
 
-@pytest.mark.parametrize("failing", [None, 1], ids=["passing", "range"])
+@pytest.mark.parametrize("failing", [(), (1, 17)], ids=["passing", "range_and_foreign_key"])
 def test_drift_and_sketch_metrics_in_a_hundred_rules_are_one_plan_or_two(
     cluster, failing, tmp_path
 ):
-    """80 rules of the mixed suite, 10 drift rules and 10 sketch metrics: one plan when
-    every rule passes, two when one fails (the detail plan), on the cluster; the history
-    in a file store (the first run: stored, passing)."""
+    """80 rules of the mixed suite (every kind of it: its last 20 repeat them), 10 drift
+    rules and 10 sketch metrics: one plan when every rule passes, two when row-level
+    rules fail (one detail plan for a filtered range and a foreign key), on the cluster;
+    the history in a file store (the first run: stored, passing)."""
     import assay
 
     df = cluster.spark.range(2000).selectExpr(
@@ -284,13 +277,22 @@ def test_drift_and_sketch_metrics_in_a_hundred_rules_are_one_plan_or_two(
     )
     rules = _mixed_suite(failing)[:80] + _drift_and_sketches()
     assert len(rules) == 100
+    assert {r["type"] for r in rules} >= {"foreign_key", "row_count_match", "expression"}
     before = cluster.sql_executions()
     result = assay.validate(df, rules, keys=["id"], name="t", metrics=str(tmp_path / "m.jsonl"))
-    assert cluster.sql_executions() - before == (1 if failing is None else 2)
-    bad = [(r.rule_index, r.message) for r in result.results if not r.passed]
-    assert [index for index, _ in bad] == ([] if failing is None else [failing]), bad
+    assert cluster.sql_executions() - before == (2 if failing else 1)
+    bad = [r for r in result.results if not r.passed]
+    assert [r.rule_index for r in bad] == list(failing), [(r.rule_index, r.message) for r in bad]
     drift = [r for r in result.results if r.rule_index in range(80, 90)]
     assert all(r.metric_value is not None for r in drift[:8]), drift  # against a source
+    if failing:
+        ranged, foreign = bad
+        # a = id % 7 in g = id % 5 = 0: a = 6 fails max 5
+        assert ranged.failed_count == sum(1 for i in range(0, 2000, 5) if i % 7 == 6)
+        assert ranged.samples and {row["a"] for row in ranged.samples} == {6}
+        # a = id % 7: the rows with a in (5, 6) have no referenced key (0..4)
+        assert foreign.failed_count == sum(1 for i in range(2000) if i % 7 in (5, 6))
+        assert foreign.samples and {row["a"] for row in foreign.samples} <= {5, 6}
 
 
 def test_seven_days_through_a_table_store_on_the_cluster(cluster):
