@@ -4,28 +4,25 @@ markup), as `assay run` would print them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.helpers import Collect, write_config
 from tests.integration.test_catalogue_fused import COLUMNS, EVERY, ROWS, config
 
 EXAMPLES = {
-    "native": ("examples/orders.yaml", {}),
-    "data_validator": ("examples/data_validator/people.yaml", {}),
-    "metorikku_job": ("examples/metorikku/people_job.yaml", {}),
-    "metorikku_metric": (
-        "examples/metorikku/people_metric.yaml",
-        {"inputs": {"people": str(ROOT / "examples/data/people.parquet")}},
-    ),
-    "sparquet": (
-        "examples/sparquet/orders_validations.json",
-        {"source": str(ROOT / "examples/data/orders.parquet")},
-    ),
+    "native": "assay run examples/orders.yaml",
+    "data_validator": "assay run examples/data_validator/people.yaml",
+    "metorikku_job": "assay run examples/metorikku/people_job.yaml",
+    "metorikku_metric": "assay run examples/metorikku/people_metric.yaml"
+    " --input people=examples/data/people.parquet",
+    "sparquet": "assay run examples/sparquet/orders_validations.json"
+    " --source examples/data/orders.parquet",
 }
+"""Documented runs (examples/README.md) whose printed lines the report tests render."""
 
 NASTY = "<script>alert('x')</script> \"quoted\" & ünïcødé ✓"
 """A rule name and a sample value that must be shown as text."""
@@ -50,8 +47,20 @@ def run_events(spark, paths: list[Path], **options: Any) -> list[dict[str, Any]]
 
 
 @pytest.fixture(scope="session")
-def example_events(spark) -> dict[str, list[dict[str, Any]]]:
-    return {name: run_events(spark, [ROOT / path], **o) for name, (path, o) in EXAMPLES.items()}
+def example_events(server, tmp_path_factory) -> dict[str, list[dict[str, Any]]]:
+    """The lines each example's documented run printed: the session's run of it
+    (``tests.test_examples.full_run``, which the documented-exit test checks)."""
+    from tests.test_examples import documented, full_run
+
+    runs = {command for command, _ in documented()}
+    tmp = tmp_path_factory.mktemp("report_examples")
+    events = {}
+    for name, command in EXAMPLES.items():
+        assert command in runs, command
+        done = full_run(command, server.url, tmp / name)
+        assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        events[name] = [json.loads(line) for line in done.stdout.splitlines()]
+    return events
 
 
 @pytest.fixture(scope="session")
