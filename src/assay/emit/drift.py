@@ -18,7 +18,14 @@ from pyspark.sql.connect import functions as F
 from pyspark.sql.connect.window import Window
 
 from assay.emit.columns import col, column
-from assay.planner.drift import INFINITE_BIN, NAN_BIN, NULL_BIN, Distribution, ValueCounts
+from assay.planner.drift import (
+    INFINITE_BIN,
+    NAN_BIN,
+    NULL_BIN,
+    Distribution,
+    Sketch,
+    ValueCounts,
+)
 from assay.planner.plan import Slot
 
 if TYPE_CHECKING:
@@ -252,3 +259,61 @@ def value_counts_frame(df: DataFrame, measure: ValueCounts, name: str) -> DataFr
         F.coalesce(F.sum(F.when(other, n)), F.lit(0)).alias(f"{name}_others_rows"),
         F.coalesce(F.sum(F.when(value.isNull(), n)), F.lit(0)).alias(f"{name}_nulls"),
     )
+
+
+_STATS, _X = "_assay_st", "_assay_x"
+
+
+def _finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column]:
+    """A sketched column's value as a double where finite (null elsewhere), and whether
+    a row is kept and null, NaN or infinite. ``typeof`` is folded by Spark's optimizer,
+    so a column of another type than float or double is never tested for NaN nor
+    infinity (it can hold neither) and its values are cast only where sketched."""
+    value = col(m.column)
+    x = value.cast("double")
+    floating = F.typeof(value).isin("float", "double")
+    nan = floating & F.isnan(x)
+    infinite = floating & (F.abs(x) == F.lit(float("inf")))
+    finite = F.when(floating, F.when(~F.isnan(x) & (F.abs(x) != F.lit(float("inf"))), x))
+    finite = finite.otherwise(x)
+    if m.where is None:
+        return finite, value.isNull(), nan, infinite
+    kept = column(m.where)
+    return F.when(kept, finite), kept & value.isNull(), kept & nan, kept & infinite
+
+
+def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
+    """One row: each sketch slot's outputs (``<name>_sketch``, ``_nulls``, ``_nan``,
+    ``_infinite``, ``_values``), from two reads of the sketched columns, both with
+    generated code below the sketches: one aggregate counting every slot's values
+    exactly (a scalar subquery), then the rows sampled with the rate those counts give
+    (each column about ``sample`` finite values at least; every row when none has
+    more), the finite doubles projected, and only the sampled ones sketched (the KLL
+    update runs without generated code, so its rows are what it costs)."""
+    measures = [m for m in (s.form for s in slots) if isinstance(m, Sketch)]
+    assert len(measures) == len(slots)
+    parts = [_finite_parts(m) for m in measures]
+    counts = []
+    for i, (finite, null, nan, infinite) in enumerate(parts):
+        counts += [F.count_if(null).alias(f"n{i}"), F.count_if(nan).alias(f"a{i}"),
+                   F.count_if(infinite).alias(f"i{i}"), F.count(finite).alias(f"v{i}")]  # fmt: skip
+    stats = df.agg(F.struct(*counts).alias(_STATS)).scalar()
+    sample = min(m.sample for m in measures)
+    positive = [F.when(stats[f"v{i}"] > 0, stats[f"v{i}"]) for i in range(len(parts))]
+    smallest = positive[0] if len(positive) == 1 else F.least(*positive)
+    rows = df.where(F.rand(17) * smallest < F.lit(sample))  # none: no value to sketch
+    projected = rows.select(*(p[0].alias(f"{_X}{i}") for i, p in enumerate(parts)))
+    sketches = projected.agg(
+        *(
+            F.call_function("kll_sketch_agg_double", F.col(f"{_X}{i}"), F.lit(m.k)).alias(
+                f"{s.name}_sketch"
+            )
+            for i, (s, m) in enumerate(zip(slots, measures, strict=True))
+        )
+    )
+    named = sketches.select("*", stats.alias(_STATS))
+    outputs = [f"{s.name}_sketch" for s in slots]
+    for i, s in enumerate(slots):
+        for short, output in (("n", "nulls"), ("a", "nan"), ("i", "infinite"), ("v", "values")):
+            outputs.append(F.col(_STATS)[f"{short}{i}"].alias(f"{s.name}_{output}"))  # type: ignore[arg-type]
+    return named.select(*outputs)

@@ -19,7 +19,7 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
-from assay.emit.drift import value_counts_frame
+from assay.emit.drift import sketch_frame, value_counts_frame
 from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
@@ -184,6 +184,7 @@ def _(measure: Sketch, name: str) -> list[Column]:
         F.count_if(_kept(value.isNull(), measure.where)).alias(f"{name}_nulls"),
         F.count_if(_kept(F.isnan(x), measure.where)).alias(f"{name}_nan"),
         F.count_if(_kept(infinite, measure.where)).alias(f"{name}_infinite"),
+        F.count(_kept(finite, measure.where)).alias(f"{name}_values"),
     ]  # fmt: skip
 
 
@@ -226,6 +227,11 @@ _check_emitters()
 
 
 def _scan_frame(df: DataFrame, scan: ScanAggregate) -> DataFrame:
+    sketches = [s for s in scan.slots if isinstance(s.form, Sketch)]
+    if sketches:  # drift against history: sampled, beside the branch's other slots
+        rest = ScanAggregate(tuple(s for s in scan.slots if s not in sketches), scan.where)
+        frame = sketch_frame(df, sketches)
+        return _scan_frame(df, rest).crossJoin(frame) if rest.slots else frame
     if scan.where is None:
         return df.agg(*(c for slot in scan.slots for c in measure_columns(slot.name, slot.form)))
     # A statistics-prunable branch: only rows matching `where` are read and counted.

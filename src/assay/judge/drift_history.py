@@ -31,8 +31,9 @@ from assay.judge.drift_kll import Distribution, Sketch, distribution, ks, read, 
 from assay.judge.outcome import Number, Outcome, Values
 from assay.planner.drift import sketch_of as sketch_measure
 
-Stored = tuple[tuple[str, bytes], ...]
-"""The states a rule is judged against: (run id, sketch bytes), oldest first."""
+Stored = tuple[tuple[str, bytes, float], ...]
+"""The states a rule is judged against: (run id, state bytes, the values it stands for),
+oldest first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +62,10 @@ def stored_states(metric: DriftMetric, values: Mapping[Any, Any]) -> Stored:
     return tuple(found.get("stored", {}).get(metric.reference, ()))
 
 
-def sketch_of(data: Any) -> Sketch:
-    """A sketch from the aggregate's bytes (none: a sketch of no value)."""
-    return read(bytes(data)) if data is not None else Sketch(0, 0, (), ())
+def sketch_of(data: Any, of: Any = 0) -> Sketch:
+    """A sketch from the aggregate's bytes (none: a sketch of no value), standing for
+    ``of`` values (the column's, counted exactly) when it read a sample of them."""
+    return read(bytes(data), float(of or 0)) if data is not None else Sketch(0, 0, (), ())
 
 
 def judged(metric: DriftMetric, values: Mapping[Any, Any]) -> HistoryDrift:
@@ -73,10 +75,11 @@ def judged(metric: DriftMetric, values: Mapping[Any, Any]) -> HistoryDrift:
     stored = stored_states(metric, values)
     if metric.bins is None:
         return categorical(metric, values[sketch_measure(metric)], stored, baseline)
-    now = sketch_of(values[sketch_measure(metric)]["sketch"])
+    measured = values[sketch_measure(metric)]
+    now = sketch_of(measured["sketch"], measured.get("values"))
     t = distribution([now])
-    r = distribution([read(b) for _, b in stored], average=not baseline.last)
-    runs = tuple(run for run, _ in stored)
+    r = distribution([read(b, n) for _, b, n in stored], average=not baseline.last)
+    runs = tuple(run for run, *_ in stored)
     none = HistoryDrift(None, None, None, 0.0, t, r, runs)
     if not stored or t.n == 0 or r.n == 0:
         return none
@@ -110,9 +113,9 @@ def categorical(
     ones (:mod:`assay.judge.drift_frequencies`): exact while both sides kept every value."""
     kept = {str(row["v"]): float(row["n"]) for row in found["kept"] or ()}
     t = frequencies.Frequencies(kept, float(found["others_rows"]), int(found["others_values"]))
-    r = frequencies.combined([frequencies.decode(b) for _, b in stored], not baseline.last)
-    n, runs = t.n, tuple(run for run, _ in stored)
-    sizes = [frequencies.decode(b).n for _, b in stored]
+    r = frequencies.combined([frequencies.decode(b) for _, b, _ in stored], not baseline.last)
+    n, runs = t.n, tuple(run for run, *_ in stored)
+    sizes = [frequencies.decode(b).n for _, b, _ in stored]
     m = r.n if baseline.last else math.fsum(sizes) / max(1, len(sizes))
     sides = Distribution((), (), round(n), 0.0), Distribution((), (), round(m), 0.0)
     if not stored or n == 0 or r.n == 0:

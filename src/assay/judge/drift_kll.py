@@ -25,7 +25,7 @@ import bisect
 import math
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FAMILY = 15
 """DataSketches' family id of KLL."""
@@ -49,16 +49,26 @@ class Sketch:
     """The column's minimum (the sketch's preamble keeps it; None: no value)."""
     high: float | None = None
     """The column's maximum."""
+    of: int = 0
+    """The column's finite values when the sketch read a sample of them (0: ``n``, all)."""
+
+    @property
+    def size(self) -> int:
+        """The column's values the sketch stands for."""
+        return max(self.n, self.of)
 
     @property
     def exact(self) -> bool:
-        """Every value kept at weight 1: the sketch is the column's values."""
-        return all(w == 1 for w in self.weights)
+        """Every value kept at weight 1 and none left out by a sample: the sketch is the
+        column's values."""
+        return self.size == self.n and all(w == 1 for w in self.weights)
 
     @property
     def rank_error(self) -> float:
-        """The bound on this sketch's CDF error (0 when exact)."""
-        return 0.0 if self.exact else rank_error(self.k)
+        """The bound on this sketch's CDF error (0 when exact): the sketch's own, and a
+        sample's (:func:`sample_error`) when it read one."""
+        own = 0.0 if all(w == 1 for w in self.weights) else rank_error(self.k)
+        return own + (sample_error(self.n) if self.size > self.n else 0.0)
 
 
 def rank_error(k: int) -> float:
@@ -67,8 +77,21 @@ def rank_error(k: int) -> float:
     return 2.296 / k**0.9723
 
 
-def read(data: bytes) -> Sketch:
-    """A sketch from its serialized bytes (a sketch of no value has ``n`` 0)."""
+def sample_error(sample: int) -> float:
+    """How far a Bernoulli sample's CDF of ``sample`` values is from the whole column's
+    at any value, with 99% confidence (the Dvoretzky-Kiefer-Wolfowitz inequality,
+    Massart's constant: ``sqrt(ln(2 / 0.01) / (2 sample))``; 0.0051 at 100,000)."""
+    return math.sqrt(math.log(2 / 0.01) / (2 * max(1, sample)))
+
+
+def read(data: bytes, of: float = 0) -> Sketch:
+    """A sketch from its serialized bytes (a sketch of no value has ``n`` 0), standing
+    for ``of`` values of the column when more than its own (it read a sample)."""
+    found = _read(data)
+    return replace(found, of=int(of)) if of > found.n else found
+
+
+def _read(data: bytes) -> Sketch:
     if len(data) < 8:
         raise SketchError(f"{len(data)} bytes: too short for a KLL sketch")
     pre_ints, version, family, flags, k = struct.unpack_from("<BBBBH", data, 0)
@@ -130,7 +153,7 @@ def distribution(sketches: Sequence[Sketch], average: bool = False) -> Distribut
         return Distribution((), (), 0, 0.0)
     weighted: dict[float, float] = {}
     for s in kept:
-        scale = 1.0 / (s.n * len(kept)) if average else 1.0
+        scale = 1.0 / (s.n * len(kept)) if average else s.size / s.n
         for v, w in zip(s.values, s.weights, strict=True):
             weighted[v] = weighted.get(v, 0.0) + w * scale
     values = sorted(weighted)
@@ -140,7 +163,7 @@ def distribution(sketches: Sequence[Sketch], average: bool = False) -> Distribut
         running += weighted[v]
         cdf.append(running / total)
     cdf[-1] = 1.0
-    n = sum(s.n for s in kept)
+    n = sum(s.size for s in kept)
     lows = [s.low if s.low is not None else s.values[0] for s in kept]
     highs = [s.high if s.high is not None else s.values[-1] for s in kept]
     error = max(s.rank_error for s in kept)

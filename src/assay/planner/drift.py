@@ -95,26 +95,44 @@ DRIFT_KIND = MeasureKind(
 KLL_K = 200
 """The KLL sketch's ``k`` (Spark's default): a CDF within 1.33% (99% confidence)."""
 
+SAMPLE = 100_000
+"""The values a sketch is taken from, about, at most: above it the sketches read a
+Bernoulli sample of the rows (each column's sample of about this many values at least),
+whose CDF is within ``sqrt(ln(200) / (2 s))`` of the column's (DKW, 99%; 0.0051 at
+100,000 values), added to the sketch's own bound. The counts stay exact."""
+
 
 @dataclass(frozen=True, slots=True)
 class Sketch:
-    """A drift rule's measure against history, in the table's one scan: the KLL sketch
+    """A drift rule's measure against history, in the table's one plan: the KLL sketch
     of ``column``'s finite values cast to double (``kll_sketch_agg_double(CAST(column AS
-    DOUBLE), k)``, Spark 4.1+), and its nulls, NaN and infinities counted (left out of
-    every statistic, as against a source)."""
+    DOUBLE), k)``, Spark 4.1+), over a sample of about ``sample`` of them when there are
+    more (:data:`SAMPLE`), and its finite values, nulls, NaN and infinities counted
+    exactly (the last three left out of every statistic, as against a source)."""
 
     column: str
     k: int = KLL_K
     where: Expr | None = None
+    sample: int = SAMPLE
 
 
-SKETCH_OUTPUTS = ("sketch", "nulls", "nan", "infinite")
-"""Named outputs of a :class:`Sketch`: its bytes, then the values left out. The run adds
+SKETCH_OUTPUTS = ("sketch", "nulls", "nan", "infinite", "values")
+"""Named outputs of a :class:`Sketch`: its bytes, the values left out, the finite values
+it stands for (more than the sketch's own ``n`` when it read a sample). The run adds
 ``stored``: the states earlier runs stored, by baseline (:func:`stored_states`)."""
+
+
+def render_sketch(m: Sketch) -> str:
+    """A :class:`Sketch` measure as ``explain`` shows it."""
+    return (
+        f"kll_sketch_agg_double(CAST({quote(m.column)} AS DOUBLE), {m.k}){where_text(m)}"
+        f" over a sample of about {m.sample:,} values when there are more"
+    )
+
 
 SKETCH_KIND = MeasureKind(
     lambda m: "kll",
-    lambda m: f"kll_sketch_agg_double(CAST({quote(m.column)} AS DOUBLE), {m.k}){where_text(m)}",
+    render_sketch,
     lambda m: read(m, m.column),
     outputs=SKETCH_OUTPUTS,
     apart=lambda m: True,  # an object aggregate: a scan branch of its own

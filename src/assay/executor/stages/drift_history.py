@@ -60,8 +60,8 @@ def _key(rule: Rule, measure: Any) -> Any:
 
 def with_stored(table: Table, values: Mapping[Any, Any], history: History | str) -> dict[Any, Any]:
     """The measured values, each drift rule's sketch with the states earlier runs stored
-    for its baseline beside it (``stored``: (run id, bytes), oldest first; none read: a
-    first run)."""
+    for its baseline beside it (``stored``: (run id, bytes, the values it stands for),
+    oldest first; none read: a first run)."""
     out = dict(values)
     if isinstance(history, str):
         return out
@@ -70,7 +70,7 @@ def with_stored(table: Table, values: Mapping[Any, Any], history: History | str)
         assert isinstance(baseline, HistoryBaseline)
         key = _key(rule, sketch_measure(metric))
         points = _chosen(history.get((table.name, identity), ()), baseline)
-        stored = tuple((p.run_id, p.state) for p in points if p.state is not None)
+        stored = tuple((p.run_id, p.state, p.value) for p in points if p.state is not None)
         if stored and isinstance(out.get(key), Mapping):
             by_baseline = {**out[key].get("stored", {}), baseline: stored}
             out[key] = {**out[key], "stored": by_baseline}
@@ -116,7 +116,9 @@ def _state(metric: DriftMetric, found: Mapping[str, Any]) -> tuple[bytes | None,
     """The state of a measured distribution and the values it summarises."""
     if metric.bins is not None:
         data = found.get("sketch")
-        return (bytes(data), sketch_of(data).n) if data is not None else (None, 0)
+        if data is None:
+            return None, 0
+        return bytes(data), float(found.get("values") or sketch_of(data).n)
     if "kept" not in found:
         return None, 0
     kept = [(str(row["v"]), int(row["n"])) for row in found["kept"] or ()]
