@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 PART = "_assay_partition"
 """The partition's value in both frames."""
-_JOINED = "_assay_joined"
-"""The partition's value of a group-by joined to the aggregate (dropped after)."""
+AGGREGATE = "_assay_aggregate"
+"""The number of the aggregate a row of :func:`partition_states` comes from."""
 _NOT_FILES = frozenset({"jdbc", "delta", "iceberg", "hudi", "kafka", "rate", "noop"})
 """Formats whose paths are not the files of the data (a Delta table's log names its
 files; a rewritten version leaves the old ones): fingerprinted by their rows."""
@@ -72,32 +72,48 @@ def partition_states(
     by: str,
     measures: Sequence[Measure],
     types: Mapping[str, str],
+    aggregates: Sequence[Sequence[int]],
     windowed: bool = False,
 ) -> DataFrame:
-    """ONE plan: an aggregate of ``df`` grouped by the partition, each measure's partial
-    values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``. The
+    """ONE plan: the aggregates of ``df`` grouped by the partition (``aggregates``: the
+    measures' indices in each, :func:`~assay.planner.incremental.aggregates`), their rows
+    unioned, each tagged with its aggregate's number (:data:`AGGREGATE`), each measure's
+    partial values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``. The
     statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
-    from a group-by of their own, joined on the partition; ``windowed``: from each row's
-    group size and rank (a window over the key) in the one aggregate instead, one read
-    of the rows and one shuffle of them, not a second read, two shuffles and a join:
+    from a group-by of their own (an aggregate of that measure alone); ``windowed``: from
+    each row's group size and rank (a window over the key) in its aggregate instead, one
+    read of the rows and one shuffle of them, not a second read and two shuffles:
     cheaper over a few partitions, where shuffling whole rows costs little."""
-    outputs = [
-        c for i, m in enumerate(measures) if partial_kind(m, by) != "groups"
-        for c in _partials(f"m{i}", m, types)
-    ]  # fmt: skip
-    grouped = [(i, m) for i, m in enumerate(measures)
+    frames = [
+        _aggregate(df, by, [(i, measures[i]) for i in indices], types, windowed).withColumn(
+            AGGREGATE, F.lit(number)
+        )
+        for number, indices in enumerate(aggregates)
+    ]
+    return balanced(frames, lambda a, b: a.unionByName(b, allowMissingColumns=True))
+
+
+def _aggregate(
+    df: DataFrame,
+    by: str,
+    members: Sequence[tuple[int, Measure]],
+    types: Mapping[str, str],
+    windowed: bool,
+) -> DataFrame:
+    """One aggregate grouped by the partition: the partial values of ``members``."""
+    grouped = [(i, m) for i, m in members
                if isinstance(m, GroupStats) and partial_kind(m, by) == "groups"]  # fmt: skip
-    if windowed:
-        for index, measure in grouped:
-            df, said = _windowed_partials(df, by, f"m{index}", measure)
-            outputs.extend(said)
-        return df.groupBy(col(by).alias(PART)).agg(*outputs)
-    frame = df.groupBy(col(by).alias(PART)).agg(*outputs)
-    for index, measure in grouped:  # null-safe: the null partition's groups too
-        groups = _group_partials(df, by, f"m{index}", measure).withColumnRenamed(PART, _JOINED)
-        frame = frame.join(groups, frame[PART].eqNullSafe(groups[_JOINED]), "left")
-        frame = frame.drop(_JOINED)
-    return frame
+    if grouped and not windowed:
+        if len(members) != 1:
+            raise ValueError("the groups of a key are a group-by of their own unless windowed")
+        ((index, measure),) = grouped
+        return _group_partials(df, by, f"m{index}", measure)
+    outputs = [c for i, m in members if (i, m) not in grouped
+               for c in _partials(f"m{i}", m, types)]  # fmt: skip
+    for index, measure in grouped:
+        df, said = _windowed_partials(df, by, f"m{index}", measure)
+        outputs.extend(said)
+    return df.groupBy(col(by).alias(PART)).agg(*outputs)
 
 
 def _kept(measure: GroupStats) -> Column | None:

@@ -19,7 +19,9 @@ from assay.executor.stages.submitter import SparkSubmitter, Submitter
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
+from assay.planner.cost import PlannerOptions, splits
 from assay.planner.incremental import (
+    aggregates,
     column_types,
     empty_partial,
     merged,
@@ -80,7 +82,7 @@ def measure_incremental(
         raise TypeError("an incremental table is measured through a SparkSubmitter")
     assert table.incremental is not None
     by = table.incremental.by
-    prints = _fingerprints(submitter, table, schema)
+    prints, sizes = _fingerprints(submitter, table, schema)
     judged = [(r, i) for r, i in zip(table.rules, identities(table.rules), strict=True)
               if refusal(r, by) is None and measures_of(r)]  # fmt: skip
     digests = {i: digest(measures_of(r), table) for r, i in judged}
@@ -91,8 +93,8 @@ def measure_incremental(
     ]  # fmt: skip
     measures = table_measures(table.rules, by)
     types = column_types(schema)
-    few = len(scan) * FEW <= len(prints)  # the groups' statistics by a window (emit)
-    fresh = _scan(submitter, by, scan, measures, types, few) if scan else {}
+    shape = _shape(table, submitter.prepared.planned.options, measures, types, scan, prints, sizes)
+    fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
         if key in scan:  # a partition of files without rows has none in the aggregate
@@ -153,11 +155,12 @@ def _estimates(
 
 def _fingerprints(
     submitter: SparkSubmitter, table: Table, schema: Sequence[tuple[str, str]]
-) -> dict[PartitionKey, str]:
+) -> tuple[dict[PartitionKey, str], dict[PartitionKey, int] | None]:
     """Each partition's fingerprint, by one plan: its files' paths, sizes and times from
     the file listing (a path source partitioned by the column, hive layout: no data
     read), else each partition's row count and a sum of its rows' hashes (any other
-    source: every row read)."""
+    source: every row read); and each partition's bytes (its files' sizes; None when
+    the rows were hashed)."""
     assert table.incremental is not None
     by, df = table.incremental.by, submitter.prepared.df
     kind = column_types(schema).get(by.lower(), "string")
@@ -166,6 +169,7 @@ def _fingerprints(
     rows = None
     if frame is not None:  # collected as it is: no analysis round trip before it
         rows = _listed(submitter, frame)
+    sizes: dict[PartitionKey, int] | None = {} if rows is not None else None
     if rows is None:  # not partitioned by the column (or not files): the rows are hashed
         submitter.note("fingerprint plan (the partitions' rows)")
         submitter.plans += 1
@@ -173,11 +177,15 @@ def _fingerprints(
     found: dict[PartitionKey, list[str]] = {}
     for row in rows:
         said = [str(row[name]) for name in row.asDict() if name != emit.PART]
-        found.setdefault(partition_key(row[emit.PART]), []).append("|".join(said))
-    return {
+        key = partition_key(row[emit.PART])
+        found.setdefault(key, []).append("|".join(said))
+        if sizes is not None:
+            sizes[key] = sizes.get(key, 0) + int(row["length"] or 0)
+    prints = {
         key: hashlib.sha256("\n".join(sorted(parts)).encode()).hexdigest()[:32]
         for key, parts in found.items()
     }
+    return prints, sizes
 
 
 def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
@@ -195,27 +203,62 @@ def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
         return None
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """How the partitions scanned are aggregated: the measures' indices in each aggregate
+    (:func:`~assay.planner.incremental.aggregates`), the groups' statistics by a window."""
+
+    aggregates: tuple[tuple[int, ...], ...]
+    windowed: bool
+
+
+def _shape(
+    table: Table,
+    options: PlannerOptions,
+    measures: Sequence[Measure],
+    types: Mapping[str, str],
+    scan: Sequence[PartitionKey],
+    prints: Mapping[PartitionKey, str],
+    sizes: Mapping[PartitionKey, int] | None,
+) -> _Shape:
+    """How the partitions ``scan`` are aggregated: over at most 1/FEW of the partitions,
+    one aggregate with the groups' statistics by a window; over more, split into branches
+    as the full scan's aggregate is, by the bytes scanned (the files' sizes of the
+    partitions scanned; unknown for a source whose rows were hashed: :func:`splits`)."""
+    assert table.incremental is not None
+    windowed = len(scan) * FEW <= len(prints)
+    size = None if sizes is None else sum(sizes.get(k, 0) for k in scan)
+    split = not windowed and splits(table.source, options, size)
+    by = table.incremental.by
+    return _Shape(aggregates(measures, by, options, table.source, types, split, windowed), windowed)
+
+
 def _scan(
     submitter: SparkSubmitter,
     by: str,
     keys: Sequence[PartitionKey],
     measures: Sequence[Measure],
     types: Mapping[str, str],
-    windowed: bool = False,
+    shape: _Shape,
 ) -> dict[PartitionKey, dict[Measure, list[Any]]]:
-    """The partial values of every measure over the partitions ``keys``: one plan
-    (``windowed``: the groups' statistics by a window, :func:`emit.partition_states`)."""
+    """The partial values of every measure over the partitions ``keys``: one plan, its
+    aggregates' rows unioned (:func:`emit.partition_states`); a measure a partition has
+    no row for in its aggregate (no row kept for a key's groups) has its empty values."""
     df = emit.in_partitions(submitter.prepared.df, by, [partition_value(k) for k in keys])
     submitter.step = "aggregate plan"
-    submitter.note(f"aggregate plan ({len(measures)} measures, {len(keys)} partitions)")
+    submitter.note(f"aggregate plan ({len(measures)} measures in {len(shape.aggregates)}"
+                   f" aggregates, {len(keys)} partitions)")  # fmt: skip
     submitter.plans += 1
+    frame = emit.partition_states(df, by, measures, types, shape.aggregates, shape.windowed)
     found: dict[PartitionKey, dict[Measure, list[Any]]] = {}
-    for row in submitter._collect(emit.partition_states(df, by, measures, types, windowed)):
+    for row in submitter._collect(frame):
         got = row.asDict()
-        found[partition_key(got[emit.PART])] = {
-            m: [got[name] for name in emit.partial_columns(i, m, by)]
-            for i, m in enumerate(measures)
-        }
+        part = found.setdefault(partition_key(got[emit.PART]), {})
+        for i in shape.aggregates[got[emit.AGGREGATE]]:
+            part[measures[i]] = [got[name] for name in emit.partial_columns(i, measures[i], by)]
+    for part in found.values():
+        for measure in measures:
+            part.setdefault(measure, empty_partial(measure, by))
     return found
 
 
