@@ -325,6 +325,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         document.update(spark=spark.version, jvm_pid=pid, clock_ticks=_CLK)
         recorder = Recorder(pid, work) if args.jfr and pid and Recorder.available() else None
         document["jfr"] = recorder is not None
+        if args.expr:
+            document["expressions"] = expressions(spark, str(data), args, pid)
+            return document
+        if args.off:
+            document["side_by_side"] = side_by_side(spark, yaml_path, args, pid)
+            return document
         found, plan = parts(spark, yaml_path, str(data))
         document["key_range"] = plan.key_range
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, len(plan.aggregate.scans) > 1):
@@ -341,7 +347,95 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return document
 
 
+def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None) -> list[Any]:
+    """``--expr``: ``count_if(<expr>)`` of each expression over the data, alone, in
+    alternating rounds (one warm-up round, then ``--repeat``): the forms of one test side by
+    side in one JVM; each with its count, which must agree between equivalent forms."""
+    from pyspark.sql.connect import functions as F
+
+    df = spark.read.parquet(data)
+    calls = [lambda e=e: df.agg(F.count_if(F.expr(e))).collect()[0][0] for e in args.expr]
+    out: list[dict[str, Any]] = [{"expr": e, "wall": [], "jvm_cpu": []} for e in args.expr]
+    for k, call in enumerate(calls):
+        out[k]["count"] = call()  # warm-up
+    for _ in range(args.repeat):
+        for k, call in enumerate(calls):
+            c0, t0 = jvm_cpu(pid), time.perf_counter()
+            call()
+            t1, c1 = time.perf_counter(), jvm_cpu(pid)
+            out[k]["wall"].append(round(t1 - t0, 3))
+            if c0 is not None and c1 is not None:
+                out[k]["jvm_cpu"].append(round(c1 - c0, 2))
+    for row in out:
+        log(
+            f"{row['expr']}: count {row['count']}, wall min {min(row['wall'])} s, "
+            f"JVM CPU min {min(row['jvm_cpu'], default=None)} s {row['jvm_cpu']}"
+        )
+    return out
+
+
+def side_by_side(spark: Any, yaml_path: Path, args: argparse.Namespace, pid: int | None) -> Any:
+    """``--off FUNCTION``: the whole aggregate plan as planned with the planner function
+    ``FUNCTION`` (a dotted path, e.g. ``assay.planner.values.ridden``) turned into one
+    returning its first argument unchanged (the step off), and as planned now, run in
+    alternating rounds in one JVM (one warm-up each, then ``--repeat``); their answers
+    must be equal, slot by slot."""
+    import importlib
+    from unittest import mock
+
+    from assay.config import load_suite
+    from assay.emit import spark as emit
+    from assay.executor.prepare import prepare
+    from assay.executor.run import optimizer_rule_excluded
+    from assay.planner.cost import MERGE_SUBPLANS_RULE
+
+    module, name = args.off.rsplit(".", 1)
+    importlib.import_module(module)
+    table = load_suite([yaml_path]).tables[0]
+    with mock.patch(args.off, lambda first, *_, **__: first):
+        before = prepare(spark, table)
+    after = prepare(spark, table)
+    forms = {"off": before, "on": after}
+    calls = {k: (lambda p=p: emit.aggregate_frame(p.df, p.planned.plan.aggregate, p.refs or None)
+                 .collect()[0].asDict()) for k, p in forms.items()}  # fmt: skip
+    out: dict[str, Any] = {"function": args.off, "rounds": args.repeat}
+    with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, True):
+        answers = {k: call() for k, call in calls.items()}  # warm-up
+        shared = sorted(set(answers["off"]) & set(answers["on"]))
+        out["answers_equal"] = all(answers["off"][c] == answers["on"][c] for c in shared)
+        out["outputs_compared"] = len(shared)
+        runs: dict[str, dict[str, list[float]]] = {k: {"wall": [], "jvm_cpu": []} for k in calls}
+        for _ in range(args.repeat):
+            for k, call in calls.items():
+                c0, t0 = jvm_cpu(pid), time.perf_counter()
+                call()
+                t1, c1 = time.perf_counter(), jvm_cpu(pid)
+                runs[k]["wall"].append(round(t1 - t0, 3))
+                if c0 is not None and c1 is not None:
+                    runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+    for k, p in forms.items():
+        branches = p.planned.plan.aggregate.branches
+        out[k] = {**runs[k], "branches": [type(b).__name__ for b in branches]}
+        log(f"{args.off} {k}: JVM CPU {runs[k]['jvm_cpu']}, wall {runs[k]['wall']}")
+    return out
+
+
 def format_table(document: dict[str, Any]) -> str:
+    if "side_by_side" in document:
+        d = document["side_by_side"]
+        return "\n".join(
+            [f"{d['function']} off / on, {d['rounds']} alternating rounds; answers equal: "
+             f"{d['answers_equal']} ({d['outputs_compared']} outputs)"]
+            + [f"  {k:>3}: JVM CPU min {min(d[k]['jvm_cpu'], default='-')} s {d[k]['jvm_cpu']}, "
+               f"wall min {min(d[k]['wall'])} s, {len(d[k]['branches'])} branches"
+               for k in ("off", "on")]
+        )  # fmt: skip
+    if "expressions" in document:
+        return "\n".join(
+            f"{min(r['wall']):>7} {min(r['jvm_cpu'], default='-')!s:>9}  "
+            f"count {r['count']}  {r['expr']}"
+            for r in document["expressions"]
+        )
     lines = [
         f"{document['suite']} rules at SF{document['scale']:g}: each part alone "
         f"(min of {document['repeat']}; JVM CPU = the server's user+system seconds)",
@@ -376,6 +470,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--top", type=int, default=15, help="frames listed per part")
     ap.add_argument("--remote", help="sc:// URL of a running server (default: an embedded one)")
     ap.add_argument("--ui-url", help="accepted for the smoke tests' harness; not used")
+    ap.add_argument(
+        "--expr",
+        action="append",
+        help="instead of the plan: count_if(EXPR) over the data, each given form side by side",
+    )
+    ap.add_argument(
+        "--off",
+        help="instead of the parts: the whole plan with this planner function (dotted path) "
+        "returning its first argument, and as it is, side by side",
+    )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     if args.out is None:

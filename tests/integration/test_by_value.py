@@ -212,3 +212,64 @@ def test_a_columns_group_statistics_over_combinations(server, joint_data, nulls)
         len(values),
         len(once),
     )
+
+
+# ``r`` has only cheap tests (membership, a regex of a finite language, which becomes one,
+# a length, a null test): alone it stays in the scans; beside a column grouped by value it
+# rides along (its bound of 3 keeps the combinations within the limit); ``m`` and ``d``
+# are bounded too but collated and floating-point (a group-by would merge what their
+# tests tell apart), ``w`` bounded by more values than the limit leaves
+RIDER_ROWS = [
+    (
+        i,
+        [None, "A", "A\n", "B"][i % 4],
+        [None, "", "F", "F\n", "F\r\n", "O", "\u00c9", "E\u0301", "F\u2028", "O "][i % 10],
+        ["F", "f", None][i % 3],
+        [float("nan"), float("inf"), float("-inf"), -0.0, 0.0, None][i % 6],
+        f"w{i % 7}",
+    )
+    for i in range(1, 300)
+]
+RIDER_RULES = [
+    "{type: regex, column: a, pattern: '^[A-Z]+$'}",
+    "{type: accepted_values, column: a, values: [A, B]}",
+    "{type: accepted_values, column: r, values: [F, O, '']}",
+    "{type: accepted_values, column: r, values: [F, O]}",
+    "{type: regex, column: r, pattern: '^(F|O)$'}",
+    "{type: length, column: r, min: 1, max: 1}",
+    "{type: not_null, column: r}",
+    "{type: accepted_values, column: m, values: [F, O]}",
+    "{type: accepted_values, column: d, values: [0, 1]}",
+    "{type: accepted_values, column: w, values: [w0, w1, w2, w3, w4, w5]}",
+]
+RIDER_LIMIT = dataclasses.replace(SPLIT, value_max=20)
+
+
+def test_a_column_with_cheap_tests_rides_along_a_grouped_one(server, spark, tmp_path):
+    from assay.executor.prepare import planned, read_source
+
+    path = str(tmp_path / "riders.parquet")
+    schema = "id long, a string, r string, l string, d double, w string"
+    spark.createDataFrame(RIDER_ROWS, schema).write.parquet(path)
+    query = (
+        f"SELECT id, a, r, CAST(l AS STRING COLLATE UTF8_LCASE) AS m, d, w FROM parquet.`{path}`"
+    )
+    body = "\n".join(f"      - {r}" for r in RIDER_RULES)
+    text = f'tables:\n  - name: t\n    source: {{sql: "{query}"}}\n    keys: [id]\n    rules:\n{body}\n'
+    suite = load_suite([write_config(tmp_path, text)])
+    (table,) = suite.tables
+    read = read_source(server.spark, table)
+    assert isinstance(read, tuple)
+    joint, _ = planned(server.spark, table, *read, RIDER_LIMIT)
+    apart, _ = planned(
+        server.spark, table, *read, dataclasses.replace(RIDER_LIMIT, join_values=False)
+    )
+    assert joint.aggregate is not None and apart.aggregate is not None
+    assert [v.columns for v in joint.aggregate.values] == [("a", "r")]
+    assert [v.columns for v in apart.aggregate.values] == [("a",)]
+    ridden = _answers(server.spark, suite, RIDER_LIMIT)
+    assert ridden == _answers(server.spark, suite, PLAIN)
+    assert not any(r["error"] for r in ridden), [r["error"] for r in ridden if r["error"]]
+    assert [r["passed"] for r in ridden][2:7] == [
+        False
+    ] * 5  # the rider's tests all fail on some rows
