@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "src/assay/schema/events.schema.json").read_text())
 
 SPARKLESS = ("check", "explain", "convert", "report")
-"""Commands that never open a Spark session (nor start an embedded server)."""
+"""Commands that open no Spark session (nor start an embedded server); ``report`` but with
+``--history`` (a report table read through Spark)."""
 
 
 class Collect:
@@ -137,7 +138,8 @@ def assay_cli(
     :data:`SPARKLESS` or one given ``--remote``; else as a subprocess. An exception escaping
     the command is what the interpreter would do with it: its traceback on stderr, exit 1."""
     command = next((a for a in args if not a.startswith("-")), "")
-    if command not in SPARKLESS and "--remote" not in args:
+    sparkless = command in SPARKLESS and not (command == "report" and "--history" in args)
+    if not sparkless and "--remote" not in args:
         environ = {k: v for k, v in os.environ.items() if k not in {*unset, "SPARK_REMOTE"}}
         return subprocess.run(
             [sys.executable, "-m", "assay", *args],
