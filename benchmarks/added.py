@@ -166,8 +166,9 @@ def cases(data: str = "lineitem.parquet") -> dict[str, tuple[Rules, Callable[[An
         # branch of the fused plan grouping both sides by value
         "10 drift rules": (_drift(data), None),
         # drift against the metrics store's history: each numeric column's KLL sketch in
-        # the table's one aggregate plan (its object aggregates' branch), the stored
-        # sketches read back from the store (no reference scanned)
+        # the table's one aggregate plan (the values counted exactly, the sketches over a
+        # sample of the rows: emit/drift.sketch_frame), the stored sketches read back from
+        # the store (no reference scanned)
         "10 KLL drift rules against history": (_kll_history(), None),
         # the sketch metrics: HLL distinct counts, Pearson, compliance, entropy, mutual
         # information, non-null counts

@@ -11,7 +11,10 @@ each method's statistic between the two CDFs, with the error bound the sketches 
 - ``wasserstein``: the area between the two CDFs (``sum |F - G| dx`` over the sketches'
   values), within the largest bound times the range.
 
-A sketch that kept every value (at most about ``k`` values) is exact: its bound is 0.
+A sketch that kept every value (at most about ``k`` values) is exact: its bound is 0; one
+of a sample of the column (more than ``planner.drift.SAMPLE`` values) adds the sample's
+bound (:func:`assay.judge.drift_kll.sample_error`) and stands for the column's values,
+counted exactly (the state row's ``value``).
 """
 
 from __future__ import annotations
