@@ -147,7 +147,7 @@ def test_the_windowed_group_statistics_equal_the_joined_ones(spark):
     same statistics, on keys built to tell them apart (nulls in one key or both, NaN and
     -0.0 against 0.0, a filter that is null on some rows, a partition without kept rows,
     a null partition), whatever the measure's nulls."""
-    from assay.emit.incremental import PART, partition_states
+    from assay.emit.incremental import AGGREGATE, PART, partial_columns, partition_states
     from assay.ir.expr import Col, Compare, Lit
     from assay.ir.values import Op
     from assay.planner.measures import GroupStats, RowCount
@@ -170,13 +170,19 @@ def test_the_windowed_group_statistics_equal_the_joined_ones(spark):
     types = {"day": "string", "k": "double", "j": "string", "v": "int"}
 
     def read(windowed: bool) -> dict:
-        rows = partition_states(frame, "day", measures, types, windowed).collect()
-        said = {}
+        # windowed: one aggregate; else each key's groups a group-by of its own (unioned)
+        shape = [tuple(range(len(measures)))] if windowed else [(i,) for i in range(len(measures))]
+        rows = partition_states(frame, "day", measures, types, shape, windowed).collect()
+        names = [n for i, m in enumerate(measures) for n in partial_columns(i, m, "day")]
+        said: dict = {}
         for row in rows:
             got = row.asDict()
+            part = said.setdefault(got[PART], dict.fromkeys(names))
+            for i in shape[got[AGGREGATE]]:
+                part.update({n: got[n] for n in partial_columns(i, measures[i], "day")})
+        for got in said.values():
             for name in [c for c in got if c.endswith(("_groups", "_unique_rows"))]:
                 got[name] = got[name] or 0  # a partition without groups: 0 or none, merged alike
-            said[got.pop(PART)] = got
         return said
 
     joined, windowed = read(False), read(True)
