@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import assay_cli
 
 README = ROOT / "examples" / "README.md"
 ROW = re.compile(r"^\| [^|]+ \| `(?P<command>[^`]+)` \| (?P<exit>\d+) \|")
@@ -36,23 +37,31 @@ def own_metrics(command: str, directory: Path, side: str) -> tuple[str, ...]:
 _FULL_RUNS: dict[tuple[str, str], subprocess.CompletedProcess[str]] = {}
 
 
-def full_run(command: str, url: str, directory: Path) -> subprocess.CompletedProcess[str]:
+def full_run(
+    command: str, url: str, directory: Path, here: bool = False
+) -> subprocess.CompletedProcess[str]:
     """A documented ``assay run`` command run by this checkout's client (``--remote url``):
     the run whose exit code is checked here, and the reference the cluster, the thin
     clients and the oldest server are compared with.
     Run once per server and command and kept for the session: every such comparison
     wants the same run, and each costs a Python start and a plan. A config watching
     tables over time gets a metrics store of its own, in the first caller's
-    ``directory``, so the run kept never saw another run's history."""
+    ``directory``, so the run kept never saw another run's history. ``here``: the
+    command line runs in this process (``tests.helpers.assay_cli``), where the process
+    is not the point (the cluster's runs); the documented-exit test's runs have theirs."""
     key = (command, url)
     if key not in _FULL_RUNS:
         directory.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYTHONPATH")}
-        argv = [sys.executable, "-m", "assay", *shlex.split(command)[1:], "--remote", url,
+        args = [*shlex.split(command)[1:], "--remote", url,
                 *own_metrics(command, directory, "full")]  # fmt: skip
+        if here:
+            _FULL_RUNS[key] = assay_cli(*args, timeout=600)
+            return _FULL_RUNS[key]
+        env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYTHONPATH")}
         _FULL_RUNS[key] = subprocess.run(
-            argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env
-        )
+            [sys.executable, "-m", "assay", *args],
+            capture_output=True, text=True, timeout=600, cwd=ROOT, env=env,
+        )  # fmt: skip
     return _FULL_RUNS[key]
 
 

@@ -55,7 +55,8 @@ def _lines(stdout: str) -> list[dict]:
 @pytest.mark.parametrize("command", RUNS)
 def test_every_example_answers_as_on_the_embedded_server(cluster, server, command, tmp_path):
     embedded = full_run(command, server.url, tmp_path / "embedded")
-    on_cluster = full_run(command, cluster.url, tmp_path / "cluster")  # its outputs last
+    # the client in this process (its start is not the point): the last to write outputs
+    on_cluster = full_run(command, cluster.url, tmp_path / "cluster", here=True)
     assert on_cluster.returncode == embedded.returncode, on_cluster.stderr[-2000:]
     assert _lines(on_cluster.stdout) == _lines(embedded.stdout)
 
@@ -64,7 +65,7 @@ def test_outputs_are_written_by_the_cluster_and_complete(cluster, tmp_path):
     command = next(c for c in RUNS if "sparquet" in c)
     # the session's run of it on the cluster: the last to write these outputs (the
     # every-example test runs it after the embedded server's)
-    done = full_run(command, cluster.url, tmp_path)
+    done = full_run(command, cluster.url, tmp_path, here=True)
     assert done.returncode == 0, done.stderr[-2000:]
     table = next(json.loads(x) for x in done.stdout.splitlines() if '"event":"table"' in x)
     written = [o for o in table["outputs"] if o["written"]]
@@ -95,7 +96,7 @@ def test_plan_counts_hold_on_the_cluster(cluster, tmp_path):
 
 def test_two_runs_at_once_answer_as_alone(cluster, tmp_path):
     command = next(c for c in RUNS if "orders.yaml" in c)
-    alone = _lines(full_run(command, cluster.url, tmp_path).stdout)  # the session's run alone
+    alone = _lines(full_run(command, cluster.url, tmp_path, here=True).stdout)  # kept run
     env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
     argv = [sys.executable, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url]
     procs = [
@@ -175,7 +176,7 @@ def test_the_thin_client_alone_answers_on_the_cluster(cluster, thin, tmp_path):
         argv = [thin, "-m", "assay", *shlex.split(command)[1:], "--remote", cluster.url,
                 *own_metrics(command, tmp_path, f"{n}-thin")]  # fmt: skip
         alone = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
-        full = full_run(command, cluster.url, tmp_path / f"{n}-full")
+        full = full_run(command, cluster.url, tmp_path / f"{n}-full", here=True)
         assert alone.returncode == full.returncode, alone.stderr[-2000:]
         assert _lines(alone.stdout) == _lines(full.stdout), command
 
