@@ -14,6 +14,7 @@ recording is stale, and ``test_recording_is_current`` fails until it is re-recor
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -380,11 +381,36 @@ def _dqx_rows(spark, path: Path, checks: list[dict[str, Any]]) -> dict[str, dict
     return found
 
 
-def _assay(spark, tmp_path: Path, path: Path, checks: list[dict[str, Any]]):
-    file = tmp_path / "checks.json"
-    file.write_text(json.dumps(checks, indent=2))
-    inputs = {"ref": str(path.with_name("ref.parquet"))}
-    return run(spark, load(file, source=str(path), inputs=inputs, for_run=True))
+def _write(base: Path, table: str) -> Path:
+    """``table``'s rows in ``base/<table>/data.parquet``, the reference beside them."""
+    path = base / table / "data.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(TABLES[table], schema=SCHEMA), path)
+    pq.write_table(pa.Table.from_pylist(REF_ROWS, schema=REF_SCHEMA), path.with_name("ref.parquet"))
+    return path
+
+
+@pytest.fixture(scope="module")
+def assay_results(spark, tmp_path_factory) -> dict[str, list[dict[str, Any]]]:
+    """assay's results on every table of :data:`TABLES`, by table, from ONE run of a
+    suite holding them all (each table the checks over its parquet file, as loaded
+    alone): the run plans and runs its tables at once, as it does a config of several
+    tables, where a run per table waited for each wide plan in turn."""
+    base = tmp_path_factory.mktemp("dqx")
+    file = base / "checks.json"
+    file.write_text(json.dumps(_named(CHECKS), indent=2))
+    suites = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+        for table in TABLES:
+            path = _write(base, table)
+            inputs = {"ref": str(path.with_name("ref.parquet"))}
+            suites[table] = load(file, source=str(path), inputs=inputs, for_run=True)
+        # every suite reads the same reference rows: the first one's view serves all
+        tables = [dataclasses.replace(s.tables[0], name=t) for t, s in suites.items()]
+        spark.conf.set("spark.sql.session.timeZone", TIMEZONE)
+        sink = run(spark, dataclasses.replace(suites["tricky"], tables=tables))
+    return {t: [r for r in sink.results if r["table"] == t] for t in TABLES}
 
 
 RECORDING = Path(__file__).with_name("oracle.json")
@@ -411,20 +437,17 @@ def test_recording_is_current():
 
 
 @pytest.mark.parametrize("table", list(TABLES))
-def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, table):
+def test_assay_flags_the_rows_dqx_flags(spark, tmp_path, monkeypatch, assay_results, table):
     # DQX builds its conditions with pyspark.sql.functions, which build Spark Connect
     # columns only in Connect mode
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
-    rows = TABLES[table]
-    path = tmp_path / "data.parquet"
-    pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), path)
-    pq.write_table(pa.Table.from_pylist(REF_ROWS, schema=REF_SCHEMA), tmp_path / "ref.parquet")
+    path = _write(tmp_path, table)
     spark.conf.set("spark.sql.session.timeZone", TIMEZONE)
     named = _named(CHECKS)
     expected = recorded.answers(
-        RECORDING, table, _inputs(rows), lambda: _dqx_rows(spark, path, named)
+        RECORDING, table, _inputs(TABLES[table]), lambda: _dqx_rows(spark, path, named)
     )
-    results = _assay(spark, tmp_path, path, named).results
+    results = assay_results[table]
     assert [r["rule"]["name"] for r in results] == [c["name"] for c in named]
     differ: list[str] = []
     for check, result in zip(named, results, strict=True):
