@@ -264,11 +264,12 @@ def value_counts_frame(df: DataFrame, measure: ValueCounts, name: str) -> DataFr
 _STATS, _X = "_assay_st", "_assay_x"
 
 
-def _finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column]:
+def _finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column, Column]:
     """A sketched column's value as a double where finite (null elsewhere), and whether
-    a row is kept and null, NaN or infinite. ``typeof`` is folded by Spark's optimizer,
-    so a column of another type than float or double is never tested for NaN nor
-    infinity (it can hold neither) and its values are cast only where sketched."""
+    a row is kept and null, NaN, infinite or finite. ``typeof`` is folded by Spark's
+    optimizer, so a column of another type than float or double is never tested for NaN
+    nor infinity (it can hold neither) and its values are cast only where sketched (a
+    DECIMAL's cast to double goes through a BigDecimal: it is what counting them cost)."""
     value = col(m.column)
     x = value.cast("double")
     floating = F.typeof(value).isin("float", "double")
@@ -276,10 +277,11 @@ def _finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column]:
     infinite = floating & (F.abs(x) == F.lit(float("inf")))
     finite = F.when(floating, F.when(~F.isnan(x) & (F.abs(x) != F.lit(float("inf"))), x))
     finite = finite.otherwise(x)
+    counted = value.isNotNull() & ~(nan | infinite)
     if m.where is None:
-        return finite, value.isNull(), nan, infinite
+        return finite, value.isNull(), nan, infinite, counted
     kept = column(m.where)
-    return F.when(kept, finite), kept & value.isNull(), kept & nan, kept & infinite
+    return F.when(kept, finite), kept & value.isNull(), kept & nan, kept & infinite, kept & counted
 
 
 def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
@@ -294,9 +296,9 @@ def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     assert len(measures) == len(slots)
     parts = [_finite_parts(m) for m in measures]
     counts = []
-    for i, (finite, null, nan, infinite) in enumerate(parts):
-        counts += [F.count_if(null).alias(f"n{i}"), F.count_if(nan).alias(f"a{i}"),
-                   F.count_if(infinite).alias(f"i{i}"), F.count(finite).alias(f"v{i}")]  # fmt: skip
+    for i, (_, null, nan, infinite, counted) in enumerate(parts):
+        kinds = (("n", null), ("a", nan), ("i", infinite), ("v", counted))
+        counts += [F.count_if(test).alias(f"{short}{i}") for short, test in kinds]
     stats = df.agg(F.struct(*counts).alias(_STATS)).scalar()
     sample = min(m.sample for m in measures)
     positive = [F.when(stats[f"v{i}"] > 0, stats[f"v{i}"]) for i in range(len(parts))]
