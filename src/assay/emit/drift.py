@@ -264,7 +264,7 @@ def value_counts_frame(df: DataFrame, measure: ValueCounts, name: str) -> DataFr
 _STATS, _X = "_assay_st", "_assay_x"
 
 
-def _finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column, Column]:
+def finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column, Column]:
     """A sketched column's value as a double where finite (null elsewhere), and whether
     a row is kept and null, NaN, infinite or finite. ``typeof`` is folded by Spark's
     optimizer, so a column of another type than float or double is never tested for NaN
@@ -294,7 +294,7 @@ def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     update runs without generated code, so its rows are what it costs)."""
     measures = [m for m in (s.form for s in slots) if isinstance(m, Sketch)]
     assert len(measures) == len(slots)
-    parts = [_finite_parts(m) for m in measures]
+    parts = [finite_parts(m) for m in measures]
     counts = []
     for i, (_, null, nan, infinite, counted) in enumerate(parts):
         kinds = (("n", null), ("a", nan), ("i", infinite), ("v", counted))

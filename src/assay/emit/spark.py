@@ -19,12 +19,12 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
-from assay.emit.drift import sketch_frame, value_counts_frame
+from assay.emit.drift import finite_parts, sketch_frame, value_counts_frame
 from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
-from assay.planner.drift import Sketch, ValueCounts
+from assay.planner.drift import SKETCH_OUTPUTS, Sketch, ValueCounts
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -174,18 +174,12 @@ def _(measure: ExprAggregate, name: str) -> list[Column]:
 
 @_emit_measure.register(Sketch)
 def _(measure: Sketch, name: str) -> list[Column]:
-    value = col(measure.column)
-    x = value.cast("double")
-    infinite = F.abs(x) == F.lit(float("inf"))
-    finite = F.when(~F.isnan(x) & ~infinite, x)
-    return [
-        F.call_function("kll_sketch_agg_double", _kept(finite, measure.where), F.lit(measure.k))
-        .alias(f"{name}_sketch"),
-        F.count_if(_kept(value.isNull(), measure.where)).alias(f"{name}_nulls"),
-        F.count_if(_kept(F.isnan(x), measure.where)).alias(f"{name}_nan"),
-        F.count_if(_kept(infinite, measure.where)).alias(f"{name}_infinite"),
-        F.count(_kept(finite, measure.where)).alias(f"{name}_values"),
-    ]  # fmt: skip
+    finite, *tests = finite_parts(measure)  # kept by the measure's filter
+    kll = F.call_function("kll_sketch_agg_double", finite, F.lit(measure.k))
+    counts = [
+        F.count_if(t).alias(f"{name}_{o}") for t, o in zip(tests, SKETCH_OUTPUTS[1:], strict=True)
+    ]
+    return [kll.alias(f"{name}_sketch"), *counts]
 
 
 @_emit_measure.register(ServerNow)
