@@ -299,11 +299,15 @@ def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     for i, (_, null, nan, infinite, counted) in enumerate(parts):
         kinds = (("n", null), ("a", nan), ("i", infinite), ("v", counted))
         counts += [F.count_if(test).alias(f"{short}{i}") for short, test in kinds]
-    stats = df.agg(F.struct(*counts).alias(_STATS)).scalar()
-    sample = min(m.sample for m in measures)
-    positive = [F.when(stats[f"v{i}"] > 0, stats[f"v{i}"]) for i in range(len(parts))]
+    # The smallest positive count inside the subquery, so the plan reads it twice (the
+    # rate, the outputs), not twice per column (each field read repeated the subquery).
+    positive = [F.when(F.col(f"v{i}") > 0, F.col(f"v{i}")) for i in range(len(parts))]
     smallest = positive[0] if len(positive) == 1 else F.least(*positive)
-    rows = df.where(F.rand(17) * smallest < F.lit(sample))  # none: no value to sketch
+    names = [F.col(c) for c in (f"{k}{i}" for i in range(len(parts)) for k in "naiv")]
+    totals = df.agg(*counts).select(F.struct(*names, smallest.alias("m")).alias(_STATS))
+    stats = totals.scalar()
+    sample = min(m.sample for m in measures)
+    rows = df.where(F.rand(17) * stats["m"] < F.lit(sample))  # none: no value to sketch
     projected = rows.select(*(p[0].alias(f"{_X}{i}") for i, p in enumerate(parts)))
     sketches = projected.agg(
         *(
