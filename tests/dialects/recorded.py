@@ -186,7 +186,7 @@ def assert_current(path: Path, cases: dict[str, dict[str, Any]], engine: str, te
         for case, inputs in cases.items()
         if recording.get(case, {}).get("key") != key_of(inputs)
         and recording.get(case, {}).get("key")
-        == key_of({**inputs, "versions": recording[case].get("versions")})
+        == key_of({**inputs, "versions": recording.get(case, {}).get("versions")})
     ]
     how = f"re-record with {RECORD}=1 python -m pytest {test}"
     if found and len(by_versions) == len(found):

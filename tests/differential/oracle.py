@@ -42,10 +42,12 @@ Decisions where the docs leave room (each marked DECISION below):
    and then as a JSON number (null when not finite).
 9. ``colstats``: ``count``, ``min``, ``max`` (as doubles) and ``mean`` (a decimal
    column's exact average, else a double) in ``details``; the result always passes.
-10. ``freshness``: ``unix_micros(current_timestamp()) - unix_micros(CAST(max(c) AS
-   TIMESTAMP))`` in seconds (a date is its midnight, a timestamp_ntz its wall-clock time,
-   both in the session time zone); compared with a tolerance of the time between the
-   oracle's query and assay's run.
+10. ``freshness``: the clock's microseconds less ``unix_micros(CAST(max(c) AS
+   TIMESTAMP))``, in seconds (a date is its midnight, a timestamp_ntz its wall-clock time,
+   both in the session time zone), the clock read in Python when the answers are read
+   (:meth:`Oracle.measured`: when its query ran, or its recorded answers were read, so
+   the query's text and answers do not change with the time); compared with a tolerance
+   of the time between then and assay's run.
 11. An approximate percentile (``accuracy: N``) is not one number: docs/rules.md
    promises a value of the column (its numbers as doubles, NaN left out) whose rank is
    within floor(n / N + 1/2) of ceil(quantile * n) (at least 1), n the numbers. Any
@@ -66,6 +68,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
@@ -624,9 +627,8 @@ class Oracle:
             return m
         if kind == "freshness":
             c = self._col(rule)[1]
-            m.aliases["micros"] = self._out(
-                f"unix_micros(current_timestamp()) - unix_micros(CAST(max({c}) AS TIMESTAMP))"
-            )
+            # the clock is read in Python (DECISION 10): the query's answer stays the same
+            m.aliases["max_micros"] = self._out(f"unix_micros(CAST(max({c}) AS TIMESTAMP))")
             return m
         if kind == "column_max_check":
             name, c, t = self._col(rule)
@@ -784,11 +786,17 @@ class Oracle:
 
     # -- reading the answers --
 
-    def measured(self, row: dict[str, Any]) -> dict[str, Any]:
-        """The measures by key from the query's row (``n`` under ``"n"``)."""
+    def measured(self, row: dict[str, Any], now: float | None = None) -> dict[str, Any]:
+        """The measures by key from the query's row (``n`` under ``"n"``); ``now``, the
+        clock freshness is measured at (seconds since the epoch; the time of the call when
+        not given: when the query ran or its recorded answer was read)."""
+        micros = round((time.time() if now is None else now) * 10**6)
         out: dict[str, Any] = {"n": row["n"]}
         for key, m in self._measures.items():
             out[key] = {role: row[alias] for role, alias in m.aliases.items()}
+            if m.kind == "freshness":
+                last = out[key]["max_micros"]
+                out[key]["micros"] = None if last is None else micros - last
         return out
 
     def metric(self, rule: dict[str, Any], measured: dict[str, Any]) -> Any:

@@ -35,7 +35,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -47,14 +47,17 @@ import yaml
 
 import assay
 from assay.errors import ConfigErrors
+from tests.dialects import recorded
 from tests.differential import oracle as oracle_module
+from tests.differential import recorded_sql
 from tests.differential.cases import EDGE_RULES, base_rules, capped, finish
 from tests.differential.oracle import Expected, Oracle, format_valid
-from tests.differential.tricky import Table, edge_table, knobs, make_round
+from tests.differential.tricky import Knobs, Table, edge_table, knobs, make_round
 
 pytestmark = pytest.mark.spark
 
 KNOBS = knobs()
+DEFAULT_KNOBS = knobs({})
 SEEDS = [KNOBS.seed + k for k in range(KNOBS.rounds)]
 KEYS = ["id", "fmt`s"]
 EVERY = ("edge", "main", "one", "empty", "nulls")
@@ -110,6 +113,55 @@ class Prepared:
         return f"{KNOBS.describe()}; {self.table.describe()}, {len(self.rules)} rules"
 
 
+RECORDING = Path(__file__).with_name("oracle.json")
+
+
+@dataclass
+class Planned:
+    """A table's rules before the oracle has measured them, and the oracle's two queries
+    (the table, and the table with its filter): none needs Spark."""
+
+    table: Table
+    oracle: Oracle
+    view: str
+    base: list[dict[str, Any]]
+    rng: random.Random
+    cap: int
+    queries: dict[str, str]
+
+    def inputs(self, query: str) -> dict[str, Any]:
+        """The key of a query's recorded answers: its SQL text, the table's rows and
+        types, the versions and the time zone (tests/differential/recorded_sql.py)."""
+        return recorded_sql.inputs(
+            self.queries[query], recorded_sql.data_digest(self.table.ddl, self.table.rows)
+        )
+
+
+def planned(table: Table, knobs: Knobs) -> Planned:
+    """``table``'s base rules and the oracle's queries measuring them. The generated
+    tables' rules are then finished around the measured values (:func:`finish`, the same
+    measures: no new query), drawing on from the same ``rng``."""
+    rng = random.Random(f"{table.seed}/{table.name}")
+    oracle = Oracle(table.types)
+    view = f"assay_diff_{table.name}"
+    cap = knobs.rules if table.name.startswith("main") else knobs.rules // 3
+    base = (
+        EDGE_RULES
+        if table.name == "edge"
+        else capped(base_rules(table, rng, knobs.variants), cap * 3 // 5, rng)
+    )
+    for rule in base:
+        oracle.add(rule)
+    queries = {"": oracle.query(view), " filtered": oracle.query(view, table.filter)}
+    return Planned(table, oracle, view, base, rng, cap, queries)
+
+
+def default_tables() -> dict[str, Table]:
+    """The tables of the default knobs, whose oracle answers are recorded."""
+    tables = {t.name: t for t in make_round(DEFAULT_KNOBS.seed, DEFAULT_KNOBS.rows)}
+    return {"edge": edge_table(), **tables}
+
+
 class Lab:
     """The module's tables, built once each (on first use), and assay's runs of them."""
 
@@ -119,6 +171,10 @@ class Lab:
         self.tmp = tmp
         self.tables = {t.name: t for seed in SEEDS for t in make_round(seed, KNOBS.rows)}
         self.tables["edge"] = edge_table()
+        # the oracle's answers of the default knobs' tables are recorded (oracle.json)
+        same = KNOBS.rows == DEFAULT_KNOBS.rows and KNOBS.variants == DEFAULT_KNOBS.variants
+        same = same and KNOBS.rules == DEFAULT_KNOBS.rules
+        self.recorded = {"edge"} | (set(default_tables()) & set(self.tables) if same else set())
         self.prepared: dict[str, Prepared] = {}
         say(f"seeds {SEEDS}; {KNOBS.describe()}")
 
@@ -127,39 +183,41 @@ class Lab:
             self.prepared[name] = self._prepare(self.tables[name])
         return self.prepared[name]
 
+    def _answers(self, plan: Planned, query: str) -> dict[str, Any]:
+        """The oracle's row for one of the table's queries: recorded, or run."""
+
+        def live() -> dict[str, Any]:
+            return self._one_row(plan.queries[query])
+
+        if plan.table.name not in self.recorded:
+            return live()
+        return recorded_sql.row(RECORDING, plan.table.name + query, plan.inputs(query), live)
+
     def _prepare(self, table: Table) -> Prepared:
         start = time.monotonic()
-        rng = random.Random(f"{table.seed}/{table.name}")
         df = self.spark.createDataFrame(table.rows, table.ddl)
-        view = f"assay_diff_{table.name}"
-        df.createOrReplaceTempView(view)
-        oracle = Oracle(table.types)
+        plan = planned(table, KNOBS)
+        df.createOrReplaceTempView(plan.view)
+        oracle, rng = plan.oracle, plan.rng
         oracle_at = time.time()
-        if table.name == "edge":
-            base, rules = EDGE_RULES, EDGE_RULES
-            for rule in rules:
-                oracle.add(rule)
-            measured = oracle.measured(self._one_row(oracle.query(view)))
-        else:
-            # the first query measures the base rules, whose tolerances and thresholds
-            # are then put around the measured values (the same measures: no new query)
-            cap = KNOBS.rules if table.name.startswith("main") else KNOBS.rules // 3
-            base = capped(base_rules(table, rng, KNOBS.variants), cap * 3 // 5, rng)
-            for rule in base:
-                oracle.add(rule)
-            measured = oracle.measured(self._one_row(oracle.query(view)))
-            rules = capped(finish(oracle, base, measured, rng, KNOBS.variants, table), cap, rng)
+        measured = oracle.measured(self._answers(plan, ""), now=oracle_at)
+        rules = plan.base
+        if table.name != "edge":
+            # the tolerances and thresholds put around the measured values (the same
+            # measures: no new query)
+            rules = capped(finish(oracle, plan.base, measured, rng, KNOBS.variants, table),
+                           plan.cap, rng)  # fmt: skip
             assert all(oracle.add(r) in measured for r in rules)
-        filtered = oracle.measured(self._one_row(oracle.query(view, table.filter)))
-        queries = 2
+        filtered = oracle.measured(self._answers(plan, " filtered"), now=oracle_at)
         expected = [oracle.expect(r, measured) for r in rules]
         expected_filtered = [oracle.expect(r, filtered) for r in rules]
         say(
-            f"{table.describe()}: {len(base)} base rules -> {len(rules)} rules, filter "
-            f"{table.filter!r} keeps {filtered['n']} rows; oracle: {queries} queries, "
+            f"{table.describe()}: {len(plan.base)} base rules -> {len(rules)} rules, filter "
+            f"{table.filter!r} keeps {filtered['n']} rows; oracle: 2 queries"
+            f"{' (recorded)' if table.name in self.recorded else ''}, "
             f"{time.monotonic() - start:.1f}s"
         )
-        return Prepared(table, df, view, rules, expected, expected_filtered, oracle_at)
+        return Prepared(table, df, plan.view, rules, expected, expected_filtered, oracle_at)
 
     def executions(self, since: int | str | None = None) -> int | str:
         """SQL executions the server ran so far (or since ``since``), from its UI's
@@ -512,8 +570,15 @@ def report(p: Prepared, variation: str, lines: list[str], notes: list[str]) -> N
 
 
 @pytest.fixture(scope="module")
-def lab(spark, server, tmp_path_factory) -> Lab:
-    return Lab(spark, server, tmp_path_factory.mktemp("differential"))
+def lab(spark, server, tmp_path_factory) -> Iterator[Lab]:
+    """The tables and runs, in the time zone the oracle's answers are recorded in (the
+    session's own put back after)."""
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", recorded_sql.TIMEZONE)
+    try:
+        yield Lab(spark, server, tmp_path_factory.mktemp("differential"))
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
 
 
 @pytest.mark.parametrize("name", tables("fused"))
@@ -663,6 +728,20 @@ def test_oracle_is_independent() -> None:
     forbidden = ("assay.planner", "assay.emit", "assay.dialects")
     assert not [m for m in imported if m.startswith(forbidden)], imported
     assert not [m for m in imported if m == "assay" or m.startswith("assay.")], imported
+
+
+def test_recording_is_current() -> None:
+    """The oracle's recorded answers (oracle.json) are those of today's queries over
+    today's tables (no Spark: the queries are built, not run); stale, the oracle's
+    queries ran live."""
+    cases = {
+        name + query: plan.inputs(query)
+        for name, table in default_tables().items()
+        for plan in (planned(table, DEFAULT_KNOBS),)
+        for query in plan.queries
+    }
+    recorded.assert_current(RECORDING, cases, "the differential oracle",
+                            "tests/differential/test_rules.py")  # fmt: skip
 
 
 ORACLE_ROWS = [

@@ -30,6 +30,7 @@ import os
 import random
 import struct
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -54,16 +55,17 @@ class Knobs:
         )
 
 
-def knobs() -> Knobs:
-    seed_text = os.environ.get("ASSAY_DIFF_SEED", str(DEFAULT_SEED))
+def knobs(environ: Mapping[str, str] = os.environ) -> Knobs:
+    """The knobs set in ``environ`` (``knobs({})``: the defaults)."""
+    seed_text = environ.get("ASSAY_DIFF_SEED", str(DEFAULT_SEED))
     seed = int(time.time()) if seed_text == "random" else int(seed_text)
     return Knobs(
         seed=seed,
-        rounds=int(os.environ.get("ASSAY_DIFF_ROUNDS", "1")),
-        rows=int(os.environ.get("ASSAY_DIFF_ROWS", "48")),
-        variants=int(os.environ.get("ASSAY_DIFF_VARIANTS", "2")),
-        rules=int(os.environ.get("ASSAY_DIFF_RULES", "100")),
-        singles=int(os.environ.get("ASSAY_DIFF_SINGLES", "6")),
+        rounds=int(environ.get("ASSAY_DIFF_ROUNDS", "1")),
+        rows=int(environ.get("ASSAY_DIFF_ROWS", "48")),
+        variants=int(environ.get("ASSAY_DIFF_VARIANTS", "2")),
+        rules=int(environ.get("ASSAY_DIFF_RULES", "100")),
+        singles=int(environ.get("ASSAY_DIFF_SINGLES", "6")),
     )
 
 
