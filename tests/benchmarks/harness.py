@@ -29,5 +29,6 @@ def benchmark_json(script: str, args: list[str], out: Path, timeout: float = 600
         timeout=timeout,
         check=False,
     )
+    out.with_suffix(".log").write_text(done.stderr + done.stdout)  # its progress and tables
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return json.loads(out.read_text())

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "quick.json"
-    args = ["--quick", "--suites", "10", "--repeat", "1", *on_server(server)]
+    args = ["--quick", "--suites", "10", "--repeat", "1", "--warmup", "0", *on_server(server)]
     return benchmark_json("run.py", args, out, timeout=300)
 
 
