@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
-import sys
 import time
 from decimal import Decimal
 
 import pytest
 
 from assay.dialects.catalogue import RULES
-from tests.conftest import ROOT
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assay_cli, run_config, validate_event, write_config
 
 pytestmark = pytest.mark.spark
 
@@ -51,10 +48,7 @@ def config(path: str, rules: list[str]) -> str:
 
 
 def explain(path) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-m", "assay", "explain", str(path), "--format", "json"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-    )  # fmt: skip
+    proc = assay_cli("explain", str(path), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.splitlines()[0])
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
 
 import pytest
 
 from assay.dialects.catalogue import RULES
-from tests.helpers import run_config, validate_event, write_config
+from tests.helpers import assay_cli, run_config, validate_event, write_config
 from tests.integration.test_catalogue_fused import EVERY
 
 pytestmark = pytest.mark.spark
@@ -162,20 +161,6 @@ def test_every_filtered_rule_alone_reports_the_rows_its_filter_keeps(spark, data
     assert not wrong, "\n".join(map(str, wrong))
 
 
-def _cli(server, *args: str) -> Any:
-    import os
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
-
-    env = {k: v for k, v in os.environ.items() if k != "SPARK_REMOTE"}
-    return subprocess.run(
-        [sys.executable, "-m", "assay", *args],
-        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env,
-    )  # fmt: skip
-
-
 def test_a_filtered_metric_reports_its_kept_rows_through_the_cli_junit_and_the_api(
     server, data, tmp_path
 ):
@@ -191,7 +176,7 @@ def test_a_filtered_metric_reports_its_kept_rows_through_the_cli_junit_and_the_a
     ]
     cfg = write_config(tmp_path, _config(data, rules))
     junit = tmp_path / "junit.xml"
-    proc = _cli(server, "run", str(cfg), "--remote", server.url, "--junit", str(junit))
+    proc = assay_cli("run", str(cfg), "--remote", server.url, "--junit", str(junit))
     assert proc.returncode == 0, proc.stderr
     results = [e for e in map(json.loads, proc.stdout.splitlines()) if e["event"] == "result"]
     assert [(r["row_count"], r["metric_value"]) for r in results] == [(4, 9.0), (4, 1.5), (4, 3.25)]
