@@ -191,6 +191,27 @@ def _line_bytes(expr: LineBytes) -> Column:
     return F.octet_length(item) - cut.otherwise(F.lit(0))
 
 
+_WIDER_ENDS = (("\u0085", 1), ("\u2028", 2), ("\u2029", 2))
+"""The line terminators longer in UTF-8 bytes than in characters, with the difference."""
+
+
+def _length(expr: Length) -> Column:
+    """``length``; with ``ascii_run`` (a run of one ASCII class holding no terminator),
+    where that regex matches, the bytes less what a final line terminator has in bytes
+    over its one character (``\u0085`` 2 bytes, ``\u2028`` and ``\u2029`` 3): no
+    decoding. Where it does not match (or the value is null), ``length`` itself. The
+    regex is the one the column's class-run rules test already, so Spark evaluates it
+    once per row for all of them (subexpression elimination)."""
+    item = column(expr.item)
+    if expr.ascii_run is None:
+        return F.length(item)
+    wider = F.when(item.endswith(F.lit(_WIDER_ENDS[0][0])), F.lit(_WIDER_ENDS[0][1]))
+    for end, extra in _WIDER_ENDS[1:]:
+        wider = wider.when(item.endswith(F.lit(end)), F.lit(extra))
+    by_bytes = F.octet_length(item) - wider.otherwise(F.lit(0))
+    return F.when(item.rlike(expr.ascii_run), by_bytes).otherwise(F.length(item))
+
+
 column.register(Col, lambda e: col(e.name))
 column.register(Lit, lambda e: lit(e.value, e.type))
 column.register(Compare, _compare)
@@ -203,7 +224,7 @@ column.register(IsNaN, lambda e: F.isnan(column(e.item)))
 column.register(InSet, _in_set)
 column.register(Matches, lambda e: column(e.item).rlike(e.pattern))
 column.register(HasText, _has_text)
-column.register(Length, lambda e: F.length(column(e.item)))
+column.register(Length, _length)
 column.register(LineBytes, _line_bytes)
 column.register(Parses, lambda e: column(e.item).try_cast(e.type).isNotNull())
 column.register(Sql, lambda e: F.expr(e.text))

@@ -111,9 +111,14 @@ class HasText:
 
 @dataclass(frozen=True, slots=True)
 class Length:
-    """Character length of a string."""
+    """Character length of a string. With ``ascii_run``, a regex that is a run of one
+    class of ASCII characters holding no line terminator (``^[a-z ,.]*$``: a match proves
+    the value is such characters, then at most one line terminator), the length is
+    computed from the value's bytes where that regex matches and counted by characters
+    where it does not: the same number (:func:`assay.planner.regex_runs.lengths_by_bytes`)."""
 
     item: Expr
+    ascii_run: str | None = None
 
 
 LINE_TERMINATORS = ("\n", "\r\n", "\r", "\u0085", "\u2028", "\u2029")

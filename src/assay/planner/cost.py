@@ -102,7 +102,10 @@ class PlannerOptions:
     per column (the plain form of the join). ``class_runs`` answers a regex that is a run
     of one ASCII class (``^[A-Za-z0-9 ,.]{1,44}$``) on a plain string column from the
     unbounded run and the value's length in bytes (:func:`assay.planner.regex_runs.run_by_bytes`);
-    off, every such regex runs as written (the plain form).
+    off, every such regex runs as written (the plain form). ``decimal_doubles`` decides a
+    folded SQL condition comparing DECIMAL arithmetic with a number in doubles where
+    that is certain (:func:`assay.planner.decimal_doubles.in_doubles`); off, every such
+    condition is computed as written (the plain form).
     """
 
     strategy: Strategy = "auto"
@@ -119,6 +122,7 @@ class PlannerOptions:
     value_max: int = 10_000
     join_values: bool = True
     class_runs: bool = True
+    decimal_doubles: bool = True
 
 
 DEFAULT_OPTIONS = PlannerOptions()

@@ -99,6 +99,17 @@ def _line_bytes(expr: LineBytes) -> str:
     return f"(octet_length({item}) - CASE {ends} ELSE 0 END)"
 
 
+def _length(expr: Length) -> str:
+    item = render_expr(expr.item)
+    if expr.ascii_run is None:
+        return f"length({item})"
+    wider = (("\u0085", 1), ("\u2028", 2), ("\u2029", 2))  # bytes over their one character
+    ends = " ".join(f"WHEN endswith({item}, {literal(t)}) THEN {n}" for t, n in wider)
+    by_bytes = f"octet_length({item}) - CASE {ends} ELSE 0 END"
+    return (f"CASE WHEN {item} RLIKE {literal(expr.ascii_run)} THEN {by_bytes} "
+            f"ELSE length({item}) END")  # fmt: skip
+
+
 def _in_set(expr: InSet) -> str:
     values = ", ".join(literal(v, expr.type) for v in expr.values)
     return f"{render_expr(expr.item)} IN ({values})"
@@ -118,7 +129,7 @@ render_expr.register(IsNaN, lambda e: f"isnan({render_expr(e.item)})")
 render_expr.register(InSet, _in_set)
 render_expr.register(Matches, lambda e: f"{render_expr(e.item)} RLIKE {literal(e.pattern)}")
 render_expr.register(HasText, _has_text)
-render_expr.register(Length, lambda e: f"length({render_expr(e.item)})")
+render_expr.register(Length, _length)
 render_expr.register(LineBytes, _line_bytes)
 render_expr.register(
     Parses, lambda e: f"try_cast({render_expr(e.item)} AS {e.type.upper()}) IS NOT NULL"

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from assay.planner.passes import (
     by_value,
     class_runs,
+    decimal_doubles,
     group_bys,
     key_bound,
     literal_typing,
@@ -110,10 +111,20 @@ PASSES: tuple[Pass, ...] = (
         "a regex that is a run of one ASCII class (^[A-Za-z0-9 ,.]{1,44}$) on a plain string"
         " column is computed as the unbounded run and the value's bytes before a final line"
         " break, where it is bounded or shares its class with another regex of the column:"
-        " such regexes then run once per row between them",
+        " such regexes then run once per row between them; a length of such a column is"
+        " its bytes where that regex matches",
         class_runs.runs_in_bytes,
         "tests/integration/test_class_runs.py",
         option="class_runs",
+    ),
+    Pass(
+        "decimal comparisons in doubles",
+        "a folded SQL condition comparing DECIMAL arithmetic with a number"
+        " (l_extendedprice / l_quantity > 2100) is decided in doubles where their rounding"
+        " cannot change the answer, and computed as written (in BigDecimal) where it could",
+        decimal_doubles.decide_in_doubles,
+        "tests/integration/test_decimal_doubles.py",
+        option="decimal_doubles",
     ),
     Pass(
         "split by cost",

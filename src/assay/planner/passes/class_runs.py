@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from assay.planner.measures import CountIf
 from assay.planner.passes.state import PlanContext, PlanState
 from assay.planner.plan import Slot
-from assay.planner.regex_runs import runs_by_bytes
+from assay.planner.regex_runs import lengths_by_bytes, runs_by_bytes
 from assay.planner.values import plain_string
 
 
@@ -23,13 +23,13 @@ def runs_in_bytes(state: PlanState, context: PlanContext) -> PlanState:
 def class_runs(slots: Iterable[Slot], types: Mapping[str, str] | None) -> tuple[Slot, ...]:
     """The slots with the regexes of their counts that are runs of one ASCII class, on a
     plain string column, computed in their byte-length form where that pays: rules
-    asking for runs of one class on one column share one regex per row."""
+    asking for runs of one class on one column share one regex per row; and the lengths
+    of such a column computed from its bytes where that regex matches."""
     slots = tuple(slots)
     counts = [s for s in slots if isinstance(s.measure, CountIf)]
-    forms = runs_by_bytes(
-        [s.measure.predicate for s in counts],  # type: ignore[union-attr]
-        lambda column: plain_string(column, types),
-    )
+    plain = lambda column: plain_string(column, types)  # noqa: E731
+    runs = runs_by_bytes([s.measure.predicate for s in counts], plain)  # type: ignore[union-attr]
+    forms = lengths_by_bytes(runs, plain)
     computed = {
         s.name: CountIf(form)
         for s, form in zip(counts, forms, strict=True)
