@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import os
 import re
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -117,9 +119,12 @@ def jvm_cpu(pid: int | None) -> float | None:
 # --- the parts ----------------------------------------------------------------------------
 
 
-def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]], Any]:
+def parts(
+    spark: Any, yaml_path: Path, data: str, args: argparse.Namespace | None = None
+) -> tuple[list[dict[str, Any]], Any]:
     """The floor, the whole aggregate plan and each branch alone: name, what it answers
-    and reads, and the call that runs it; and the prepared table's plan."""
+    and reads, and the call that runs it; and the prepared table's plan (planned with
+    ``args.off`` and ``args.planner`` when given, as :func:`side_by_side`'s first form)."""
     from pyspark.sql.connect import functions as F
 
     from assay.config import load_suite
@@ -130,7 +135,8 @@ def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]],
     from assay.planner.render import render_branch
 
     table = load_suite([yaml_path]).tables[0]
-    prepared = prepare(spark, table)
+    with _changed(args) as options:
+        prepared = prepare(spark, table, options)
     if not hasattr(prepared, "planned"):
         raise SystemExit(f"the suite does not prepare: {prepared}")
     plan, df = prepared.planned.plan, prepared.df
@@ -145,7 +151,7 @@ def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]],
             (),
             tuple(floor_df.columns),
             [],
-            lambda: floor_df.agg(*(F.count(F.col(c)) for c in floor_df.columns)).collect(),
+            lambda: floor_df.agg(*(F.count(F.col(c)) for c in floor_df.columns)),
         )
     ]
     every = sorted({i for s in agg.slots for i in s.rules})
@@ -156,7 +162,7 @@ def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]],
             tuple(every),
             _branch_columns(agg.branches, _reads),
             [],
-            lambda: emit.aggregate_frame(df, agg, refs).collect(),
+            lambda: emit.aggregate_frame(df, agg, refs),
         )
     )
     for k, branch in enumerate(agg.branches):
@@ -170,7 +176,7 @@ def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]],
                 rules,
                 _branch_columns((branch,), _reads),
                 text[1:],
-                lambda a=alone: emit.aggregate_frame(df, a, refs).collect(),
+                lambda a=alone: emit.aggregate_frame(df, a, refs),
             )
         )
     for p in out:
@@ -179,9 +185,25 @@ def parts(spark: Any, yaml_path: Path, data: str) -> tuple[list[dict[str, Any]],
 
 
 def _part(name: str, kind: str, rules: tuple[int, ...], columns: tuple[str, ...],
-          lines: list[str], call: Any) -> dict[str, Any]:  # fmt: skip
+          lines: list[str], frame: Any) -> dict[str, Any]:  # fmt: skip
     return {"name": name, "kind": kind, "rules": list(rules), "columns": sorted(columns),
-            "outputs": [ln.strip() for ln in lines], "call": call}  # fmt: skip
+            "outputs": [ln.strip() for ln in lines], "frame": frame,
+            "call": lambda: frame().collect()}  # fmt: skip
+
+
+def method_sizes(spark: Any, frame: Any) -> list[int]:
+    """The largest generated method of each whole-stage codegen subtree of ``frame``, in
+    bytes of bytecode (``explain("codegen")``, adaptive execution off for the call: with
+    it on the plan is not final before it runs); the JVM's JIT leaves a method of over
+    8,000 bytes to the interpreter (``-XX:+DontCompileHugeMethods``, its default)."""
+    key = "spark.sql.adaptive.enabled"
+    before = spark.conf.get(key)
+    spark.conf.set(key, "false")
+    try:
+        text = frame._explain_string("codegen")  # noqa: SLF001
+    finally:
+        spark.conf.set(key, before)
+    return [int(x) for x in re.findall(r"maxMethodCodeSize:(\d+)", text)]
 
 
 def _branch_columns(branches: Any, reads: Any) -> tuple[str, ...]:
@@ -328,14 +350,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.expr:
             document["expressions"] = expressions(spark, str(data), args, pid)
             return document
-        if args.off:
+        if (args.off or args.planner or args.session) and not args.parts:
             document["side_by_side"] = side_by_side(spark, yaml_path, args, pid)
             return document
-        found, plan = parts(spark, yaml_path, str(data))
+        found, plan = parts(spark, yaml_path, str(data), args)
+        document["planned_with"] = [
+            *([f"off {args.off}"] if args.off else []),
+            *(args.planner or []),
+        ]
         document["key_range"] = plan.key_range
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, len(plan.aggregate.scans) > 1):
             for k, part in enumerate(found):
-                call = part.pop("call")
+                call, frame = part.pop("call"), part.pop("frame")
+                part["method_sizes"] = method_sizes(spark, frame())
                 log(f"{part['name']}: measuring")
                 part.update(measure(call, pid, args.warmup, args.repeat))
                 if recorder is not None:
@@ -375,34 +402,41 @@ def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None
 
 
 def side_by_side(spark: Any, yaml_path: Path, args: argparse.Namespace, pid: int | None) -> Any:
-    """``--off FUNCTION``: the whole aggregate plan as planned with the planner function
-    ``FUNCTION`` (a dotted path, e.g. ``assay.planner.values.ridden``) turned into one
-    returning its first argument unchanged (the step off), and as planned now, run in
-    alternating rounds in one JVM (one warm-up each, then ``--repeat``); their answers
-    must be equal, slot by slot."""
-    import importlib
-    from unittest import mock
+    """Two forms of the whole aggregate plan run in alternating rounds in one JVM (one
+    warm-up each, then ``--repeat``); their answers must be equal, output by output.
 
+    The first form is planned with ``--off FUNCTION`` (a dotted path, e.g.
+    ``assay.planner.values.ridden``: that planner function turned into one returning its
+    first argument unchanged, the step off) and ``--planner KEY=VALUE`` (fields of
+    ``PlannerOptions``), and run with ``--session KEY=VALUE`` (Spark SQL confs set around
+    each of its runs, then unset): ``off`` (with ``--off``) or ``with``; the second as a
+    run plans it now: ``on`` or ``as is``."""
     from assay.config import load_suite
     from assay.emit import spark as emit
     from assay.executor.prepare import prepare
     from assay.executor.run import optimizer_rule_excluded
     from assay.planner.cost import MERGE_SUBPLANS_RULE
 
-    module, name = args.off.rsplit(".", 1)
-    importlib.import_module(module)
     table = load_suite([yaml_path]).tables[0]
-    with mock.patch(args.off, lambda first, *_, **__: first):
-        before = prepare(spark, table)
-    after = prepare(spark, table)
-    forms = {"off": before, "on": after}
-    calls = {k: (lambda p=p: emit.aggregate_frame(p.df, p.planned.plan.aggregate, p.refs or None)
-                 .collect()[0].asDict()) for k, p in forms.items()}  # fmt: skip
-    out: dict[str, Any] = {"function": args.off, "rounds": args.repeat}
+    changed = "off" if args.off else "with"
+    with _changed(args) as options:
+        first = prepare(spark, table, options)
+    forms = {changed: first, "on" if args.off else "as is": prepare(spark, table)}
+    conf = {changed: dict(_pair(p) for p in args.session or [])}
+    what = " ".join([*([args.off] if args.off else []), *(args.planner or []),
+                     *(f"conf {c}" for c in args.session or [])])  # fmt: skip
+    calls = {k: _with_conf(spark, conf.get(k, {}), lambda p=p: emit.aggregate_frame(
+                 p.df, p.planned.plan.aggregate, p.refs or None).collect()[0].asDict())
+             for k, p in forms.items()}  # fmt: skip
+    out: dict[str, Any] = {"function": what, "rounds": args.repeat, "forms": list(forms)}
     with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, True):
+        sizes = {k: _with_conf(spark, conf.get(k, {}), lambda p=p: method_sizes(spark, (
+                     emit.aggregate_frame(p.df, p.planned.plan.aggregate, p.refs or None))))()
+                 for k, p in forms.items()}  # fmt: skip
         answers = {k: call() for k, call in calls.items()}  # warm-up
-        shared = sorted(set(answers["off"]) & set(answers["on"]))
-        out["answers_equal"] = all(answers["off"][c] == answers["on"][c] for c in shared)
+        first, second = (answers[k] for k in forms)
+        shared = sorted(set(first) & set(second))
+        out["answers_equal"] = all(first[c] == second[c] for c in shared)
         out["outputs_compared"] = len(shared)
         runs: dict[str, dict[str, list[float]]] = {k: {"wall": [], "jvm_cpu": []} for k in calls}
         for _ in range(args.repeat):
@@ -415,20 +449,83 @@ def side_by_side(spark: Any, yaml_path: Path, args: argparse.Namespace, pid: int
                     runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
     for k, p in forms.items():
         branches = p.planned.plan.aggregate.branches
-        out[k] = {**runs[k], "branches": [type(b).__name__ for b in branches]}
-        log(f"{args.off} {k}: JVM CPU {runs[k]['jvm_cpu']}, wall {runs[k]['wall']}")
+        out[k] = {**runs[k], "branches": [type(b).__name__ for b in branches],
+                  "outputs": [len(b.slots) for b in branches],
+                  "method_sizes": sizes[k]}  # fmt: skip
+        log(f"{what} {k}: JVM CPU {runs[k]['jvm_cpu']}, wall {runs[k]['wall']}")
     return out
+
+
+@contextlib.contextmanager
+def _changed(args: argparse.Namespace | None) -> Iterator[Any]:
+    """The planner options of ``args.planner`` (the defaults without), with the planner
+    function ``args.off`` returning its first argument while the block plans."""
+    import importlib
+    from unittest import mock
+
+    from assay.planner.cost import DEFAULT_OPTIONS
+
+    options = replace_options(DEFAULT_OPTIONS, (args.planner if args else None) or [])
+    if args is None or not args.off:
+        yield options
+        return
+    importlib.import_module(args.off.rsplit(".", 1)[0])
+    with mock.patch(args.off, lambda first, *_, **__: first):
+        yield options
+
+
+def _pair(text: str) -> tuple[str, str]:
+    key, _, value = text.partition("=")
+    if not key or not _:
+        raise SystemExit(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def replace_options(options: Any, pairs: list[str]) -> Any:
+    """``PlannerOptions`` with the ``KEY=VALUE`` fields replaced (each value read as the
+    field's current type: an int, a bool or a string)."""
+    import dataclasses
+
+    changes: dict[str, Any] = {}
+    for key, value in map(_pair, pairs):
+        current = getattr(options, key)
+        if isinstance(current, bool):
+            changes[key] = value.lower() in ("1", "true", "yes", "on")
+        else:
+            changes[key] = type(current)(value)
+    return dataclasses.replace(options, **changes)
+
+
+def _with_conf(spark: Any, conf: dict[str, str], call: Any) -> Any:
+    """``call`` run with the session's SQL ``conf`` set, each unset (back to its value
+    before) afterwards."""
+    if not conf:
+        return call
+
+    def run() -> Any:
+        before = {k: spark.conf.get(k, None) for k in conf}
+        for k, v in conf.items():
+            spark.conf.set(k, v)
+        try:
+            return call()
+        finally:
+            for k, v in before.items():
+                spark.conf.unset(k) if v is None else spark.conf.set(k, v)
+
+    return run
 
 
 def format_table(document: dict[str, Any]) -> str:
     if "side_by_side" in document:
         d = document["side_by_side"]
+        forms = d.get("forms", ["off", "on"])
         return "\n".join(
-            [f"{d['function']} off / on, {d['rounds']} alternating rounds; answers equal: "
-             f"{d['answers_equal']} ({d['outputs_compared']} outputs)"]
-            + [f"  {k:>3}: JVM CPU min {min(d[k]['jvm_cpu'], default='-')} s {d[k]['jvm_cpu']}, "
-               f"wall min {min(d[k]['wall'])} s, {len(d[k]['branches'])} branches"
-               for k in ("off", "on")]
+            [f"{d['function']} {' / '.join(forms)}, {d['rounds']} alternating rounds; answers "
+             f"equal: {d['answers_equal']} ({d['outputs_compared']} outputs)"]
+            + [f"  {k:>5}: JVM CPU min {min(d[k]['jvm_cpu'], default='-')} s {d[k]['jvm_cpu']}, "
+               f"wall min {min(d[k]['wall'])} s, {len(d[k]['branches'])} branches, outputs "
+               f"{d[k].get('outputs')}, largest methods {d[k].get('method_sizes')}"
+               for k in forms]
         )  # fmt: skip
     if "expressions" in document:
         return "\n".join(
@@ -444,6 +541,9 @@ def format_table(document: dict[str, Any]) -> str:
     for p in document["parts"]:
         cpu = p["jvm_cpu"]["min"] if p.get("jvm_cpu") else "-"
         lines.append(f"{p['wall']['min']:>7} {cpu!s:>9}  {p['name']}")
+        sizes = p.get("method_sizes")
+        if sizes:
+            lines.append(f"{'':>19}largest generated method per codegen stage: {sizes} bytes")
         lines.append(
             f"{'':>19}rules {len(p['rules'])} {p['rule_types']}; reads {', '.join(p['columns'])}"
         )
@@ -479,6 +579,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--off",
         help="instead of the parts: the whole plan with this planner function (dotted path) "
         "returning its first argument, and as it is, side by side",
+    )
+    ap.add_argument(
+        "--planner",
+        action="append",
+        help="instead of the parts: the whole plan as planned now and planned with this "
+        "PlannerOptions field (KEY=VALUE, repeatable), side by side",
+    )
+    ap.add_argument(
+        "--session",
+        action="append",
+        help="with --planner (or alone): a Spark SQL conf KEY=VALUE set around the second "
+        "form's runs",
+    )
+    ap.add_argument(
+        "--parts",
+        action="store_true",
+        help="with --off/--planner: profile each part of the plan so planned (not side by side)",
     )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
