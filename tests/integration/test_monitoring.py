@@ -155,6 +155,9 @@ def test_the_command_line_runs_explains_and_lists_the_history(server, tmp_path):
     explained = _assay("explain", str(config), "--var", "rows=1")
     assert "metrics store: file" in explained.stdout and "(runs tagged env=ci)" in explained.stdout
     assert "days: row_count (metric_value, last 1)" in explained.stdout
+    # --remote: the history of a file store reads no Spark, and the command runs in this
+    # process (tests.helpers.assay_cli), not in an interpreter of its own
+    remote = ("--remote", server.url)
     listed = _assay(
         "history",
         str(config),
@@ -164,11 +167,12 @@ def test_the_command_line_runs_explains_and_lists_the_history(server, tmp_path):
         "row_count",
         "--measure",
         "metric_value",
+        *remote,
     )
     assert [json.loads(x)["value"] for x in listed.stdout.splitlines()] == [1000.0, 500.0]
-    other = _assay("history", str(config), "--var", "rows=1", "--tag", "env=prod")
+    other = _assay("history", str(config), "--var", "rows=1", "--tag", "env=prod", *remote)
     assert other.returncode == 0 and other.stdout == ""
-    bad = _assay("run", str(config), "--var", "rows=1", "--run-time", "yesterday")
+    bad = _assay("run", str(config), "--var", "rows=1", "--run-time", "yesterday", *remote)
     assert bad.returncode == 2 and "--run-time: 'yesterday' is not an ISO 8601 time" in bad.stderr
 
 
@@ -236,7 +240,7 @@ def _stored_line(**row: object) -> bytes:
     return json.dumps({**line, **row}).encode()
 
 
-def test_lines_that_are_not_rows_are_skipped_counted_and_said(spark, tmp_path):
+def test_lines_that_are_not_rows_are_skipped_counted_and_said(spark, server, tmp_path):
     path = tmp_path / "metrics.jsonl"
     path.write_bytes(b"\n".join([
         _stored_line(),
@@ -260,7 +264,7 @@ def test_lines_that_are_not_rows_are_skipped_counted_and_said(spark, tmp_path):
     # the run's rows start on a line of their own, after the line cut short
     lines = path.read_bytes().split(b"\n")
     assert lines[5] == _stored_line(run_id="cut")[:50] and len(lines) == 6 + 4 + 1
-    listed = _assay("history", "--metrics", str(path))
+    listed = _assay("history", "--metrics", str(path), "--remote", server.url)
     assert listed.returncode == 0, listed.stderr
     assert len(listed.stdout.splitlines()) == 5  # day 1's row and the run's 4
     assert f"assay: warning: metrics store file {path}: 5 lines skipped" in listed.stderr

@@ -172,13 +172,14 @@ def test_the_command_line_runs_explains_and_lists_the_schema_series(server, tmp_
     assert "days: its last schema (schema_change)" in text
     assert "schema (no scan, read from the schema)\n    rules[1] schema_change" in text
     assert "every value measured, each table's schema appended" in text
-    listed = _assay("history", str(config), "--var", "columns=id", "--measure", "schema")
+    remote = ("--remote", server.url)  # a file store: no Spark read, the command in-process
+    listed = _assay("history", str(config), "--var", "columns=id", "--measure", "schema", *remote)
     series = [json.loads(x) for x in listed.stdout.splitlines()]
     assert [[c["name"] + " " + c["type"] for c in s["columns"]] for s in series] == [
         ["id bigint"], ["id bigint", "twice bigint"], ["id int"]]  # fmt: skip
     assert [s["value"] for s in series] == [1.0, 2.0, 1.0]
     csv_out = _assay("history", str(config), "--var", "columns=id", "--measure", "schema",
-                     "--format", "csv")  # fmt: skip
+                     "--format", "csv", *remote)  # fmt: skip
     assert len(csv_out.stdout.splitlines()) == 4 and '""name"":""twice""' in csv_out.stdout
 
 
