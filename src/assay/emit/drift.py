@@ -288,17 +288,76 @@ def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     """One row: each sketch slot's outputs (``<name>_sketch``, ``_nulls``, ``_nan``,
     ``_infinite``, ``_values``), from two reads of the sketched columns, both with
     generated code below the sketches: one aggregate counting every slot's values
-    exactly (a scalar subquery), then the rows sampled with the rate those counts give
-    (each column about ``sample`` finite values at least; every row when none has
-    more), the finite doubles projected, and only the sampled ones sketched (the KLL
-    update runs without generated code, so its rows are what it costs)."""
+    exactly, and the rows sampled (each column about ``sample`` finite values), the
+    finite doubles projected, and only the sampled ones sketched (the KLL update runs
+    without generated code, so its rows are what it costs).
+
+    When every slot knows how many values its column had (``Sketch.expected``, the
+    newest stored run's count) that count sets its sampling rate and the two reads are
+    independent (:func:`_at_stored_rates`); else the counts, a scalar subquery, set the
+    rate first (:func:`_at_counted_rate`). Either way the counts are exact and a
+    sketch's error bound comes from the values it actually read (its own ``n``)."""
     measures = [m for m in (s.form for s in slots) if isinstance(m, Sketch)]
     assert len(measures) == len(slots)
     parts = [finite_parts(m) for m in measures]
+    if all(m.expected > 0 for m in measures):
+        return _at_stored_rates(df, slots, measures, parts)
+    return _at_counted_rate(df, slots, measures, parts)
+
+
+_U = "_assay_u"
+_COUNTED = (("n", "nulls"), ("a", "nan"), ("i", "infinite"), ("v", "values"))
+
+
+def _at_stored_rates(
+    df: DataFrame, slots: Sequence[Slot], measures: Sequence[Sketch], parts: Sequence[Any]
+) -> DataFrame:
+    """The sketches at the rates the stored counts give (each column's ``sample /
+    expected``), the counts an aggregate of their own: two aggregates over ``df``
+    cross-joined, no subquery (Spark 4.3 merges the counts' into the table's other
+    aggregates over the same rows). One uniform number per row: a row is read when it
+    is below the largest rate, a column's value sketched when below its own."""
+    counts = df.agg(
+        *(
+            F.count_if(test).alias(f"{s.name}_{output}")
+            for s, (_, *tests) in zip(slots, parts, strict=True)
+            for test, (_, output) in zip(tests, _COUNTED, strict=True)
+        )
+    )
+    rates = [m.sample / m.expected for m in measures]
+    u = F.col(_U)
+    rows = df.withColumn(_U, F.rand(17)).where(u < F.lit(max(rates)))
+    projected = rows.select(
+        *(
+            (p[0] if rate >= max(rates) else F.when(u < F.lit(rate), p[0])).alias(f"{_X}{i}")
+            for i, (p, rate) in enumerate(zip(parts, rates, strict=True))
+        )
+    )
+    return _sketched(projected, slots, measures).crossJoin(counts)
+
+
+def _sketched(projected: DataFrame, slots: Sequence[Slot], measures: Sequence[Sketch]) -> DataFrame:
+    """The ``kll_sketch_agg_double`` of each projected column ``_assay_x<i>``."""
+    return projected.agg(
+        *(
+            F.call_function("kll_sketch_agg_double", F.col(f"{_X}{i}"), F.lit(m.k)).alias(
+                f"{s.name}_sketch"
+            )
+            for i, (s, m) in enumerate(zip(slots, measures, strict=True))
+        )
+    )
+
+
+def _at_counted_rate(
+    df: DataFrame, slots: Sequence[Slot], measures: Sequence[Sketch], parts: Sequence[Any]
+) -> DataFrame:
+    """The sketches at the rate the exact counts give (a scalar subquery: the smallest
+    positive count sets one rate for all the columns)."""
     counts = []
-    for i, (_, null, nan, infinite, counted) in enumerate(parts):
-        kinds = (("n", null), ("a", nan), ("i", infinite), ("v", counted))
-        counts += [F.count_if(test).alias(f"{short}{i}") for short, test in kinds]
+    for i, (_, *tests) in enumerate(parts):
+        counts += [
+            F.count_if(t).alias(f"{k}{i}") for t, (k, _) in zip(tests, _COUNTED, strict=True)
+        ]
     # The smallest positive count inside the subquery, so the plan reads it twice (the
     # rate, the outputs), not twice per column (each field read repeated the subquery).
     positive = [F.when(F.col(f"v{i}") > 0, F.col(f"v{i}")) for i in range(len(parts))]
@@ -309,17 +368,9 @@ def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     sample = min(m.sample for m in measures)
     rows = df.where(F.rand(17) * stats["m"] < F.lit(sample))  # none: no value to sketch
     projected = rows.select(*(p[0].alias(f"{_X}{i}") for i, p in enumerate(parts)))
-    sketches = projected.agg(
-        *(
-            F.call_function("kll_sketch_agg_double", F.col(f"{_X}{i}"), F.lit(m.k)).alias(
-                f"{s.name}_sketch"
-            )
-            for i, (s, m) in enumerate(zip(slots, measures, strict=True))
-        )
-    )
-    named = sketches.select("*", stats.alias(_STATS))
+    named = _sketched(projected, slots, measures).select("*", stats.alias(_STATS))
     outputs = [f"{s.name}_sketch" for s in slots]
     for i, s in enumerate(slots):
-        for short, output in (("n", "nulls"), ("a", "nan"), ("i", "infinite"), ("v", "values")):
+        for short, output in _COUNTED:
             outputs.append(F.col(_STATS)[f"{short}{i}"].alias(f"{s.name}_{output}"))  # type: ignore[arg-type]
     return named.select(*outputs)

@@ -114,6 +114,10 @@ class Sketch:
     k: int = KLL_K
     where: Expr | None = None
     sample: int = SAMPLE
+    expected: int = 0
+    """The finite values the newest stored run counted (0: none known): with it, the
+    sampling rate is ``sample / expected`` and the values are counted in the same read
+    as the sketches; without, an exact count sets the rate first."""
 
 
 SKETCH_OUTPUTS = ("sketch", "nulls", "nan", "infinite", "values")

@@ -14,6 +14,7 @@ from typing import Any
 from pyspark.sql.connect.session import SparkSession
 
 from assay.errors import ConfigError
+from assay.executor.stages.prepared import Planned
 from assay.ir.drift import DriftMetric, HistoryBaseline
 from assay.ir.rules import MetricCheck, Rule
 from assay.ir.suite import Table
@@ -27,8 +28,10 @@ from assay.monitoring.series import (
     drift_history,
     drift_measure,
 )
+from assay.planner.drift import Sketch
 from assay.planner.drift import sketch_of as sketch_measure
 from assay.planner.measures import filtered
+from assay.planner.plan import AggregatePlan, ScanAggregate, Slot
 
 FIRST_RUN = "no distribution stored by an earlier run: first run (this run's is stored)"
 
@@ -75,6 +78,48 @@ def with_stored(table: Table, values: Mapping[Any, Any], history: History | str)
             by_baseline = {**out[key].get("stored", {}), baseline: stored}
             out[key] = {**out[key], "stored": by_baseline}
     return out
+
+
+def with_rates(planned: Planned, history: History | str) -> Planned:
+    """``planned`` with each sketch whose column a stored run counted computed at the
+    sampling rate that count gives (``Sketch.expected``: the newest stored run's finite
+    values), so that its values are counted in the same read as the sketch
+    (:func:`assay.emit.drift.sketch_frame`); the others as planned (the counts first)."""
+    plan = planned.plan
+    if isinstance(history, str) or plan.aggregate is None:
+        return planned
+    table = plan.table
+    newest: dict[Any, tuple[str, int]] = {}
+    for _, rule, identity, metric in _historical(table):
+        key = _key(rule, sketch_measure(metric))
+        for p in history.get((table.name, identity), ()):
+            counted = _count(p)
+            if counted and p.run_time >= newest.get(key, ("", 0))[0]:
+                newest[key] = (p.run_time, counted)
+    if not newest:
+        return planned
+
+    def rated(slot: Slot) -> Slot:
+        found = newest.get(slot.measure)
+        if not isinstance(slot.form, Sketch) or found is None:
+            return slot
+        return dataclasses.replace(slot, computed=dataclasses.replace(slot.form, expected=found[1]))
+
+    branches = [
+        dataclasses.replace(b, slots=tuple(map(rated, b.slots)))
+        if isinstance(b, ScanAggregate) else b
+        for b in plan.aggregate.branches
+    ]  # fmt: skip
+    aggregate = AggregatePlan(branches)
+    return dataclasses.replace(planned, plan=dataclasses.replace(plan, aggregate=aggregate))
+
+
+def _count(point: Point) -> int:
+    """The finite values a stored state stands for (0: none, or not a count)."""
+    value = point.value
+    if point.state is None or not isinstance(value, int | float) or not value > 0:
+        return 0
+    return int(value) if value < 2**62 else 0
 
 
 def first_runs(

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from assay.executor.results import TableOutcome
 from assay.executor.stages.aggregate import Measured, measure
 from assay.executor.stages.detail import Sampled, sample
-from assay.executor.stages.drift_history import drift_states, first_runs, stored_with, with_stored
+from assay.executor.stages.drift_history import (
+    drift_states,
+    first_runs,
+    stored_with,
+    with_rates,
+    with_stored,
+)
 from assay.executor.stages.incremental import Scanned, measure_incremental
 from assay.executor.stages.judge import Judged, judge_rules
 from assay.executor.stages.prepared import Planned
@@ -44,7 +50,7 @@ class Scan:
     def measure(self, planned: Planned, submitter: Submitter) -> Measured:
         """The measure stage: the table's values, each drift rule's against history with
         the distributions stored for its baseline beside it."""
-        found = self._values(planned, submitter)
+        found = self._values(with_rates(planned, self.history), submitter)
         values = with_stored(self.table, found.values, self.history)
         self.measured = dataclasses.replace(found, values=values)
         return self.measured
