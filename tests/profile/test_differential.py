@@ -4,8 +4,12 @@ table), in both frequency modes; and the plans it costs, read from the Spark UI.
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,21 +18,76 @@ import assay
 from assay.executor.profile import SAMPLE_SEED
 from assay.profiling.plan import FORMATS, NUMBER, NUMERIC, ProfileOptions
 from assay.report.events import json_number
+from tests.dialects import recorded
+from tests.differential import recorded_sql
 from tests.helpers import validate_event
+from tests.profile.conftest import SCHEMA, rows
 
 pytestmark = pytest.mark.spark
 
 QUANTILES = ProfileOptions().quantiles
 
 
-_ORACLE: dict[str, list[Any]] = {}
+_ORACLE: dict[str, list[dict[str, Any]]] = {}
+RECORDING = Path(__file__).with_name("oracle.json")
+TABLES: dict[str, str] = {}
+"""The tables the oracle reads, by the SQL naming them (a parquet file of this session's
+temporary folder, a view), and the name the recording knows them by."""
 
 
-def oracle(spark, text: str) -> list[Any]:
+@pytest.fixture(autouse=True, scope="module")
+def _time_zone(spark) -> Iterator[None]:
+    """The session time zone the recorded answers hold (the session's own put back)."""
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", recorded_sql.TIMEZONE)
+    yield
+    spark.conf.set("spark.sql.session.timeZone", zone)
+
+
+def table_of(spark, path: Path, name: str) -> str:
+    """``path``'s parquet file as the oracle's queries name it (known as ``name``)."""
+    del spark
+    sql = f"parquet.`{path}`"
+    TABLES[sql] = name
+    return sql
+
+
+def data_of(name: str) -> str:
+    """What the table known as ``name`` holds: the rows the test writes, their types, and
+    for the sample, how Spark draws it."""
+    digest = recorded_sql.data_digest(SCHEMA, rows() if name != "empty" else [])
+    if name == "sample":
+        return f"{digest} sample(withReplacement=False, fraction=0.5, seed={SAMPLE_SEED})"
+    return digest
+
+
+def _key(text: str) -> tuple[str, dict[str, Any]]:
+    """A query's case in the recording (its text with its tables' names, which tells
+    the cases apart) and key: that text, the data, the oracle's code, the versions."""
+    named = text
+    used = []
+    for sql, name in TABLES.items():
+        if sql in named:
+            named = named.replace(sql, f"<{name}>")
+            used.append(name)
+    return named, _inputs(named, sorted(used))
+
+
+def _inputs(named: str, used: list[str]) -> dict[str, Any]:
+    data = "; ".join(f"{name}: {data_of(name)}" for name in used)
+    return {**recorded_sql.inputs(named, data), "code": recorded.sources(*ORACLE_CODE)}
+
+
+def oracle(spark, text: str) -> list[dict[str, Any]]:
     """The rows of a plain SQL query, run once per module: every frequency mode is held
-    against the same answers (the oracle reads the same file whatever mode is tested)."""
+    against the same answers (the oracle reads the same file whatever mode is tested).
+    Recorded in oracle.json by key (tests/differential/recorded_sql.py): run only when
+    the query, the data, the oracle's code or the versions changed."""
     if text not in _ORACLE:
-        _ORACLE[text] = spark.sql(text).collect()
+        case, key = _key(text)
+        _ORACLE[text] = recorded_sql.rows(
+            RECORDING, case, key, lambda: [r.asDict() for r in spark.sql(text).collect()]
+        )
     return _ORACLE[text]
 
 
@@ -81,7 +140,7 @@ def expected(spark, table: str, events: list[dict[str, Any]]) -> dict[str, dict[
     select = ", ".join(
         f"{sql} AS c{i}_{name}" for i, p in enumerate(parts) for name, sql in p.items()
     )
-    row = oracle(spark, f"SELECT {select} FROM {table}")[0].asDict()
+    row = oracle(spark, f"SELECT {select} FROM {table}")[0]
     return {
         e["column"]: {name: row[f"c{i}_{name}"] for name in p}
         for i, (e, p) in enumerate(zip(events, parts, strict=True))
@@ -217,6 +276,10 @@ def check_keys(spark, table: str, table_event: dict[str, Any]) -> None:
         assert (key in table_event["candidate_keys"]) is unique, key
 
 
+ORACLE_CODE = (_parts, expected, grouped, check_top_values, check_histograms, check_keys)
+"""The oracle's code: what its queries are built by (in the recording's key)."""
+
+
 def profiled(spark, server, path, **given: Any) -> tuple[list[dict[str, Any]], int]:
     df = spark.read.parquet(str(path))
     before = server.sql_executions()
@@ -242,7 +305,7 @@ SHAPES = {
 def test_every_number_equals_plain_sql(spark, server, tricky, shape):
     options = ProfileOptions(**SHAPES[shape])
     events, plans = profiled(spark, server, tricky, exact_distinct=True, options=options)
-    table = f"parquet.`{tricky}`"
+    table = table_of(spark, tricky, "tricky")
     *columns, summary = events
     assert summary["spark_plans"] == plans == 2
     assert len(columns) == 15
@@ -264,7 +327,7 @@ def test_the_approximate_distinct_path_finds_the_same_keys(spark, server, tricky
     events, plans = profiled(spark, server, tricky)
     summary = events[-1]
     assert plans == summary["spark_plans"] == 2
-    check_keys(spark, f"parquet.`{tricky}`", summary)
+    check_keys(spark, table_of(spark, tricky, "tricky"), summary)
     assert ["id", "line"] in summary["candidate_keys"]
     assert all(e["distinct_exact"] is None for e in events[:-1])
 
@@ -274,7 +337,7 @@ def test_an_empty_table_is_one_plan_and_no_numbers(spark, server, empty):
     *columns, summary = events
     assert plans == summary["spark_plans"] == 1
     assert summary["row_count"] == 0 and summary["candidate_keys"] == []
-    table = f"parquet.`{empty}`"
+    table = table_of(spark, empty, "empty")
     wanted = expected(spark, table, columns)
     for event in columns:
         check_column(event, wanted[event["column"]])
@@ -287,6 +350,7 @@ def test_a_sample_is_the_same_rows_in_every_branch(spark, server, tricky):
     df = spark.read.parquet(str(tricky)).sample(withReplacement=False, fraction=0.5,
                                                 seed=SAMPLE_SEED)  # fmt: skip
     df.createOrReplaceTempView("tricky_sample")
+    TABLES["tricky_sample"] = "sample"
     assert all(e["sample"] == 0.5 for e in events)
     wanted = expected(spark, "tricky_sample", events[:-1])
     for event in events[:-1]:
@@ -316,3 +380,14 @@ def test_quantiles_by_value_are_percentile_approx_on_data_it_keeps_whole(spark, 
     counts = Counter(v for v in values if v is not None)
     present = [{"value": v, "n": n} for v, n in counts.items()]
     assert nearest_rank(present, quantiles, 10000) == want
+
+
+def test_recording_is_current():
+    """The recorded answers (oracle.json) are those of their queries over today's data,
+    by today's oracle code and versions (no Spark). A query whose text changed (the
+    profile's columns, its keys checked) is told stale by the test that runs it, which
+    then runs it live."""
+    found = json.loads(RECORDING.read_text())
+    cases = {case: _inputs(case, sorted(re.findall(r"<(\w+)>", case))) for case in found}
+    recorded.assert_current(RECORDING, cases, "the profile's plain-SQL oracle",
+                            "tests/profile/test_differential.py")  # fmt: skip
