@@ -264,7 +264,7 @@ def _hll(sketches: Sequence[Any]) -> dict[str, Any]:
     for sketch in sketches:
         if sketch is not None:
             union.update(hll_sketch.deserialize(bytes(sketch)))
-    result = union.get_result()
+    result = _out_of_order(union.get_result())
     bounds = {
         "lower": result.get_lower_bound(HLL_DEVIATIONS),
         "upper": result.get_upper_bound(HLL_DEVIATIONS),
@@ -275,6 +275,30 @@ def _hll(sketches: Sequence[Any]) -> dict[str, Any]:
     groups = round(result.get_estimate())
     return {"groups": groups, "rows": None, "dup_rows": None, "unique_rows": None,
             "estimate": bounds}  # fmt: skip
+
+
+_HLL_MODE, _OUT_OF_ORDER = 2, 16
+"""An HLL sketch's image (Apache DataSketches' format): its mode in byte 7's low two bits
+(2: HLL, past the exact list and set of a few hundred values), its out-of-order flag in
+byte 5's bit 4."""
+
+
+def _out_of_order(result: Any) -> Any:
+    """The union's result read as out of order, as DataSketches reads any union of two
+    sketches in HLL mode: its estimate and bounds (the composite estimator) are then of
+    its registers alone, which hold each bucket's greatest value whatever the order the
+    values came in. A sketch built in one stream (one partition read by one task, or the
+    union of sketches of a few hundred values each, which adds their values one by one)
+    keeps the HIP estimator instead, which depends on that order: the same values read in
+    another order (another shape of the aggregate, another split into tasks) would be
+    estimated a little differently. Below HLL mode the values are listed and counted."""
+    from datasketches import hll_sketch
+
+    image = bytearray(result.serialize_compact())
+    if image[7] & 3 != _HLL_MODE:
+        return result
+    image[5] |= _OUT_OF_ORDER
+    return hll_sketch.deserialize(bytes(image))
 
 
 def _sum_present(values: Iterable[Any]) -> int | None:
