@@ -82,8 +82,9 @@ def partition_states(
     statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
     from a group-by of their own (an aggregate of that measure alone); ``windowed``: from
     each row's group size and rank (a window over the key) in its aggregate instead, one
-    read of the rows and one shuffle of them, not a second read and two shuffles:
-    cheaper over a few partitions, where shuffling whole rows costs little."""
+    read of the rows but two shuffles and sorts of whole rows and a sort-based aggregate:
+    twice the CPU of the group-by over one month at SF1, so a run does not use it
+    (docs/incremental.md#what-it-costs); the tests compare both forms."""
     frames = [
         _aggregate(df, by, [(i, measures[i]) for i in indices], types, windowed).withColumn(
             AGGREGATE, F.lit(number)

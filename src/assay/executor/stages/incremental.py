@@ -55,14 +55,6 @@ class Scanned:
                 "deleted": list(self.deleted), "merged_from": self.merged_from or None}  # fmt: skip
 
 
-FEW = 4
-"""A run scanning at most 1/FEW of the partitions (one new partition, a few late ones)
-computes the statistics of the groups of a key holding the partition column by a
-window in the one aggregate (one read and one shuffle of the rows scanned); more (a
-first run, ``--full``) by their own group-by joined on the partition, which shuffles
-the keys only, not whole rows. Both are exact and equal."""
-
-
 def digest(rule_measures: Sequence[Measure], table: Table) -> str:
     """What a rule's stored partial values measure (its measures, the partition column
     and the table's filter): a stored state whose digest differs (the rule or the filter
@@ -93,7 +85,7 @@ def measure_incremental(
     ]  # fmt: skip
     measures = table_measures(table.rules, by)
     types = column_types(schema)
-    shape = _shape(table, submitter.prepared.planned.options, measures, types, scan, prints, sizes)
+    shape = _shape(table, submitter.prepared.planned.options, measures, types, scan, sizes)
     fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
@@ -203,34 +195,26 @@ def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
         return None
 
 
-@dataclass(frozen=True)
-class _Shape:
-    """How the partitions scanned are aggregated: the measures' indices in each aggregate
-    (:func:`~assay.planner.incremental.aggregates`), the groups' statistics by a window."""
-
-    aggregates: tuple[tuple[int, ...], ...]
-    windowed: bool
-
-
 def _shape(
     table: Table,
     options: PlannerOptions,
     measures: Sequence[Measure],
     types: Mapping[str, str],
     scan: Sequence[PartitionKey],
-    prints: Mapping[PartitionKey, str],
     sizes: Mapping[PartitionKey, int] | None,
-) -> _Shape:
-    """How the partitions ``scan`` are aggregated: over at most 1/FEW of the partitions,
-    one aggregate with the groups' statistics by a window; over more, split into branches
-    as the full scan's aggregate is, by the bytes scanned (the files' sizes of the
-    partitions scanned; unknown for a source whose rows were hashed: :func:`splits`)."""
+) -> tuple[tuple[int, ...], ...]:
+    """How the partitions ``scan`` are aggregated (the measures' indices in each
+    aggregate): each key's groups a group-by of its own, the sketches apart, the rest in
+    one aggregate, or split into branches as the full scan's aggregate is by the bytes
+    scanned (the files' sizes of the partitions scanned; unknown for a source whose rows
+    were hashed: :func:`splits`). The groups are not counted by a window over the key in
+    the one aggregate, not even over one new partition: the window shuffles and sorts the
+    whole rows (twice: one window per statistic) and makes the aggregate a sort-based
+    one; at SF1 it cost twice the CPU of the group-bys (docs/incremental.md)."""
     assert table.incremental is not None
-    windowed = len(scan) * FEW <= len(prints)
     size = None if sizes is None else sum(sizes.get(k, 0) for k in scan)
-    split = not windowed and splits(table.source, options, size)
-    by = table.incremental.by
-    return _Shape(aggregates(measures, by, options, table.source, types, split, windowed), windowed)
+    split = splits(table.source, options, size)
+    return aggregates(measures, table.incremental.by, options, table.source, types, split)
 
 
 def _scan(
@@ -239,22 +223,22 @@ def _scan(
     keys: Sequence[PartitionKey],
     measures: Sequence[Measure],
     types: Mapping[str, str],
-    shape: _Shape,
+    shape: Sequence[Sequence[int]],
 ) -> dict[PartitionKey, dict[Measure, list[Any]]]:
     """The partial values of every measure over the partitions ``keys``: one plan, its
     aggregates' rows unioned (:func:`emit.partition_states`); a measure a partition has
     no row for in its aggregate (no row kept for a key's groups) has its empty values."""
     df = emit.in_partitions(submitter.prepared.df, by, [partition_value(k) for k in keys])
     submitter.step = "aggregate plan"
-    submitter.note(f"aggregate plan ({len(measures)} measures in {len(shape.aggregates)}"
+    submitter.note(f"aggregate plan ({len(measures)} measures in {len(shape)}"
                    f" aggregates, {len(keys)} partitions)")  # fmt: skip
     submitter.plans += 1
-    frame = emit.partition_states(df, by, measures, types, shape.aggregates, shape.windowed)
+    frame = emit.partition_states(df, by, measures, types, shape)
     found: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for row in submitter._collect(frame):
         got = row.asDict()
         part = found.setdefault(partition_key(got[emit.PART]), {})
-        for i in shape.aggregates[got[emit.AGGREGATE]]:
+        for i in shape[got[emit.AGGREGATE]]:
             part[measures[i]] = [got[name] for name in emit.partial_columns(i, measures[i], by)]
     for part in found.values():
         for measure in measures:
