@@ -314,9 +314,10 @@ def _at_stored_rates(
 ) -> DataFrame:
     """The sketches at the rates the stored counts give (each column's ``sample /
     expected``), the counts an aggregate of their own: two aggregates over ``df``
-    cross-joined, no subquery (Spark 4.3 merges the counts' into the table's other
-    aggregates over the same rows). One uniform number per row: a row is read when it
-    is below the largest rate, a column's value sketched when below its own."""
+    cross-joined, no subquery. (One aggregate over every row, the counts beside sketches
+    fed only the sampled values, costs more: an object aggregate runs without generated
+    code over every row.) One uniform number per row: a row is read when it is below the
+    largest rate, a column's value sketched when below its own."""
     counts = df.agg(
         *(
             F.count_if(test).alias(f"{s.name}_{output}")
