@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared_server
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # A developer's warm server (`assay server start`) must not serve the tests' runs, nor
@@ -30,13 +32,19 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 class SparkServer:
     """The session's server: a Connect session, its URL for CLI runs, and its UI."""
 
-    def __init__(self, handle) -> None:
-        self.handle = handle
-        self.spark = handle.spark
-        self.url = handle.connect_url
-        self.ui_url = handle.ui_url
+    def __init__(self, spark, url: str, ui_url: str | None) -> None:
+        self.spark = spark
+        self.url = url
+        self._ui_url = ui_url
         self._app_id: str | None = None
         self._counted = 0
+
+    @property
+    def ui_url(self) -> str | None:
+        """The server's UI; under ``pytest -n``, reading it makes the test the server's
+        only one until it ends (:func:`tests.shared_server.exclusive_now`)."""
+        shared_server.exclusive_now()
+        return self._ui_url
 
     def running_jobs(self) -> list[int]:
         """The ids of the Spark jobs running now (Spark UI REST API)."""
@@ -52,7 +60,8 @@ class SparkServer:
         count stays right even when the UI has dropped old executions (it keeps
         spark.sql.ui.retainedExecutions of them, 1000 by default). Only the executions
         after the last count are listed (``offset``), so the answer stays small however
-        many plans the suite has run."""
+        many plans the suite has run. Under ``pytest -n`` the workers share the server: the
+        test runs alone on it from its first count (:attr:`ui_url`)."""
         if self._app_id is None:
             with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=60) as r:
                 self._app_id = json.load(r)[0]["id"]
@@ -68,22 +77,20 @@ class SparkServer:
 @pytest.fixture(scope="session")
 def server() -> Iterator[SparkServer]:
     from assay.executor.session import open_session, quiet_pyspark_logging
-    from assay.executor.session.jvm import C1_ONLY
 
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
-    handle = open_session(
-        server_conf={
-            "spark.sql.shuffle.partitions": "4",
-            "spark.sql.ui.retainedExecutions": "100000",
-            # The tests' tables are tiny: C1 only, as a short run's embedded server gets
-            # (executor/session/jvm.py); the report and integration tests ran 130 s with
-            # it against 165 s with C2.
-            "spark.driver.extraJavaOptions": " ".join(C1_ONLY),
-        }
-    )
+    shared = shared_server.address()
+    if shared is not None:  # a worker of `pytest -n`: the controller's server
+        handle = open_session(shared.url)
+        try:
+            yield SparkServer(handle.spark, shared.url, shared.ui_url)
+        finally:
+            handle.close()
+        return
+    handle = open_session(server_conf=shared_server.server_conf())
     try:
-        yield SparkServer(handle)
+        yield SparkServer(handle.spark, handle.connect_url, handle.ui_url)
     finally:
         handle.close()
 
@@ -114,3 +121,10 @@ def _no_openlineage_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine's OPENLINEAGE_URL must not send the tests' runs anywhere."""
     for name in OPENLINEAGE_ENV:
         monkeypatch.delenv(name, raising=False)
+
+
+pytest_configure = shared_server.pytest_configure
+pytest_sessionstart = shared_server.pytest_sessionstart
+pytest_sessionfinish = shared_server.pytest_sessionfinish
+pytest_collection_modifyitems = shared_server.pytest_collection_modifyitems
+pytest_runtest_protocol = shared_server.pytest_runtest_protocol
