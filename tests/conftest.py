@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import shared_server
+from tests import workers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,16 +35,9 @@ class SparkServer:
     def __init__(self, spark, url: str, ui_url: str | None) -> None:
         self.spark = spark
         self.url = url
-        self._ui_url = ui_url
+        self.ui_url = ui_url
         self._app_id: str | None = None
         self._counted = 0
-
-    @property
-    def ui_url(self) -> str | None:
-        """The server's UI; under ``pytest -n``, reading it makes the test the server's
-        only one until it ends (:func:`tests.shared_server.exclusive_now`)."""
-        shared_server.exclusive_now()
-        return self._ui_url
 
     def running_jobs(self) -> list[int]:
         """The ids of the Spark jobs running now (Spark UI REST API)."""
@@ -60,8 +53,7 @@ class SparkServer:
         count stays right even when the UI has dropped old executions (it keeps
         spark.sql.ui.retainedExecutions of them, 1000 by default). Only the executions
         after the last count are listed (``offset``), so the answer stays small however
-        many plans the suite has run. Under ``pytest -n`` the workers share the server: the
-        test runs alone on it from its first count (:attr:`ui_url`)."""
+        many plans the suite has run."""
         if self._app_id is None:
             with urllib.request.urlopen(f"{self.ui_url}/api/v1/applications", timeout=60) as r:
                 self._app_id = json.load(r)[0]["id"]
@@ -80,15 +72,7 @@ def server() -> Iterator[SparkServer]:
 
     quiet_pyspark_logging()
     os.environ.pop("SPARK_REMOTE", None)
-    shared = shared_server.address()
-    if shared is not None:  # a worker of `pytest -n`: the controller's server
-        handle = open_session(shared.url)
-        try:
-            yield SparkServer(handle.spark, shared.url, shared.ui_url)
-        finally:
-            handle.close()
-        return
-    handle = open_session(server_conf=shared_server.server_conf())
+    handle = open_session(server_conf=workers.server_conf())
     try:
         yield SparkServer(handle.spark, handle.connect_url, handle.ui_url)
     finally:
@@ -123,8 +107,5 @@ def _no_openlineage_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-pytest_configure = shared_server.pytest_configure
-pytest_sessionstart = shared_server.pytest_sessionstart
-pytest_sessionfinish = shared_server.pytest_sessionfinish
-pytest_collection_modifyitems = shared_server.pytest_collection_modifyitems
-pytest_runtest_protocol = shared_server.pytest_runtest_protocol
+pytest_configure = workers.pytest_configure
+pytest_collection_modifyitems = workers.pytest_collection_modifyitems
