@@ -61,9 +61,21 @@ def server_conf() -> dict[str, str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if getattr(config.option, "numprocesses", 0) and config.option.dist in ("no", "load"):
+    """``-n`` without ``--dist``: the controller schedules by groups, in the order the
+    workers' collections give them, and the workers name each test's group (xdist sets a
+    worker's ``loadgroup`` from the ``--dist`` given on the command line only)."""
+    worker = getattr(config, "workerinput", None)
+    if worker is not None:
+        if not _dist_given(worker.get("mainargv", ())):
+            config.option.loadgroup = True
+        return
+    if getattr(config.option, "numprocesses", 0) and not _dist_given(config.invocation_params.args):
         config.option.dist = "loadgroup"
         config.option.loadscopereorder = False  # the order of _scheduled, not the counts
+
+
+def _dist_given(args) -> bool:
+    return any(str(a) == "-d" or str(a).startswith("--dist") for a in args)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -71,7 +83,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Each module a group of its own, or the group of the shared fixture it uses; the
     groups in :func:`_scheduled` order (every worker sorts alike: xdist checks that the
     workers collected the same tests in the same order)."""
-    if config.option.dist != "loadgroup" or not hasattr(config, "workerinput"):
+    if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
         return
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
