@@ -202,16 +202,16 @@ def test_a_first_run_split_into_branches_equals_a_full_scan(spark, tmp_path, mon
         _day(spark, data, day, 50 + day)
     inc, full = _config(tmp_path, data, True), _config(tmp_path, data, False)
     shapes: list[int] = []
-    aggregated = stage.aggregates
+    planned = stage.partition_plan
 
-    def split_in_twos(measures, by, options, source, types, split, windowed=False):  # type: ignore[no-untyped-def]
-        assert isinstance(source, PathSource) and not windowed
+    def split_in_twos(table, measures, options, types, split, typed=None):  # type: ignore[no-untyped-def]
+        assert isinstance(table.source, PathSource)
         small = dataclasses.replace(options, max_outputs=4)
-        found = aggregated(measures, by, small, source, types, True, windowed)
-        shapes.append(len(found))
+        found = planned(table, measures, small, types, True, typed)
+        shapes.append(len(found.aggregates))
         return found
 
-    monkeypatch.setattr(stage, "aggregates", split_in_twos)
+    monkeypatch.setattr(stage, "partition_plan", split_in_twos)
     got = assay.run(str(inc), spark=spark, run_time="2024-02-01T06:00:00Z")
     want = assay.run(str(full), spark=spark, run_time="2024-02-01T06:00:00Z")
     assert shapes and shapes[0] > 6

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 from pyspark.sql.connect import functions as F
 
 from assay.emit.columns import balanced, col, column
+from assay.ir.expr import Col, rebuild
 from assay.ir.sources import PathSource, Source
-from assay.planner.incremental import HLL_LG_K, PARTIALS, partial_kind
+from assay.planner.incremental import HLL_LG_K, PARTIALS, SKETCHED_TEXT, partial_kind
 from assay.planner.measures import ColumnAgg, CountIf, GroupStats, Measure, RowCount
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ def partition_states(
     types: Mapping[str, str],
     aggregates: Sequence[Sequence[int]],
     windowed: bool = False,
+    values: Mapping[int, Sequence[str]] | None = None,
+    forms: Mapping[int, Measure] | None = None,
 ) -> DataFrame:
     """ONE plan: the aggregates of ``df`` grouped by the partition (``aggregates``: the
     measures' indices in each, :func:`~assay.planner.incremental.aggregates`), their rows
@@ -84,14 +87,45 @@ def partition_states(
     each row's group size and rank (a window over the key) in its aggregate instead, one
     read of the rows but two shuffles and sorts of whole rows and a sort-based aggregate:
     twice the CPU of the group-by over one month at SF1, so a run does not use it
-    (docs/incremental.md#what-it-costs); the tests compare both forms."""
-    frames = [
-        _aggregate(df, by, [(i, measures[i]) for i in indices], types, windowed).withColumn(
-            AGGREGATE, F.lit(number)
-        )
-        for number, indices in enumerate(aggregates)
-    ]
+    (docs/incremental.md#what-it-costs); the tests compare both forms. ``values``: the
+    aggregates grouping the rows by the values of some columns first (their counts
+    evaluated once per value, :func:`_value_partials`); ``forms``: the form each measure
+    is computed in (:class:`~assay.planner.partitions.PartitionPlan`), its outputs
+    named by the measure's index."""
+    values, forms = values or {}, forms or {}
+    frames = []
+    for number, indices in enumerate(aggregates):
+        members = [(i, forms.get(i, measures[i])) for i in indices]
+        if number in values:
+            frame = _value_partials(df, by, values[number], members)
+        else:
+            frame = _aggregate(df, by, members, types, windowed)
+        frames.append(frame.withColumn(AGGREGATE, F.lit(number)))
     return balanced(frames, lambda a, b: a.unionByName(b, allowMissingColumns=True))
+
+
+def _value_partials(
+    df: DataFrame, by: str, columns: Sequence[str], members: Sequence[tuple[int, Measure]]
+) -> DataFrame:
+    """Counts of the values of ``columns`` (each member a count whose condition reads one
+    of them), as a full scan's value branch computes them (``emit.spark``'s
+    ``value_frame``) grouped by the partition too: the rows counted per partition and
+    combination of values (a null is a value), each condition evaluated once per group,
+    the rows of the groups where it holds summed per partition."""
+    names = {c: f"_assay_v{k}" for k, c in enumerate(columns)}
+    counts = df.groupBy(col(by).alias(PART), *(col(c).alias(names[c]) for c in columns)).agg(
+        F.count(F.lit(1)).alias("_assay_n")
+    )
+    renamed = {Col(c): Col(names[c]) for c in columns}
+    n, outputs = F.col("_assay_n"), []
+    for index, measure in members:
+        assert isinstance(measure, CountIf), measure
+        predicate = rebuild(
+            measure.predicate, lambda e: renamed.get(e, e) if isinstance(e, Col) else e
+        )
+        holds = column(predicate)
+        outputs.append(F.coalesce(F.sum(F.when(holds, n)), F.lit(0)).alias(f"m{index}_n"))
+    return counts.groupBy(PART).agg(*outputs)
 
 
 def _aggregate(
@@ -153,12 +187,17 @@ def _windowed_partials(
 
 def _sketchable(value: Column, kind: str) -> Column:
     """A value as ``hll_sketch_agg`` takes it (an INT, BIGINT, STRING or BINARY): any
-    other type as its text (one text per value of the type)."""
+    other type as its text (one text per value of the type). A text or binary value
+    ends in one more character (byte), :data:`~assay.planner.incremental.SKETCHED_TEXT`:
+    the sketch passes over an empty one (DataSketches ignores an empty update), which
+    Spark's exact distinct count counts; the suffix keeps every two values apart."""
     if kind in ("tinyint", "smallint", "int"):
         return value.cast("int")
-    if kind in ("bigint", "string", "binary"):
+    if kind == "bigint":
         return value
-    return value.cast("string")
+    if kind == "binary":
+        return F.concat(value, F.lit(bytearray(SKETCHED_TEXT.encode())))
+    return F.concat(value if kind == "string" else value.cast("string"), F.lit(SKETCHED_TEXT))
 
 
 def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> DataFrame:

@@ -58,6 +58,10 @@ PARTIALS: dict[str, tuple[str, ...]] = {
 HLL_LG_K = 12
 """The HLL sketches' log2 of buckets (Spark's ``hll_sketch_agg`` default): a relative
 standard error of 1.04 / sqrt(2^12), about 1.6%."""
+SKETCHED_TEXT = "\x00"
+"""What a text (or binary) value ends in when it is sketched: Spark's ``hll_sketch_agg``
+passes over the empty string, which an exact distinct count counts. A state's digest
+names it, so a sketch of the texts as they were is not merged with these."""
 HLL_DEVIATIONS = 2
 """The bounds a sketched value states: 2 standard deviations (about 95.4%)."""
 

@@ -21,15 +21,17 @@ from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
 from assay.planner.cost import PlannerOptions, splits
 from assay.planner.incremental import (
-    aggregates,
+    SKETCHED_TEXT,
     column_types,
     empty_partial,
     merged,
+    partial_kind,
     refusal,
     sketched,
     table_measures,
 )
 from assay.planner.measures import ColumnAgg, Measure, RowCount, measures_of
+from assay.planner.partitions import PartitionPlan, partition_plan
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,10 @@ def digest(rule_measures: Sequence[Measure], table: Table) -> str:
     and the table's filter): a stored state whose digest differs (the rule or the filter
     changed) is not merged, its partitions are scanned again."""
     spec = table.incremental
-    said = repr((spec.by if spec else "", table.filter, tuple(rule_measures)))
+    by = spec.by if spec else ""
+    said = repr((by, table.filter, tuple(rule_measures)))
+    if any(partial_kind(m, by) == "hll" for m in rule_measures):
+        said += f"|texts sketched ending in {SKETCHED_TEXT!r}"  # not merged with older sketches
     return hashlib.sha256(said.encode()).hexdigest()[:16]
 
 
@@ -85,7 +90,9 @@ def measure_incremental(
     ]  # fmt: skip
     measures = table_measures(table.rules, by)
     types = column_types(schema)
-    shape = _shape(table, submitter.prepared.planned.options, measures, types, scan, sizes)
+    planned = submitter.prepared.planned
+    typed = planned.plan.table
+    shape = _shape(table, planned.options, measures, types, scan, sizes, typed)
     fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
@@ -202,19 +209,21 @@ def _shape(
     types: Mapping[str, str],
     scan: Sequence[PartitionKey],
     sizes: Mapping[PartitionKey, int] | None,
-) -> tuple[tuple[int, ...], ...]:
-    """How the partitions ``scan`` are aggregated (the measures' indices in each
-    aggregate): each key's groups a group-by of its own, the sketches apart, the rest in
-    one aggregate, or split into branches as the full scan's aggregate is by the bytes
-    scanned (the files' sizes of the partitions scanned; unknown for a source whose rows
-    were hashed: :func:`splits`). The groups are not counted by a window over the key in
-    the one aggregate, not even over one new partition: the window shuffles and sorts the
-    whole rows (twice: one window per statistic) and makes the aggregate a sort-based
-    one; at SF1 it cost twice the CPU of the group-bys (docs/incremental.md)."""
-    assert table.incremental is not None
+    typed: Table | None = None,
+) -> PartitionPlan:
+    """How the partitions ``scan`` are aggregated (:func:`partition_plan`): each key's
+    groups a group-by of its own, the sketches apart, the counts in the full scan's
+    forms (``typed``: the table with its literals typed; the counts of a string column
+    with few values by value), the rest in one aggregate, or split into branches as the
+    full scan's aggregate is by the bytes scanned (the files' sizes of the partitions
+    scanned; unknown for a source whose rows were hashed: :func:`splits`). The groups
+    are not counted by a window over the key in the one aggregate, not even over one new
+    partition: the window shuffles and sorts the whole rows (twice: one window per
+    statistic) and makes the aggregate a sort-based one; at SF1 it cost twice the CPU of
+    the group-bys (docs/incremental.md)."""
     size = None if sizes is None else sum(sizes.get(k, 0) for k in scan)
     split = splits(table.source, options, size)
-    return aggregates(measures, table.incremental.by, options, table.source, types, split)
+    return partition_plan(table, measures, options, types, split, typed)
 
 
 def _scan(
@@ -223,22 +232,25 @@ def _scan(
     keys: Sequence[PartitionKey],
     measures: Sequence[Measure],
     types: Mapping[str, str],
-    shape: Sequence[Sequence[int]],
+    shape: PartitionPlan,
 ) -> dict[PartitionKey, dict[Measure, list[Any]]]:
     """The partial values of every measure over the partitions ``keys``: one plan, its
     aggregates' rows unioned (:func:`emit.partition_states`); a measure a partition has
     no row for in its aggregate (no row kept for a key's groups) has its empty values."""
     df = emit.in_partitions(submitter.prepared.df, by, [partition_value(k) for k in keys])
     submitter.step = "aggregate plan"
-    submitter.note(f"aggregate plan ({len(measures)} measures in {len(shape)}"
+    aggregated = shape.aggregates
+    submitter.note(f"aggregate plan ({len(measures)} measures in {len(aggregated)}"
                    f" aggregates, {len(keys)} partitions)")  # fmt: skip
     submitter.plans += 1
-    frame = emit.partition_states(df, by, measures, types, shape)
+    frame = emit.partition_states(
+        df, by, measures, types, aggregated, values=shape.values, forms=shape.forms
+    )
     found: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for row in submitter._collect(frame):
         got = row.asDict()
         part = found.setdefault(partition_key(got[emit.PART]), {})
-        for i in shape[got[emit.AGGREGATE]]:
+        for i in aggregated[got[emit.AGGREGATE]]:
             part[measures[i]] = [got[name] for name in emit.partial_columns(i, measures[i], by)]
     for part in found.values():
         for measure in measures:

@@ -1,0 +1,117 @@
+"""The aggregate of an incremental run over the partitions it scans, planned as a full
+scan's (pure; docs/incremental.md#what-it-costs): its counts in the forms the full-scan
+planner computes them in, each grouped by the partition column.
+
+A full scan answers the counts of a string column with few values from its rows grouped
+by value (:mod:`assay.planner.values`), a regex that is a run of one ASCII class from
+the value's bytes (:mod:`assay.planner.passes.class_runs`), a folded decimal comparison
+in doubles where that is certain (:mod:`assay.planner.passes.decimal_doubles`), and
+every literal in its column's type (:mod:`assay.planner.literals`). Each of these
+answers every row as the condition as written does, so it answers each partition's
+count alike: the partial values of a count are the same by either road. Here the
+measures an incremental table keeps per partition get those forms: a count's
+``form`` (the measure as computed; its partial values stay keyed by the measure as
+written, whose digest the stored states carry), and the value branches as aggregates
+grouped by the partition and the columns' values, then by the partition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from assay.ir.suite import Table
+from assay.planner.cost import PlannerOptions, split_branches
+from assay.planner.incremental import partial_kind, refusal
+from assay.planner.measures import CountIf, Measure, measures_of
+from assay.planner.passes.class_runs import class_runs
+from assay.planner.passes.decimal_doubles import in_doubles_slots
+from assay.planner.plan import Slot
+from assay.planner.values import value_branches
+
+
+@dataclass(frozen=True)
+class PartitionPlan:
+    """The aggregates of the scan of the partitions, their rows unioned in one Spark
+    plan: each aggregate's measures (indices into the table's measures), the aggregates
+    that group the rows by the values of some columns first (``values``: the aggregate's
+    number -> those columns; each of its measures a count of one of them), and the form
+    each measure is computed in where it is not the measure as written (``forms``)."""
+
+    aggregates: tuple[tuple[int, ...], ...]
+    values: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
+    forms: Mapping[int, Measure] = field(default_factory=dict)
+
+
+def partition_plan(
+    table: Table,
+    measures: Sequence[Measure],
+    options: PlannerOptions,
+    types: Mapping[str, str],
+    split: bool = False,
+    typed: Table | None = None,
+) -> PartitionPlan:
+    """The aggregates of the partitions' scan (``measures``: the table's, from
+    :func:`~assay.planner.incremental.table_measures`): the groups of each key holding
+    the partition column a group-by of its own, the sketches apart, the counts of a few
+    valued string column by value (``options.by_value``, as a full scan groups them),
+    the rest in one aggregate or, ``split``, in branches by the columns they read
+    (:func:`split_branches`). ``typed``: the table with its literals typed (the full
+    scan's plan's), whose measures are computed in place of those written; each count
+    then in the full scan's cheaper forms (``options.class_runs``,
+    ``options.decimal_doubles``)."""
+    assert table.incremental is not None
+    by = table.incremental.by
+    kinds = [partial_kind(m, by) for m in measures]
+    plain = [i for i, kind in enumerate(kinds) if kind not in ("groups", "hll")]
+    written = _typed_forms(table, typed, by) if typed is not None else {}
+    slots = [Slot(f"m{i}", written.get(measures[i], measures[i]), ()) for i in plain]
+    if options.class_runs:
+        slots = list(class_runs(slots, types))
+    if options.decimal_doubles:
+        slots = list(in_doubles_slots(slots, types))
+    forms = {_index(s): s.form for s in slots if s.form != measures[_index(s)]}
+    found: list[tuple[int, ...]] = []
+    values: dict[int, tuple[str, ...]] = {}
+    if options.by_value:
+        rest, branches = value_branches(slots, table, types, options.value_max, options.join_values)
+        slots = list(rest)
+        for branch in branches:
+            values[len(found)] = branch.columns
+            found.append(tuple(_index(s) for s in branch.slots))
+    if split:
+        apart = dataclasses.replace(options, strategy="split", pushdown=False)
+        for scan in split_branches(slots, table.source, apart, types=types):
+            found.append(tuple(_index(s) for s in scan.slots))
+    elif slots:
+        found.append(tuple(_index(s) for s in slots))
+    found.extend((i,) for i, kind in enumerate(kinds) if kind == "groups")
+    sketches = tuple(i for i, kind in enumerate(kinds) if kind == "hll")
+    if sketches:
+        found.append(sketches)
+    return PartitionPlan(tuple(found), values, forms)
+
+
+def _index(slot: Slot) -> int:
+    return int(slot.name[1:])
+
+
+def _typed_forms(table: Table, typed: Table, by: str) -> dict[Measure, Measure]:
+    """Each count of ``table``'s rules -> the same count of ``typed``'s rules (its
+    literals in their columns' types), where they differ. Only counts: their form is
+    free (their partial value, a count, is the same by any road that answers each row
+    alike), where a min's or a sum's typed filter could be too."""
+    found: dict[Measure, Measure] = {}
+    if len(typed.rules) != len(table.rules):
+        return found
+    for rule, other in zip(table.rules, typed.rules, strict=True):
+        if refusal(rule, by) is not None or refusal(other, by) is not None:
+            continue
+        mine, theirs = measures_of(rule), measures_of(other)
+        if len(mine) != len(theirs):
+            continue
+        for a, b in zip(mine, theirs, strict=True):
+            if isinstance(a, CountIf) and isinstance(b, CountIf) and a != b:
+                found[a] = b
+    return found
