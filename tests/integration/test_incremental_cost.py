@@ -1,9 +1,10 @@
 """The shapes of an incremental run's aggregate over the partitions it scans
-(docs/incremental.md#what-it-costs): one aggregate, the same split into branches by the
-columns they read as a full scan's (a first run, ``--full``), the groups' statistics by a
-window (a few partitions), the sketches apart. Every shape gives each partition the same
-partial values, on data built to break them: nulls, NaN, -0.0, decimals, a null
-partition, a filtered key whose rows some partitions lack, keys repeated across
+(docs/incremental.md#what-it-costs): one aggregate of every count as written (the plain
+form), the same split into branches by the columns they read as a full scan's (a first
+run, ``--full``), and the full scan's forms (its literals typed, a regex of one class by
+its bytes); the key's groups and the sketches apart. Every shape gives each partition
+the same partial values, on data built to break them: nulls, NaN, -0.0, decimals, a
+null partition, a filtered key whose rows some partitions lack, keys repeated across
 partitions; and a first run split into branches equals a full scan."""
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from assay.ir.suite import PathSource
 from assay.monitoring.states import partition_key
 from assay.planner.cost import DEFAULT_OPTIONS
 from assay.planner.incremental import (
-    aggregates,
     column_types,
     empty_partial,
     merged,
     partial_kind,
     table_measures,
 )
+from assay.planner.lower import plan_table
 from assay.planner.measures import Measure
+from assay.planner.partitions import partition_plan
 from tests.integration.test_incremental import _config, _day, _results, _same, _table
 
 pytestmark = pytest.mark.spark
@@ -90,8 +92,7 @@ them), a few hundred per partition repeated in every partition (its set), thousa
 per partition (HLL mode: its estimator depends on the order of the values unless read
 out of order), a few hundred per partition, different in each, whose union passes into
 HLL mode (the union adds them one by one); a double with NaN, -0.0, 0.0 and nulls, a
-DECIMAL, a filtered date; and a key's groups, which the windowed shape shuffles the rows
-by (another order of the values into the sketches)."""
+DECIMAL, a filtered date; and a key's groups."""
 
 SKETCHED_ROWS = """
 SELECT k,
@@ -121,11 +122,22 @@ def _partials(
     types = column_types([(f.name, f.dataType.simpleString()) for f in df.schema.fields])
     measures = table_measures(table.rules, "p")
     options = dataclasses.replace(DEFAULT_OPTIONS, max_outputs=2)  # many small branches
-    split, windowed = shape == "split", shape == "windowed"
-    found = aggregates(measures, "p", options, table.source, types, split, windowed)
+    typed = None
+    if shape == "planned":  # the full scan's forms: literals typed, a regex by its bytes
+        typed = plan_table(table, types=types).table
+    else:
+        options = dataclasses.replace(
+            options, by_value=False, class_runs=False, decimal_doubles=False
+        )
+    plan = partition_plan(table, measures, options, types, shape == "split", typed)
+    found = plan.aggregates
     if shape == "split":
         assert len(found) > 6  # the plain measures in branches, the groups and sketches apart
-    frame = emit.partition_states(df, "p", measures, types, found, windowed)
+    if shape == "planned":
+        assert plan.forms  # the regex of one class by its bytes
+    frame = emit.partition_states(
+        df, "p", measures, types, found, values=plan.values, forms=plan.forms
+    )
     values: dict = {}
     for row in frame.collect():
         got = row.asDict()
@@ -158,7 +170,7 @@ def _same_partials(a: dict[Measure, list], b: dict[Measure, list]) -> None:
 def test_every_shape_of_the_aggregate_gives_each_partition_the_same_partials(spark, tmp_path):
     one = _partials(spark, tmp_path, "one")
     assert len(one) == 5  # four partitions and the null one
-    for shape in ("split", "windowed"):
+    for shape in ("split", "planned"):
         other = _partials(spark, tmp_path, shape)
         assert other.keys() == one.keys(), shape
         for key in one:

@@ -141,16 +141,21 @@ def _sum_of(result) -> object:  # type: ignore[no-untyped-def]
     return _results(result)[14]["metric_value"]
 
 
-def test_the_windowed_group_statistics_equal_the_joined_ones(spark):
-    """The groups of a key holding the partition column by a window (a run scanning a
-    few partitions) and by their own group-by joined on the partition (a first run): the
-    same statistics, on keys built to tell them apart (nulls in one key or both, NaN and
-    -0.0 against 0.0, a filter that is null on some rows, a partition without kept rows,
-    a null partition), whatever the measure's nulls."""
+def test_the_group_statistics_of_each_partition_equal_a_full_scans_of_it(spark):
+    """The groups of a key holding the partition column by their own group-by per
+    partition (unioned with the other aggregates) and a full scan's group-by of each
+    partition's rows alone (``emit.spark.group_frame``): the same statistics, on keys built
+    to tell them apart (nulls in one key or both, NaN and -0.0 against 0.0, a filter that
+    is null on some rows, a partition without kept rows, a null partition), whatever the
+    measure's nulls."""
+    from pyspark.sql.connect import functions as F
+
     from assay.emit.incremental import AGGREGATE, PART, partial_columns, partition_states
+    from assay.emit.spark import group_frame
     from assay.ir.expr import Col, Compare, Lit
     from assay.ir.values import Op
     from assay.planner.measures import GroupStats, RowCount
+    from assay.planner.plan import GroupAggregate, Slot
 
     frame = spark.sql(
         """SELECT * FROM VALUES
@@ -169,22 +174,28 @@ def test_the_windowed_group_statistics_equal_the_joined_ones(spark):
     ]
     types = {"day": "string", "k": "double", "j": "string", "v": "int"}
 
-    def read(windowed: bool) -> dict:
-        # windowed: one aggregate; else each key's groups a group-by of its own (unioned)
-        shape = [tuple(range(len(measures)))] if windowed else [(i,) for i in range(len(measures))]
-        rows = partition_states(frame, "day", measures, types, shape, windowed).collect()
-        names = [n for i, m in enumerate(measures) for n in partial_columns(i, m, "day")]
-        said: dict = {}
-        for row in rows:
-            got = row.asDict()
-            part = said.setdefault(got[PART], dict.fromkeys(names))
-            for i in shape[got[AGGREGATE]]:
-                part.update({n: got[n] for n in partial_columns(i, measures[i], "day")})
-        for got in said.values():
-            for name in [c for c in got if c.endswith(("_groups", "_unique_rows"))]:
-                got[name] = got[name] or 0  # a partition without groups: 0 or none, merged alike
-        return said
-
-    joined, windowed = read(False), read(True)
-    assert windowed == joined
-    assert joined["a"]["m1_groups"] == 3 and joined["b"]["m1_dup_rows"] == 2  # NaN one value
+    shape = [(i,) for i in range(len(measures))]  # each key's groups a group-by of its own
+    said: dict = {}
+    for row in partition_states(frame, "day", measures, types, shape).collect():
+        got = row.asDict()
+        for i in shape[got[AGGREGATE]]:
+            said[got[PART], i] = [got[n] for n in partial_columns(i, measures[i], "day")]
+    wanted = []  # a full scan's group-by of each partition's rows, in one plan
+    for n, day in enumerate(("a", "b", None)):
+        rows = frame.where(F.col("day").eqNullSafe(F.lit(day)))
+        for i, measure in enumerate(measures[1:], 1):
+            assert isinstance(measure, GroupStats)
+            branch = GroupAggregate(measure.columns, Slot("g", measure, ()))
+            wanted.append(
+                group_frame(rows, branch).select(F.lit(n).alias("n"), F.lit(i).alias("i"), "*")
+            )
+    union = wanted[0]
+    for other in wanted[1:]:
+        union = union.unionByName(other)
+    found = union.collect()
+    assert len(found) == 3 * (len(measures) - 1)
+    for row in found:
+        day, i, *want = row
+        got = said.get((("a", "b", None)[day], i), [0, None, None, 0])  # no kept row: no group
+        assert [got[0] or 0, *got[1:3], got[3] or 0] == [want[0] or 0, *want[1:3], want[3] or 0]
+    assert said["a", 1][0] == 3 and said["b", 1][2] == 2  # NaN one value

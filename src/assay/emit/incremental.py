@@ -74,24 +74,20 @@ def partition_states(
     measures: Sequence[Measure],
     types: Mapping[str, str],
     aggregates: Sequence[Sequence[int]],
-    windowed: bool = False,
     values: Mapping[int, Sequence[str]] | None = None,
     forms: Mapping[int, Measure] | None = None,
 ) -> DataFrame:
     """ONE plan: the aggregates of ``df`` grouped by the partition (``aggregates``: the
-    measures' indices in each, :func:`~assay.planner.incremental.aggregates`), their rows
-    unioned, each tagged with its aggregate's number (:data:`AGGREGATE`), each measure's
-    partial values (:data:`~assay.planner.incremental.PARTIALS`) as ``m<i>_<name>``. The
-    statistics of the groups of a ``GroupStats`` (whose key holds the partition column)
-    from a group-by of their own (an aggregate of that measure alone); ``windowed``: from
-    each row's group size and rank (a window over the key) in its aggregate instead, one
-    read of the rows but two shuffles and sorts of whole rows and a sort-based aggregate:
-    twice the CPU of the group-by over one month at SF1, so a run does not use it
-    (docs/incremental.md#what-it-costs); the tests compare both forms. ``values``: the
-    aggregates grouping the rows by the values of some columns first (their counts
-    evaluated once per value, :func:`_value_partials`); ``forms``: the form each measure
-    is computed in (:class:`~assay.planner.partitions.PartitionPlan`), its outputs
-    named by the measure's index."""
+    measures' indices in each, :class:`~assay.planner.partitions.PartitionPlan`), their
+    rows unioned, each tagged with its aggregate's number (:data:`AGGREGATE`), each
+    measure's partial values (:data:`~assay.planner.incremental.PARTIALS`) as
+    ``m<i>_<name>``. The statistics of the groups of a ``GroupStats`` (whose key holds
+    the partition column) from a group-by of their own (an aggregate of that measure
+    alone: a window over the key in a shared aggregate shuffled and sorted the whole
+    rows twice, twice the CPU over one month at SF1, docs/incremental.md#what-it-costs).
+    ``values``: the aggregates grouping the rows by the values of some columns first
+    (their counts evaluated once per value, :func:`_value_partials`); ``forms``: the
+    form each measure is computed in, its outputs named by the measure's index."""
     values, forms = values or {}, forms or {}
     frames = []
     for number, indices in enumerate(aggregates):
@@ -99,7 +95,7 @@ def partition_states(
         if number in values:
             frame = _value_partials(df, by, values[number], members)
         else:
-            frame = _aggregate(df, by, members, types, windowed)
+            frame = _aggregate(df, by, members, types)
         frames.append(frame.withColumn(AGGREGATE, F.lit(number)))
     return balanced(frames, lambda a, b: a.unionByName(b, allowMissingColumns=True))
 
@@ -129,25 +125,18 @@ def _value_partials(
 
 
 def _aggregate(
-    df: DataFrame,
-    by: str,
-    members: Sequence[tuple[int, Measure]],
-    types: Mapping[str, str],
-    windowed: bool,
+    df: DataFrame, by: str, members: Sequence[tuple[int, Measure]], types: Mapping[str, str]
 ) -> DataFrame:
-    """One aggregate grouped by the partition: the partial values of ``members``."""
+    """One aggregate grouped by the partition: the partial values of ``members`` (a
+    key's groups: that measure alone, :func:`_group_partials`)."""
     grouped = [(i, m) for i, m in members
                if isinstance(m, GroupStats) and partial_kind(m, by) == "groups"]  # fmt: skip
-    if grouped and not windowed:
+    if grouped:
         if len(members) != 1:
-            raise ValueError("the groups of a key are a group-by of their own unless windowed")
+            raise ValueError("the groups of a key are a group-by of their own")
         ((index, measure),) = grouped
         return _group_partials(df, by, f"m{index}", measure)
-    outputs = [c for i, m in members if (i, m) not in grouped
-               for c in _partials(f"m{i}", m, types)]  # fmt: skip
-    for index, measure in grouped:
-        df, said = _windowed_partials(df, by, f"m{index}", measure)
-        outputs.extend(said)
+    outputs = [c for i, m in members for c in _partials(f"m{i}", m, types)]
     return df.groupBy(col(by).alias(PART)).agg(*outputs)
 
 
@@ -160,29 +149,6 @@ def _kept(measure: GroupStats) -> Column | None:
     elif measure.nulls == "any":
         kept.append(balanced([k.isNotNull() for k in keys], lambda a, b: a & b))
     return balanced(kept, lambda a, b: a & b) if kept else None
-
-
-def _windowed_partials(
-    df: DataFrame, by: str, name: str, measure: GroupStats
-) -> tuple[DataFrame, list[Column]]:
-    """``df`` with each kept row's group size and rank in its group (a window over the
-    partition, whether the row is kept, and the key), and the four statistics of
-    :func:`_group_partials` as aggregates of them (the groups: the rows ranked first)."""
-    from pyspark.sql.connect.window import Window
-
-    kept = _kept(measure)
-    flag = F.coalesce(kept, F.lit(False)) if kept is not None else F.lit(True)
-    keys = [col(c) for c in measure.columns]
-    window = Window.partitionBy(col(by), flag, *keys).orderBy(col(by))
-    n, first = F.col(f"_{name}_n"), F.col(f"_{name}_first")
-    df = df.withColumn(f"_{name}_n", F.when(flag, F.count(F.lit(1)).over(window)))
-    df = df.withColumn(f"_{name}_first", flag & (F.row_number().over(window) == 1))
-    return df, [
-        F.count_if(first).alias(f"{name}_groups"),
-        F.sum(F.when(n.isNotNull(), F.lit(1))).alias(f"{name}_rows"),
-        F.sum(F.when(n > 1, F.lit(1))).alias(f"{name}_dup_rows"),
-        F.count_if(n == 1).alias(f"{name}_unique_rows"),
-    ]
 
 
 def _sketchable(value: Column, kind: str) -> Column:

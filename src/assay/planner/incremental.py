@@ -16,7 +16,6 @@ approximates silently.
 
 from __future__ import annotations
 
-import dataclasses
 import decimal
 import math
 import re
@@ -28,8 +27,7 @@ from assay.ir.metrics import GroupMetric
 from assay.ir.monitoring import SchemaChangeCheck
 from assay.ir.origin import Origin
 from assay.ir.rules import MetricCheck, Rule, SchemaCheck
-from assay.ir.suite import Source, Table
-from assay.planner.cost import PlannerOptions, split_branches
+from assay.ir.suite import Table
 from assay.planner.measures import (
     ColumnAgg,
     CountIf,
@@ -39,7 +37,6 @@ from assay.planner.measures import (
     kind_of,
     measures_of,
 )
-from assay.planner.plan import Slot
 
 Partial = list[Any]
 """A measure's partial values over one partition (:func:`partial_names`)."""
@@ -178,42 +175,6 @@ def table_measures(rules: Iterable[Rule], by: str) -> tuple[Measure, ...]:
         if refusal(rule, by) is None:
             found.update(dict.fromkeys(measures_of(rule)))
     return tuple(found)
-
-
-def aggregates(
-    measures: Sequence[Measure],
-    by: str,
-    options: PlannerOptions,
-    source: Source,
-    types: Mapping[str, str],
-    split: bool = False,
-    windowed: bool = False,
-) -> tuple[tuple[int, ...], ...]:
-    """The measures (their indices) in the aggregates of the scan of the partitions, each
-    one group-by of the partition column, their rows unioned (one Spark plan). The
-    sketches in an aggregate of their own (an object aggregate: with them, every
-    aggregate of the group-by would be interpreted, as the full scan keeps them apart);
-    each key's groups (``groups``) a group-by of their own, or, ``windowed``, counted by a
-    window in the first aggregate; the rest in one aggregate, or, ``split``, in branches
-    by the columns they read as the full scan's (:func:`split_branches`: each branch's
-    code stays small and reads only its columns)."""
-    kinds = [partial_kind(m, by) for m in measures]
-    plain = [i for i, kind in enumerate(kinds) if kind not in ("groups", "hll")]
-    groups = tuple(i for i, kind in enumerate(kinds) if kind == "groups")
-    sketches = tuple(i for i, kind in enumerate(kinds) if kind == "hll")
-    found: list[tuple[int, ...]] = [tuple(plain)]
-    if split and not windowed:
-        apart = dataclasses.replace(options, strategy="split", pushdown=False)
-        slots = [Slot(f"m{i}", measures[i], ()) for i in plain]
-        branches = split_branches(slots, source, apart, types=types)
-        found = [tuple(int(s.name[1:]) for s in branch.slots) for branch in branches]
-    if windowed:
-        found[0] += groups
-    else:
-        found.extend((i,) for i in groups)
-    if sketches:
-        found.append(sketches)
-    return tuple(f for f in found if f)
 
 
 def empty_partial(measure: Measure, by: str) -> Partial:
