@@ -128,9 +128,15 @@ def _sql_query(a: Args) -> Mapped:
     resolved = _PLACEHOLDER.sub(resolve, query)
     negate = a.flag("negate")
     value = f"{'NOT ' if negate else ''}q.{quote(column)}"
-    # no row (of the filter): DQX has no row to flag
-    rows = f"(SELECT count(*) FROM {view}) > 0"
-    text = f"SELECT coalesce((SELECT {value} FROM ({resolved}) AS q) AND {rows}, false) = false"
+    # the table's rows (of the filter) left-joined with the query's: no row of the query
+    # passes (its value NULL), no row of the table too (DQX has no row to flag); several
+    # rows of the query are several rows of this one, an error of the rule. A join, not
+    # scalar subqueries: those put their plans in the task of the plan's last stage
+    text = (
+        f"SELECT coalesce(q.v AND t.n > 0, false) = false"
+        f" FROM (SELECT count(*) AS n FROM {view}) AS t"
+        f" LEFT JOIN (SELECT {value} AS v FROM ({resolved}) AS q) AS q ON true"
+    )
     name_node = a.get("name")
     name = name_node.as_str("a name") if name_node is not None else f"query_{column}_violation"
     msg = a.get("msg")

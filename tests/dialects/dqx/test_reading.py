@@ -249,8 +249,9 @@ def test_sql_query_runs_over_the_table(tmp_path):
     )  # fmt: skip
     view = "(SELECT * FROM _validation_df WHERE (b > 1))"
     assert rule.check == SqlCheck(
-        "SELECT coalesce((SELECT q.`condition` FROM (SELECT count(*) > 3 AS condition FROM "
-        f"{view}) AS q) AND (SELECT count(*) FROM {view}) > 0, false) = false"
+        f"SELECT coalesce(q.v AND t.n > 0, false) = false FROM (SELECT count(*) AS n FROM {view})"
+        " AS t LEFT JOIN (SELECT q.`condition` AS v FROM (SELECT count(*) > 3 AS condition FROM "
+        f"{view}) AS q) AS q ON true"
     )
     assert rule.name == "query_condition_violation"
 
