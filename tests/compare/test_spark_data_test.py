@@ -82,6 +82,14 @@ DATASETS = {
         [(1, 1.0), (1, 9.0), (2, 2.5), (3, 3.0)],
         {"test_params": {"difference_tolerance": 0.5}},
     ),
+    # A key of two pairs within tolerance (of four): its pairs all matched, and its
+    # duplicate count is its pairs after spark-data-test's join with those two, less one.
+    "tolerated": (
+        "id long, v double",
+        [(1, 1.0), (1, 1.04), (2, 2.0)],
+        [(1, 1.05), (1, 1.5), (2, 2.0)],
+        {"test_params": {"difference_tolerance": 0.1}},
+    ),
     # Identical data: PASSED.
     "same": (
         "id int, s string",
@@ -90,7 +98,8 @@ DATASETS = {
         {},
     ),
 }
-KEYS = {"quirks": ["id"], "decimals": ["k1", "k2"], "dupes": ["id"], "same": ["id"]}
+KEYS = {"quirks": ["id"], "decimals": ["k1", "k2"], "dupes": ["id"], "tolerated": ["id"],
+        "same": ["id"]}  # fmt: skip
 
 
 def _configs(base: Path, names) -> list[dict]:
@@ -147,7 +156,7 @@ JSON_OUTPUT = {"output_file_format": "json", "spark_options": {"ignoreNullFields
 CASES = {
     "job same": (["same"], {}),
     "job decimals": (["decimals"], {}),
-    "job quirks dupes same": (["quirks", "dupes", "same"], {}),
+    "job quirks dupes tolerated same": (["quirks", "dupes", "tolerated", "same"], {}),
     "json quirks": (["quirks"], JSON_OUTPUT),
     "dfs quirks": (["quirks"], None),
 }
@@ -209,7 +218,7 @@ def test_recording_is_current():
 # dataset is compared with the oracle by test_output_format_options_and_partitions. Each
 # dataset's reports are its own, so the job of three compares what three jobs of one did.
 @pytest.mark.spark
-@pytest.mark.parametrize("case", ["job same", "job decimals", "job quirks dupes same"])
+@pytest.mark.parametrize("case", ["job same", "job decimals", "job quirks dupes tolerated same"])
 def test_same_reports_as_spark_data_test(spark, tmp_path, connect_mode, case):
     configs = _write_inputs(spark, tmp_path, CASES[case][0])
     theirs = _theirs(spark, tmp_path, case)
@@ -255,6 +264,26 @@ def test_plans_one_aggregate_then_samples_and_one_write_each(server, spark, tmp_
     assert quirks.spark_plans == 3 and same.spark_plans == 1 + 3
     assert server.sql_executions() - before == 7
     assert [o["kind"] for o in quirks.outputs][-1] == "unmatched_rows"
+    # Scans per plan: both sides once per dataset in its aggregate, the samples and the
+    # unmatched rows (over the differing keys), and in the row-level report (one group-by
+    # of the pairs, not a second join over the differing keys: it scanned 8 then); the
+    # column and overall reports are local rows.
+    assert sorted(_scans(server, before)) == [0, 0, 2, 2, 2, 2, 4]
+
+
+def _scans(server, since: int) -> list[int]:
+    """The file scans of each SQL execution after the first ``since`` (the UI's plan
+    graph, adaptive execution's final plan)."""
+    import urllib.request
+
+    server.sql_executions()  # finds the application id
+    url = (
+        f"{server.ui_url}/api/v1/applications/{server._app_id}/sql"
+        f"?offset={since}&length=1000&details=true&planDescription=false"
+    )
+    with urllib.request.urlopen(url, timeout=60) as r:
+        executions = json.load(r)
+    return [sum(n["nodeName"].startswith("Scan ") for n in e["nodes"]) for e in executions]
 
 
 @pytest.mark.spark

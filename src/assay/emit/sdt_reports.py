@@ -17,7 +17,7 @@ from pyspark.sql.types import (
 )
 
 from assay.comparison.plan import ColumnPlan, ComparePlan
-from assay.emit.columns import balanced, col
+from assay.emit.columns import col
 from assay.emit.compare import (
     S,
     T,
@@ -67,46 +67,42 @@ def _distinct_rows() -> Column:
     )
 
 
-def sdt_row_level(
-    pairs: DataFrame, plan: ComparePlan, dataset: str, differing: DataFrame | None = None
-) -> DataFrame:
+def sdt_row_level(pairs: DataFrame, plan: ComparePlan, dataset: str) -> DataFrame:
     """``row_lvl_test_report`` of one dataset, with spark-data-test's values: a key's
-    pairs are all matched when one of them matched after tolerance (its left join on the
-    keys), ``duplicate_count`` is the key's pairs after that join, less one; one row per
-    distinct (key, ``missing_row_status``, ``all_rows_matched``).
+    pairs are all matched when one of them matched after tolerance (its left join of the
+    pairs with the tolerated pairs on the keys), ``duplicate_count`` is the key's pairs
+    after that join, less one; one row per distinct (key, ``missing_row_status``,
+    ``all_rows_matched``).
 
-    Computed with one group-by on the key where spark-data-test counts over a window and
-    then takes distinct rows: a key's rows are either all of one side only (their
-    ``all_rows_matched`` is false; null keys, which never pair, may have rows of both
-    sides) or all pairs (``PRESENT_IN_BOTH``, matched or not), so four flags per key
-    give its distinct rows. ``differing``: the pairs of the keys whose checksums differ
-    (:func:`restricted`), where the tolerated pairs are looked for instead of the whole
-    join."""
+    Computed with ONE group-by on the key where spark-data-test counts over a window
+    after that join and then takes distinct rows: a key's rows are either all of one side
+    only (their ``all_rows_matched`` is false; null keys, which never pair, may have rows
+    of both sides) or all pairs (``PRESENT_IN_BOTH``, matched or not), so four flags per
+    key give its distinct rows; the join's effect is the key's number of tolerated pairs
+    (``t``): each of its ``n`` pairs is joined to each of them, ``n * max(t, 1)`` rows,
+    and every pair of a key with one is matched. (The join itself, over the differing
+    keys' pairs, cost a second join of the sides and two more scans per dataset.)"""
     keys = list(plan.keys)
-    tolerated = (
-        (pairs if differing is None else differing)
-        .where(
-            both_present() & ~checksum_equal() & sdt_after_tolerance(plan).eqNullSafe(F.lit(True))
-        )
-        .select(*(col(k).alias(f"r_k{i}") for i, k in enumerate(keys)), F.lit(True).alias("r_tol"))
+    tolerated = both_present() & ~checksum_equal() & sdt_after_tolerance(plan).eqNullSafe(True)
+    per_key = pairs.groupBy(*(col(k) for k in keys)).agg(
+        F.count(F.lit(1)).alias("_pairs"),
+        F.count_if(tolerated).alias("_tolerated"),
+        F.max(~S).alias("_source_absent"),
+        F.max(~T).alias("_target_absent"),
+        F.max(both_present() & checksum_equal()).alias("_both_equal"),
+        F.max(both_present() & ~checksum_equal()).alias("_both_differ"),
     )
-    if differing is not None:
-        tolerated = F.broadcast(tolerated)
-    on = balanced([col(k) == F.col(f"r_k{i}") for i, k in enumerate(keys)], lambda a, b: a & b)
-    spread = pairs.join(tolerated, on=on, how="left")
-    matched = checksum_equal() | F.coalesce(F.col("r_tol"), F.lit(False))
-    flags = {
-        "_source_absent": ~S,
-        "_target_absent": ~T,
-        "_both_matched": both_present() & matched,
-        "_both_unmatched": both_present() & ~matched,
-    }
-    per_key = spread.groupBy(*(col(k) for k in keys)).agg(
-        (F.count(F.lit(1)) - 1).alias("duplicate_count"),
-        *(F.max(flag).alias(name) for name, flag in flags.items()),
+    any_tolerated = F.col("_tolerated") > 0
+    flagged = per_key.select(
+        *(col(k) for k in keys),
+        (F.col("_pairs") * F.greatest(F.col("_tolerated"), F.lit(1)) - 1).alias("duplicate_count"),
+        "_source_absent",
+        "_target_absent",
+        (F.col("_both_equal") | any_tolerated).alias("_both_matched"),
+        (F.col("_both_differ") & ~any_tolerated).alias("_both_unmatched"),
     )
     present = _distinct_rows()
-    return per_key.select(
+    return flagged.select(
         F.lit(dataset).alias("dataset_name"),
         *(col(k) for k in keys),
         "duplicate_count",

@@ -83,7 +83,6 @@ def _writes(
         reports.write(df, place, job.format, opts, job.partitions, order)
 
     written: list[dict[str, Any]] = []
-    differing: dict[str, Any] = {}  # per dataset: the pairs of its differing keys, if known
     for p in members:
         assert p.pairs is not None
         pairs = p.pairs
@@ -91,7 +90,6 @@ def _writes(
             pairs = emit.joined(
                 *emit.restricted(spark, p.source, p.target, p.plan, p.differing_keys), p.plan
             )
-        differing[p.comparison.name] = pairs if p.differing_keys is not None else None
         for c, found in zip(p.plan.columns, p.columns, strict=True):
             if found["mismatched"]:
                 path = f"{job.base}/unmatched_rows/{p.comparison.name}/{c.name}"
@@ -102,10 +100,7 @@ def _writes(
     )
     save(columns, f"{job.base}/col_lvl_test_report", "dataset_name")
     written.append(_entry("col_lvl_test_report", f"{job.base}/col_lvl_test_report", None))
-    rows = [
-        reports.sdt_row_level(p.pairs, p.plan, p.comparison.name, differing[p.comparison.name])  # type: ignore[arg-type]
-        for p in members
-    ]
+    rows = [reports.sdt_row_level(p.pairs, p.plan, p.comparison.name) for p in members]  # type: ignore[arg-type]
     # spark-data-test unions the datasets' reports by position, as here, and sorts them
     # by dataset: with one dataset that sort changes nothing but funnels every row through
     # one task, so it is left out.
