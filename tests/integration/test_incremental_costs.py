@@ -199,3 +199,12 @@ def test_the_group_statistics_of_each_partition_equal_a_full_scans_of_it(spark):
         got = said.get((("a", "b", None)[day], i), [0, None, None, 0])  # no kept row: no group
         assert [got[0] or 0, *got[1:3], got[3] or 0] == [want[0] or 0, *want[1:3], want[3] or 0]
     assert said["a", 1][0] == 3 and said["b", 1][2] == 2  # NaN one value
+
+
+def test_the_embedded_server_lists_a_tables_directories_on_the_driver(spark):
+    """A table in more than 32 partition directories was listed by a Spark job at each
+    analysis of its source and each file listing (Spark's default threshold): the
+    embedded server lists up to 1,024 on the driver (docs/incremental.md#what-it-costs)."""
+    from assay.executor.session.embedded import LISTED_ON_THE_DRIVER, LISTING_THRESHOLD
+
+    assert spark.conf.get(LISTING_THRESHOLD) == LISTED_ON_THE_DRIVER
