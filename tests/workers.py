@@ -15,7 +15,8 @@ suite took longer than serially.
 
 - Each module runs on one worker (its fixtures are built once); the modules using a session
   fixture shared across modules run on one worker together (the report tests' runs, the
-  warm server), so that fixture is built once too.
+  warm server), so that fixture is built once too; so do the modules reading the kept
+  documented runs (the examples, the cluster: :data:`SHARED_MODULES`).
 - The groups go longest first as far as markers tell (a worker idles while the other runs
   the last group): those starting JVMs of their own (``slow``, ``cluster``), then those
   using the server, then the rest, each by its number of tests. The Spark-free tests come
@@ -43,11 +44,21 @@ WORKER_HEAP = "3g"
 otherwise: two servers beside the cluster's JVMs and the tests' own within 24 GiB."""
 
 SHARED_FIXTURES = {
-    "example_events": "report-runs",
-    "every_events": "report-runs",
+    "example_events": "example-runs",
+    "every_events": "example-runs",
     "warm_server": "warm-server",
 }
 """Session fixtures used by several modules: the modules using one run on one worker."""
+
+SHARED_MODULES = {
+    "tests/test_examples.py": "example-runs",
+    "tests/cluster/test_cluster.py": "example-runs",
+}
+"""Modules sharing a worker's kept results that are no fixture: the documented runs on
+the session's server (``tests.test_examples.full_run``, kept per process), which the
+documented-exit test checks, the report's example pages read and the cluster compares
+its runs with (13 runs of ``python -m assay`` on the server, about 50 CPU s, computed
+again on a second worker)."""
 
 
 def server_conf() -> dict[str, str]:
@@ -89,9 +100,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         marker = item.get_closest_marker("xdist_group")
         if marker is None:
-            group = next(
+            module = item.nodeid.split("::", 1)[0]
+            group = SHARED_MODULES.get(module) or next(
                 (g for name, g in SHARED_FIXTURES.items() if name in item.fixturenames),
-                item.nodeid.split("::", 1)[0],
+                module,
             )
             item.add_marker(pytest.mark.xdist_group(group))
         else:
