@@ -113,14 +113,18 @@ def run_suite(
     options = _session_options(spark, suite, context.options)
     compared, compare_problems = prepare_each(spark, suite.comparisons)
     workers = max(1, min(context.concurrency, len(suite.tables)))
-    with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool:
+    store = ThreadPoolExecutor(1, thread_name_prefix="assay-store")
+    with ThreadPoolExecutor(workers, thread_name_prefix="assay") as pool, store:
+        # the store's history and states read while the tables' sources are analysed
+        watching = store.submit(Watch.start, spark, context.monitoring, suite, run_id,
+                                progress.note)  # fmt: skip
         ready = partial(_ready, spark, unviewed, options, context.plan_timeout)
         prepared = list(pool.map(ready, suite.tables))
         unread = [c.error for c in compared if isinstance(c, UnreadComparison)]
         problems = _problems([*unviewed.values(), *prepared, *unread], compare_problems)
         if problems:
             raise ConfigErrors(problems)  # nothing runs; every problem found is listed
-        watch = Watch.start(spark, context.monitoring, suite, run_id, progress.note)
+        watch = watching.result()
         full = context.monitoring is not None and context.monitoring.full
         each = TableContext(run_id, suite.policy, context.server, watch.history, watch.states,
                             full)  # fmt: skip
