@@ -347,7 +347,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         document.update(spark=spark.version, jvm_pid=pid, clock_ticks=_CLK)
         recorder = Recorder(pid, work) if args.jfr and pid and Recorder.available() else None
         document["jfr"] = recorder is not None
-        if args.expr:
+        if args.expr or args.agg:
             document["expressions"] = expressions(spark, str(data), args, pid)
             return document
         if (args.off or args.planner or args.session) and not args.parts:
@@ -375,16 +375,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None) -> list[Any]:
-    """``--expr``: ``count_if(<expr>)`` of each expression over the data, alone, in
-    alternating rounds (one warm-up round, then ``--repeat``): the forms of one test side by
-    side in one JVM; each with its count, which must agree between equivalent forms."""
+    """``--expr`` and ``--agg``: each form over the data, alone, in alternating rounds (one
+    warm-up round, then ``--repeat``): the forms of one test side by side in one JVM. An
+    ``--expr`` form is ``count_if(<expr>)``; an ``--agg`` form is the aggregates it lists
+    (SQL, separated by ``;;``) in one ``df.agg``. Each form with its answer (``count``: the
+    count, or the aggregates' values as text), which must agree between equivalent forms."""
     from pyspark.sql.connect import functions as F
 
     df = spark.read.parquet(data)
-    calls = [lambda e=e: df.agg(F.count_if(F.expr(e))).collect()[0][0] for e in args.expr]
-    out: list[dict[str, Any]] = [{"expr": e, "wall": [], "jvm_cpu": []} for e in args.expr]
+    forms = [(e, [F.count_if(F.expr(e))]) for e in args.expr or []]
+    forms += [(a, [F.expr(p) for p in a.split(";;")]) for a in args.agg or []]
+    calls = [lambda c=c: list(df.agg(*c).collect()[0]) for _, c in forms]
+    out: list[dict[str, Any]] = [{"expr": e, "wall": [], "jvm_cpu": []} for e, _ in forms]
     for k, call in enumerate(calls):
-        out[k]["count"] = call()  # warm-up
+        answer = call()  # warm-up
+        out[k]["count"] = answer[0] if k < len(args.expr or []) else [str(v) for v in answer]
     for _ in range(args.repeat):
         for k, call in enumerate(calls):
             c0, t0 = jvm_cpu(pid), time.perf_counter()
@@ -395,7 +400,7 @@ def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None
                 out[k]["jvm_cpu"].append(round(c1 - c0, 2))
     for row in out:
         log(
-            f"{row['expr']}: count {row['count']}, wall min {min(row['wall'])} s, "
+            f"{row['expr']}: answer {row['count']}, wall min {min(row['wall'])} s, "
             f"JVM CPU min {min(row['jvm_cpu'], default=None)} s {row['jvm_cpu']}"
         )
     return out
@@ -530,7 +535,7 @@ def format_table(document: dict[str, Any]) -> str:
     if "expressions" in document:
         return "\n".join(
             f"{min(r['wall']):>7} {min(r['jvm_cpu'], default='-')!s:>9}  "
-            f"count {r['count']}  {r['expr']}"
+            f"answer {r['count']}  {r['expr']}"
             for r in document["expressions"]
         )
     lines = [
@@ -574,6 +579,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--expr",
         action="append",
         help="instead of the plan: count_if(EXPR) over the data, each given form side by side",
+    )
+    ap.add_argument(
+        "--agg",
+        action="append",
+        help="instead of the plan: the aggregates AGG1;;AGG2 (SQL) in one df.agg, each given "
+        "form side by side (with --expr forms too)",
     )
     ap.add_argument(
         "--off",

@@ -47,3 +47,17 @@ def test_each_part_has_the_jvms_profile(document: dict) -> None:
         if profile["samples"]:  # tiny data: a task may end between two samples
             assert all(share <= 1 for _, _, share in profile["self"])
     assert sum(p["jfr"]["samples"] for p in document["parts"]) > 0
+
+
+def test_forms_side_by_side_answer_alike(server, tmp_path) -> None:
+    """``--expr`` and ``--agg`` forms of one measure, side by side: each with its answer."""
+    out = tmp_path / "forms.json"
+    args = ["--scale", "0.01", "--repeat", "1", "--no-jfr",
+            "--expr", "l_quantity > 25", "--expr", "NOT (l_quantity <= 25)",
+            "--agg", "sum(l_quantity);;count_if(l_quantity > 25)",
+            "--agg", "sum(cast(l_quantity as decimal(38,2)));;count(l_quantity)"]  # fmt: skip
+    rows = benchmark_json("branches.py", [*args, *on_server(server)], out)["expressions"]
+    assert [r["expr"] for r in rows][:2] == ["l_quantity > 25", "NOT (l_quantity <= 25)"]
+    assert rows[0]["count"] == rows[1]["count"] == int(rows[2]["count"][1])
+    assert rows[2]["count"][0] == rows[3]["count"][0]  # the same sum, as text
+    assert all(len(r["jvm_cpu"]) == 1 for r in rows)
