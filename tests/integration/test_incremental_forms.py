@@ -114,6 +114,7 @@ def test_the_full_scan_forms_give_each_partition_the_partials_of_the_plain_form(
     )
     want, plain_shape = _states(spark, tmp_path, plain, planned=False)
     assert not plain_shape.values and not plain_shape.forms  # type: ignore[attr-defined]
+    assert len(plain_shape.aggregates[-1]) == 2  # type: ignore[attr-defined] # c's, bin's sketch
     for options in (DEFAULT_OPTIONS, dataclasses.replace(DEFAULT_OPTIONS, join_values=False)):
         got, shape = _states(spark, tmp_path, options, planned=True)
         values = shape.values  # type: ignore[attr-defined]
@@ -121,6 +122,8 @@ def test_the_full_scan_forms_give_each_partition_the_partials_of_the_plain_form(
         riding = ["c", "l"] if options.join_values else ["c"]
         assert list(values.values()) == [tuple(riding)], values
         assert len(shape.forms) >= 4  # type: ignore[attr-defined]
+        # c's sketch from its value groups; bin's (not a string) in the sketches' aggregate
+        assert len(shape.aggregates[-1]) == 1  # type: ignore[attr-defined]
         assert got.keys() == want.keys() and len(want) == 5  # x, y, z, only, the null one
         for key in want:
             _same_partials(got[key], want[key])

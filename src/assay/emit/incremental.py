@@ -93,7 +93,7 @@ def partition_states(
     for number, indices in enumerate(aggregates):
         members = [(i, forms.get(i, measures[i])) for i in indices]
         if number in values:
-            frame = _value_partials(df, by, values[number], members)
+            frame = _value_partials(df, by, values[number], members, types)
         else:
             frame = _aggregate(df, by, members, types)
         frames.append(frame.withColumn(AGGREGATE, F.lit(number)))
@@ -101,13 +101,19 @@ def partition_states(
 
 
 def _value_partials(
-    df: DataFrame, by: str, columns: Sequence[str], members: Sequence[tuple[int, Measure]]
+    df: DataFrame,
+    by: str,
+    columns: Sequence[str],
+    members: Sequence[tuple[int, Measure]],
+    types: Mapping[str, str],
 ) -> DataFrame:
     """Counts of the values of ``columns`` (each member a count whose condition reads one
     of them), as a full scan's value branch computes them (``emit.spark``'s
     ``value_frame``) grouped by the partition too: the rows counted per partition and
     combination of values (a null is a value), each condition evaluated once per group,
-    the rows of the groups where it holds summed per partition."""
+    the rows of the groups where it holds summed per partition; a sketched distinct
+    count of one of the columns from its groups (each value once: the same registers as
+    from every row, :func:`~assay.planner.partitions.partition_plan`)."""
     names = {c: f"_assay_v{k}" for k, c in enumerate(columns)}
     counts = df.groupBy(col(by).alias(PART), *(col(c).alias(names[c]) for c in columns)).agg(
         F.count(F.lit(1)).alias("_assay_n")
@@ -115,6 +121,9 @@ def _value_partials(
     renamed = {Col(c): Col(names[c]) for c in columns}
     n, outputs = F.col("_assay_n"), []
     for index, measure in members:
+        if isinstance(measure, GroupStats):  # a distinct count of a column grouped here
+            outputs.extend(_partials(f"m{index}", measure, types, names))
+            continue
         assert isinstance(measure, CountIf), measure
         predicate = rebuild(
             measure.predicate, lambda e: renamed.get(e, e) if isinstance(e, Col) else e
@@ -189,10 +198,15 @@ def partial_columns(index: int, measure: Measure, by: str) -> list[str]:
     return [f"m{index}_{name}" for name in PARTIALS[kind]]
 
 
-def _partials(name: str, measure: Measure, types: Mapping[str, str]) -> list[Column]:
+def _partials(
+    name: str, measure: Measure, types: Mapping[str, str], renamed: Mapping[str, str] | None = None
+) -> list[Column]:
+    """A measure's partial values (``renamed``: a column read under another name)."""
+    renamed = renamed or {}
     if isinstance(measure, GroupStats):  # one column's distinct values, sketched
         (column_name,) = measure.columns
-        value = _sketchable(col(column_name), types.get(column_name.lower(), "string"))
+        read = F.col(renamed[column_name]) if column_name in renamed else col(column_name)
+        value = _sketchable(read, types.get(column_name.lower(), "string"))
         if measure.where is not None:
             value = F.when(column(measure.where), value)
         return [F.hll_sketch_agg(value, F.lit(HLL_LG_K)).alias(f"{name}_sketch")]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from assay.ir.suite import Table
 from assay.planner.cost import PlannerOptions, split_branches
 from assay.planner.incremental import partial_kind, refusal
-from assay.planner.measures import CountIf, Measure, measures_of
+from assay.planner.measures import CountIf, GroupStats, Measure, measures_of
 from assay.planner.passes.class_runs import class_runs
 from assay.planner.passes.decimal_doubles import in_doubles_slots
 from assay.planner.plan import Slot
@@ -56,6 +56,7 @@ def partition_plan(
     :func:`~assay.planner.incremental.table_measures`): the groups of each key holding
     the partition column a group-by of its own, the sketches apart, the counts of a few
     valued string column by value (``options.by_value``, as a full scan groups them),
+    a sketched distinct count of a column grouped so in that branch (over its groups),
     the rest in one aggregate or, ``split``, in branches by the columns they read
     (:func:`split_branches`). ``typed``: the table with its literals typed (the full
     scan's plan's), whose measures are computed in place of those written; each count
@@ -74,12 +75,15 @@ def partition_plan(
     forms = {_index(s): s.form for s in slots if s.form != measures[_index(s)]}
     found: list[tuple[int, ...]] = []
     values: dict[int, tuple[str, ...]] = {}
+    sketches = [i for i, kind in enumerate(kinds) if kind == "hll"]
     if options.by_value:
         rest, branches = value_branches(slots, table, types, options.value_max, options.join_values)
         slots = list(rest)
         for branch in branches:
             values[len(found)] = branch.columns
-            found.append(tuple(_index(s) for s in branch.slots))
+            riding = [i for i in sketches if _sketched_column(measures[i]) in branch.columns]
+            sketches = [i for i in sketches if i not in riding]
+            found.append((*(_index(s) for s in branch.slots), *riding))
     if split:
         apart = dataclasses.replace(options, strategy="split", pushdown=False)
         for scan in split_branches(slots, table.source, apart, types=types):
@@ -87,14 +91,22 @@ def partition_plan(
     elif slots:
         found.append(tuple(_index(s) for s in slots))
     found.extend((i,) for i, kind in enumerate(kinds) if kind == "groups")
-    sketches = tuple(i for i, kind in enumerate(kinds) if kind == "hll")
     if sketches:
-        found.append(sketches)
+        found.append(tuple(sketches))
     return PartitionPlan(tuple(found), values, forms)
 
 
 def _index(slot: Slot) -> int:
     return int(slot.name[1:])
+
+
+def _sketched_column(measure: Measure) -> str | None:
+    """The column a sketched distinct count reads, when a value branch grouping it can
+    sketch it from its groups (each value once, as many times as it holds rows changes
+    no register of the sketch): unfiltered."""
+    if isinstance(measure, GroupStats) and measure.where is None and len(measure.columns) == 1:
+        return measure.columns[0]
+    return None
 
 
 def _typed_forms(table: Table, typed: Table, by: str) -> dict[Measure, Measure]:
