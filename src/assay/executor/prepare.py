@@ -34,6 +34,7 @@ from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
 from assay.executor.spark_errors import in_users_text, spark_message, to_assay_error
 from assay.executor.stages.drift_history import version_problems
+from assay.executor.stages.incremental import start_listing
 from assay.executor.stages.prepared import Planned, Prepared
 from assay.ir.expr import patterns_of
 from assay.ir.rules import UniqueCheck, expressions_of
@@ -57,10 +58,13 @@ def prepare(
     table: Table,
     options: PlannerOptions = DEFAULT_OPTIONS,
     timeout: float | None = None,
+    listing: bool = False,
 ) -> Prepared | AssayError:
     """The table ready to run (its validator rules left out:
     :mod:`assay.executor.validators`), or why it cannot run; ``timeout`` bounds each of
-    its Spark plans (seconds)."""
+    its Spark plans (seconds). ``listing`` (a run, not a check): an incremental table's
+    file listing started as soon as its schema is known, collected while the rest is
+    analysed (:func:`~assay.executor.stages.incremental.start_listing`)."""
     whole = table
     try:
         table, _ = split_validators(table)
@@ -70,6 +74,7 @@ def prepare(
     if isinstance(read, AssayError):
         return read
     df, schema = read
+    early = start_listing(table, df, schema, timeout) if listing else None
     refs = read_references(spark, table, schema)
     plan, keys, calls = planned_counted(spark, table, df, schema, options, refs.failed)
     problems = schema_problems(spark, whole, plan.table, schema, keys)
@@ -87,7 +92,7 @@ def prepare(
     if problems:
         return ConfigErrors(problems)
     ready = Planned(plan, tuple(schema), keys, options, refs.failed, sql.setup_plans, calls)
-    return Prepared(ready, df, sql.text, timeout, refs.frames)
+    return Prepared(ready, df, sql.text, timeout, refs.frames, early)
 
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:

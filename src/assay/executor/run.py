@@ -205,7 +205,9 @@ def _ready(
     table: Table,
 ) -> Prepared | AssayError:
     """The table prepared, or the failure of an input view it reads."""
-    return blocked_by(table.source, unviewed) or prepare(spark, table, options, timeout)
+    return blocked_by(table.source, unviewed) or prepare(
+        spark, table, options, timeout, listing=True
+    )
 
 
 def _views(spark: SparkSession, suite: Suite, progress: Progress) -> dict[str, AssayError]:

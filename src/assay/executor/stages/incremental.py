@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.emit import incremental as emit
+from assay.executor.deadline import deadline
 from assay.executor.stages.aggregate import Measured
 from assay.executor.stages.submitter import SparkSubmitter, Submitter
 from assay.ir.suite import Table
@@ -32,6 +35,9 @@ from assay.planner.incremental import (
 )
 from assay.planner.measures import ColumnAgg, Measure, RowCount, measures_of
 from assay.planner.partitions import PartitionPlan, partition_plan
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 @dataclass(frozen=True)
@@ -80,13 +86,14 @@ def measure_incremental(
     assert table.incremental is not None
     by = table.incremental.by
     prints, sizes = _fingerprints(submitter, table, schema)
-    judged = [(r, i) for r, i in zip(table.rules, identities(table.rules), strict=True)
-              if refusal(r, by) is None and measures_of(r)]  # fmt: skip
-    digests = {i: digest(measures_of(r), table) for r, i in judged}
+    # each rule's measures (once: measures_of simplifies the rule's conditions)
+    judged = [(i, found) for r, i in zip(table.rules, identities(table.rules), strict=True)
+              if refusal(r, by) is None and (found := measures_of(r))]  # fmt: skip
+    digests = {i: digest(m, table) for i, m in judged}
     scan = [
         key for key in prints
         if full or stored.fingerprints.get(key) != prints[key]
-        or any(stored.rules.get((i, key), ("",))[0] != digests[i] for _, i in judged)
+        or any(stored.rules.get((i, key), ("",))[0] != digests[i] for i, _ in judged)
     ]  # fmt: skip
     measures = table_measures(table.rules, by)
     types = column_types(schema)
@@ -100,13 +107,13 @@ def measure_incremental(
             parts[key] = fresh.get(key) or {m: empty_partial(m, by) for m in measures}
             continue
         known: dict[Measure, list[Any]] = {}
-        for rule, identity in judged:
-            known.update(zip(measures_of(rule), stored.rules[(identity, key)][1], strict=True))
+        for identity, found in judged:
+            known.update(zip(found, stored.rules[(identity, key)][1], strict=True))
         parts[key] = known
     values = _merged(measures, parts.values(), types, by)
     new = _merged(measures, [parts[k] for k in scan], types, by)
-    rules = {(i, key): (digests[i], [parts[key][m] for m in measures_of(r)])
-             for r, i in judged for key in scan}  # fmt: skip
+    rules = {(i, key): (digests[i], [parts[key][m] for m in found])
+             for i, found in judged for key in scan}  # fmt: skip
     rows = {key: int(parts[key][RowCount()][0] or 0) for key in scan}
     deleted = tuple(sorted(k for k in stored.fingerprints if k not in prints))
     baseline = len(scan) == len(prints) and bool(scan or deleted)  # every partition's states
@@ -187,19 +194,58 @@ def _fingerprints(
     return prints, sizes
 
 
-def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
-    """The file listing's rows, one plan; None when Spark cannot read the column from the
-    paths (the source is not partitioned by it, hive layout), which it says when it
-    analyses the plan, before reading anything."""
+Listing = Future  # of the file listing's rows, or None (:func:`_listed`)
+
+
+def start_listing(
+    table: Table, df: DataFrame, schema: Sequence[tuple[str, str]], timeout: float | None
+) -> Listing | None:
+    """An incremental path source's file listing (the fingerprint plan), collected in a
+    thread of its own while the rest of the table is analysed (its expression rules,
+    its size: analysis round trips): it needs the source's schema only (the partition
+    column's type). None for any other table, whose fingerprints are taken when it runs."""
+    if table.incremental is None:
+        return None
+    by = table.incremental.by
+    kind = column_types(schema).get(by.lower(), "string")
+    frame = emit.file_listing(df, table.source, by, kind)
+    if frame is None:
+        return None
+    listing: Listing = Future()
+
+    def collect() -> None:
+        try:
+            listing.set_result(_collected(frame, timeout))
+        except BaseException as exc:  # noqa: BLE001 - raised where the listing is read
+            listing.set_exception(exc)
+
+    threading.Thread(target=collect, name="assay-listing", daemon=True).start()
+    return listing
+
+
+def _collected(frame: Any, timeout: float | None) -> list[Any] | None:
+    """The file listing's rows; None when Spark cannot read the column from the paths
+    (the source is not partitioned by it, hive layout), which it says when it analyses
+    the plan, before reading anything."""
     from pyspark.errors import AnalysisException
 
+    try:
+        with deadline(frame.sparkSession, timeout):
+            return frame.collect()  # type: ignore[no-any-return]
+    except AnalysisException:
+        return None
+
+
+def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
+    """The file listing's rows, one plan (started while the table was prepared, when it
+    was: :func:`start_listing`); None when Spark refused it (:func:`_collected`)."""
     submitter.note("fingerprint plan (the partitions' files)")
     submitter.plans += 1
-    try:
-        return submitter._collect(frame)
-    except AnalysisException:
+    early = submitter.prepared.listing
+    rows = early.result() if early is not None else _collected(frame, submitter.prepared.timeout)
+    if rows is None:
         submitter.plans -= 1  # refused before it ran
-        return None
+    return rows
 
 
 def _shape(

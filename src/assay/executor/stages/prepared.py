@@ -5,8 +5,9 @@ submitter runs the plans over)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.ir.suite import Source
 from assay.planner.cost import DEFAULT_OPTIONS, PlannerOptions
@@ -41,14 +42,16 @@ class Planned:
 class Prepared:
     """A table ready to run: :class:`Planned`, its lazy DataFrame, ``_validation_df`` as
     SQL text (when it has SQL rules), the seconds one of its plans may run
-    (:mod:`assay.executor.deadline`) and the sources its rules reference, read
-    (:mod:`assay.executor.references`)."""
+    (:mod:`assay.executor.deadline`), the sources its rules reference, read
+    (:mod:`assay.executor.references`), and an incremental table's file listing started
+    while it was prepared (:func:`assay.executor.stages.incremental.start_listing`)."""
 
     planned: Planned
     df: DataFrame
     validation_sql: str | None = None
     timeout: float | None = None
     refs: Mapping[Source, DataFrame] = field(default_factory=dict)
+    listing: Future[Any] | None = None
 
     @property
     def plan(self) -> TablePlan:
