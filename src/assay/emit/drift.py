@@ -24,6 +24,7 @@ from assay.planner.drift import (
     NULL_BIN,
     Distribution,
     Sketch,
+    SketchCounts,
     ValueCounts,
 )
 from assay.planner.plan import Slot
@@ -284,6 +285,22 @@ def finite_parts(m: Sketch) -> tuple[Column, Column, Column, Column, Column]:
     return F.when(kept, finite), kept & value.isNull(), kept & nan, kept & infinite, kept & counted
 
 
+def sketch_columns(measure: Sketch | SketchCounts, name: str) -> list[Column]:
+    """A sketch slot's outputs as columns of one aggregate over every row (its filter
+    kept): the KLL sketch of all its finite values and its counts; a
+    :class:`SketchCounts`, the counts alone (generated code: ``count_if``)."""
+    sketch = measure.sketch if isinstance(measure, SketchCounts) else measure
+    finite, *tests = finite_parts(sketch)
+    counts = [
+        F.count_if(t).alias(f"{name}_{output}")
+        for t, (_, output) in zip(tests, _COUNTED, strict=True)
+    ]
+    if isinstance(measure, SketchCounts):
+        return counts
+    kll = F.call_function("kll_sketch_agg_double", finite, F.lit(measure.k))
+    return [kll.alias(f"{name}_sketch"), *counts]
+
+
 def sketch_frame(df: DataFrame, slots: Sequence[Slot]) -> DataFrame:
     """One row: each sketch slot's outputs (``<name>_sketch``, ``_nulls``, ``_nan``,
     ``_infinite``, ``_values``), from two reads of the sketched columns, both with
@@ -317,14 +334,8 @@ def _at_stored_rates(
     cross-joined, no subquery. (One aggregate over every row, the counts beside sketches
     fed only the sampled values, costs more: an object aggregate runs without generated
     code over every row.) One uniform number per row: a row is read when it is below the
-    largest rate, a column's value sketched when below its own."""
-    counts = df.agg(
-        *(
-            F.count_if(test).alias(f"{s.name}_{output}")
-            for s, (_, *tests) in zip(slots, parts, strict=True)
-            for test, (_, output) in zip(tests, _COUNTED, strict=True)
-        )
-    )
+    largest rate, a column's value sketched when below its own. When the counts ride in
+    another branch of the plan (``Sketch.counted``), the sketches alone."""
     rates = [m.sample / m.expected for m in measures]
     u = F.col(_U)
     rows = df.withColumn(_U, F.rand(17)).where(u < F.lit(max(rates)))
@@ -334,7 +345,17 @@ def _at_stored_rates(
             for i, (p, rate) in enumerate(zip(parts, rates, strict=True))
         )
     )
-    return _sketched(projected, slots, measures).crossJoin(counts)
+    sketched = _sketched(projected, slots, measures)
+    if all(m.counted for m in measures):
+        return sketched
+    counts = df.agg(
+        *(
+            F.count_if(test).alias(f"{s.name}_{output}")
+            for s, (_, *tests) in zip(slots, parts, strict=True)
+            for test, (_, output) in zip(tests, _COUNTED, strict=True)
+        )
+    )
+    return sketched.crossJoin(counts)
 
 
 def _sketched(projected: DataFrame, slots: Sequence[Slot], measures: Sequence[Sketch]) -> DataFrame:

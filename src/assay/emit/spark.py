@@ -19,12 +19,13 @@ from pyspark.sql.connect.window import Window
 
 from assay.emit import groups
 from assay.emit.columns import balanced, col, column, lit
-from assay.emit.drift import finite_parts, sketch_frame, value_counts_frame
+from assay.emit.drift import sketch_columns, sketch_frame, value_counts_frame
 from assay.emit.frequencies import frequencies_frame
 from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
-from assay.planner.drift import SKETCH_OUTPUTS, Sketch, ValueCounts
+from assay.planner.drift import Sketch, SketchCounts, ValueCounts
+from assay.planner.drift_plan import counted_beside
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -172,14 +173,8 @@ def _(measure: ExprAggregate, name: str) -> list[Column]:
     return [F.call_function(measure.function, value, *args).alias(name)]
 
 
-@_emit_measure.register(Sketch)
-def _(measure: Sketch, name: str) -> list[Column]:
-    finite, *tests = finite_parts(measure)  # kept by the measure's filter
-    kll = F.call_function("kll_sketch_agg_double", finite, F.lit(measure.k))
-    counts = [
-        F.count_if(t).alias(f"{name}_{o}") for t, o in zip(tests, SKETCH_OUTPUTS[1:], strict=True)
-    ]
-    return [kll.alias(f"{name}_sketch"), *counts]
+_emit_measure.register(Sketch, sketch_columns)
+_emit_measure.register(SketchCounts, sketch_columns)  # a sketch's counts in another branch
 
 
 @_emit_measure.register(ServerNow)
@@ -350,9 +345,10 @@ def aggregate_frame(
     df: DataFrame, plan: AggregatePlan, refs: Mapping[Source, DataFrame] | None = None
 ) -> DataFrame:
     """ONE single-row DataFrame computing every slot: scans, group-bys and reference
-    branches (over ``refs``, the referenced sources read) cross-joined."""
+    branches (over ``refs``, the referenced sources read) cross-joined (a sketch's counts
+    in a scan branch reading its column when its rate is known: ``counted_beside``)."""
     sides = references_of(df, refs)
-    parts = [_branch_frame(b, df, sides) for b in plan.branches]
+    parts = [_branch_frame(b, df, sides) for b in counted_beside(plan.branches)]
     return balanced(parts, lambda a, b: a.crossJoin(b))
 
 

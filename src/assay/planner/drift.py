@@ -116,8 +116,22 @@ class Sketch:
     sample: int = SAMPLE
     expected: int = 0
     """The finite values the newest stored run counted (0: none known): with it, the
-    sampling rate is ``sample / expected`` and the values are counted in the same read
-    as the sketches; without, an exact count sets the rate first."""
+    sampling rate is ``sample / expected`` and the sketch's read and the counts are
+    independent; without, an exact count sets the rate first."""
+    counted: bool = False
+    """Whether its counts ride in another scan branch of the plan (a
+    :class:`SketchCounts` there, :func:`assay.planner.drift_plan.counted_beside`): its
+    own branch then reads only the sample."""
+
+
+@dataclass(frozen=True, slots=True)
+class SketchCounts:
+    """A :class:`Sketch`'s exact counts (its ``nulls``, ``nan``, ``infinite`` and
+    ``values`` outputs, under the sketch's slot name) as generated-code ``count_if``
+    columns of a scan branch that reads its column anyway (the plan's form of them when
+    the sampling rate is known: :func:`assay.planner.drift_plan.counted_beside`)."""
+
+    sketch: Sketch
 
 
 SKETCH_OUTPUTS = ("sketch", "nulls", "nan", "infinite", "values")
