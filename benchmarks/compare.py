@@ -538,7 +538,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=None, help="TPC-H scale factor (default 1)")
     ap.add_argument("--repeat", type=int, default=None, help="measured runs (median; default 3)")
-    ap.add_argument("--warmup", type=int, default=None, help="unmeasured runs first (default 1)")
+    ap.add_argument("--warmup", type=int, default=None,
+                    help="unmeasured runs first, after two warm-up scans (default 1; 0: neither)")
     ap.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
                     help=f"subset of {','.join(STRATEGIES)} (default: all but assay_sdt_cli)")
     ap.add_argument("--warmup-strategies", default=",".join(WARMUP_STRATEGIES),
@@ -599,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
                                              "target": perturbation_sql("target", str(lineitem))}}
         bench.log(f"Spark {spark.version} up; UI {ui_url}; comparing {src} with {tgt}")
         ctx = Context(spark, src, tgt, url, work, args.timeout)
-        for _ in range(2):  # the first queries of a fresh JVM pay class loading and JIT
+        for _ in range(2 if args.warmup else 0):  # a fresh JVM's first queries pay its JIT
             seconds, _ = timed(lambda: [f.count() for f in ctx.frames()])
             bench.log(f"global warm-up scan: {seconds:.2f} s")
         meter = CpuMeter(getattr(handle, "pid", None))
