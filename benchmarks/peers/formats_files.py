@@ -86,9 +86,21 @@ def _refused(fmt: str, y: dict[str, Any]) -> str | None:
 
 def write(fmt: str, cases: list[suites_mod.Case], rules: list[int], path: Path,
           data: Path) -> Written:
+    """The format's file of ``rules`` at ``path``; the GX and DQX files as recorded
+    (:data:`RECORDED`) while what they depend on is unchanged, else as the tool writes
+    them (recorded when ``ASSAY_RECORD_FORMATS=1``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    key = recording_key(fmt, cases, rules) if fmt in RECORDED_ENGINES else None
+    found = _recorded().get(key) if key else None
+    if found is not None:
+        path.write_text(found["text"], encoding="utf-8")
+        return Written(path, entries=list(found["entries"]))
     writer = {"gx": write_gx, "soda": write_soda, "dqx": write_dqx, "odcs": write_odcs}[fmt]
-    return writer(cases, rules, path, data)
+    written = writer(cases, rules, path, data)
+    if key and os.environ.get("ASSAY_RECORD_FORMATS") == "1":
+        _record(key, {"format": fmt, "cases": len(cases), "rules": rules,
+                      "entries": written.entries, "text": path.read_text(encoding="utf-8")})
+    return written
 
 
 # --- Great Expectations -----------------------------------------------------------------------
@@ -356,3 +368,44 @@ def _sql_text(value: str) -> str:
 
 def _number(text: str) -> int | float:
     return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+# --- the GX and DQX files recorded ----------------------------------------------------------
+
+RECORDED = HERE / "formats_recorded.json"
+"""The GX suites and DQX checks files as GX's and DQX's serialisers wrote them, keyed by
+:func:`recording_key`: writing them imports great-expectations (about 4 CPU s) and DQX
+(about 2 s more), most of ``formats.py --no-engine``'s own work at SF0.01. A file whose
+key is not here is written by the tool, as before."""
+RECORDED_ENGINES = {"gx": "great_expectations", "dqx": "databricks-labs-dqx"}
+_CACHE: dict[str, Any] = {}
+
+
+def recording_key(fmt: str, cases: list[suites_mod.Case], rules: list[int]) -> str:
+    """SHA-256 of what the file depends on: the format, the rules (each case's YAML), the
+    tool's and pyspark's versions and the source of the code writing it (this module and
+    the peers adapters' translations)."""
+    import hashlib
+    from importlib import metadata
+
+    versions = {p: metadata.version(p) for p in (RECORDED_ENGINES[fmt], "pyspark")}
+    source = [(HERE / name).read_text(encoding="utf-8")
+              for name in ("formats_files.py", "run_peers.py")]
+    # this module's source up to the recording's own code (below), which writes no file
+    source[0] = source[0].split("# --- the GX and DQX files recorded")[0]
+    text = json.dumps([fmt, [cases[i].yaml for i in rules], rules, versions, source],
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _recorded() -> dict[str, Any]:
+    if "recorded" not in _CACHE:
+        _CACHE["recorded"] = (json.loads(RECORDED.read_text(encoding="utf-8"))
+                              if RECORDED.is_file() else {})
+    return _CACHE["recorded"]
+
+
+def _record(key: str, entry: dict[str, Any]) -> None:
+    recorded = {**_recorded(), key: entry}
+    _CACHE["recorded"] = recorded
+    RECORDED.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -63,3 +63,31 @@ def test_a_passing_suite_is_one_spark_plan_and_a_failing_one_two(document: dict)
         assert row["assay_passing"]["sql_executions"] == 1, name
         assert row["assay"]["spark_plans"] == 2, name
         assert row["assay"]["sql_executions"] == 2, name
+
+
+STALE = """import json, sys
+sys.path.insert(0, "benchmarks/peers")
+import formats_files as ff, suites
+for key, entry in json.loads(ff.RECORDED.read_text()).items():
+    now = ff.recording_key(entry["format"], suites.suite(entry["cases"]), entry["rules"])
+    if now != key:
+        print(entry["format"], entry["cases"], entry["rules"])
+"""
+
+
+def test_the_recorded_gx_and_dqx_files_are_current() -> None:
+    """The GX and DQX files ``formats.py`` writes from ``benchmarks/peers/
+    formats_recorded.json`` (not importing the tools) are recorded under the tools'
+    versions and the writing code now installed and checked out; a stale entry is
+    written by the tool again (slower), and re-recorded with ``rm benchmarks/peers/
+    formats_recorded.json; ASSAY_RECORD_FORMATS=1 python -m pytest
+    tests/benchmarks/test_formats_quick.py``."""
+    import subprocess
+    import sys
+
+    from tests.benchmarks.harness import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", STALE], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "", "stale recordings (format, suite, rules):\n" + done.stdout
