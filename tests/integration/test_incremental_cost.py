@@ -216,10 +216,11 @@ def test_a_first_run_split_into_branches_equals_a_full_scan(spark, tmp_path, mon
     shapes: list[int] = []
     planned = stage.partition_plan
 
-    def split_in_twos(table, measures, options, types, split, typed=None):  # type: ignore[no-untyped-def]
+    def split_in_twos(table, measures, options, types, split, typed=None, size=None):  # type: ignore[no-untyped-def]
         assert isinstance(table.source, PathSource)
         small = dataclasses.replace(options, max_outputs=4)
-        found = planned(table, measures, small, types, True, typed)
+        found = planned(table, measures, small, types, True, typed, size)
+        assert list(found.keyed.values()) == [1]  # unique(id, day): shuffled by key, small
         shapes.append(len(found.aggregates))
         return found
 

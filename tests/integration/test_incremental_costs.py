@@ -175,11 +175,18 @@ def test_the_group_statistics_of_each_partition_equal_a_full_scans_of_it(spark):
     types = {"day": "string", "k": "double", "j": "string", "v": "int"}
 
     shape = [(i,) for i in range(len(measures))]  # each key's groups a group-by of its own
+    # and each shuffled straight to its key's partition (keys expected unique: 1 or the
+    # session's partitions), as planned for a rule expecting unique keys: the same values
+    every = range(1, len(measures))
     said: dict = {}
-    for row in partition_states(frame, "day", measures, types, shape).collect():
-        got = row.asDict()
-        for i in shape[got[AGGREGATE]]:
-            said[got[PART], i] = [got[n] for n in partial_columns(i, measures[i], "day")]
+    for keyed in ({}, dict.fromkeys(every, 1), dict.fromkeys(every)):
+        found: dict = {}
+        for row in partition_states(frame, "day", measures, types, shape, keyed=keyed).collect():
+            got = row.asDict()
+            for i in shape[got[AGGREGATE]]:
+                found[got[PART], i] = [got[n] for n in partial_columns(i, measures[i], "day")]
+        assert found == (said or found)
+        said = found
     wanted = []  # a full scan's group-by of each partition's rows, in one plan
     for n, day in enumerate(("a", "b", None)):
         rows = frame.where(F.col("day").eqNullSafe(F.lit(day)))

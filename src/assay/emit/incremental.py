@@ -76,6 +76,7 @@ def partition_states(
     aggregates: Sequence[Sequence[int]],
     values: Mapping[int, Sequence[str]] | None = None,
     forms: Mapping[int, Measure] | None = None,
+    keyed: Mapping[int, int | None] | None = None,
 ) -> DataFrame:
     """ONE plan: the aggregates of ``df`` grouped by the partition (``aggregates``: the
     measures' indices in each, :class:`~assay.planner.partitions.PartitionPlan`), their
@@ -87,15 +88,17 @@ def partition_states(
     rows twice, twice the CPU over one month at SF1, docs/incremental.md#what-it-costs).
     ``values``: the aggregates grouping the rows by the values of some columns first
     (their counts evaluated once per value, :func:`_value_partials`); ``forms``: the
-    form each measure is computed in, its outputs named by the measure's index."""
-    values, forms = values or {}, forms or {}
+    form each measure is computed in, its outputs named by the measure's index;
+    ``keyed``: the key groups shuffled straight to their key's partition (into that many
+    partitions; None: the session's), their keys expected unique."""
+    values, forms, keyed = values or {}, forms or {}, keyed or {}
     frames = []
     for number, indices in enumerate(aggregates):
         members = [(i, forms.get(i, measures[i])) for i in indices]
         if number in values:
             frame = _value_partials(df, by, values[number], members, types)
         else:
-            frame = _aggregate(df, by, members, types)
+            frame = _aggregate(df, by, members, types, keyed)
         frames.append(frame.withColumn(AGGREGATE, F.lit(number)))
     return balanced(frames, lambda a, b: a.unionByName(b, allowMissingColumns=True))
 
@@ -134,7 +137,11 @@ def _value_partials(
 
 
 def _aggregate(
-    df: DataFrame, by: str, members: Sequence[tuple[int, Measure]], types: Mapping[str, str]
+    df: DataFrame,
+    by: str,
+    members: Sequence[tuple[int, Measure]],
+    types: Mapping[str, str],
+    keyed: Mapping[int, int | None],
 ) -> DataFrame:
     """One aggregate grouped by the partition: the partial values of ``members`` (a
     key's groups: that measure alone, :func:`_group_partials`)."""
@@ -144,7 +151,7 @@ def _aggregate(
         if len(members) != 1:
             raise ValueError("the groups of a key are a group-by of their own")
         ((index, measure),) = grouped
-        return _group_partials(df, by, f"m{index}", measure)
+        return _group_partials(df, by, f"m{index}", measure, index in keyed, keyed.get(index))
     outputs = [c for i, m in members for c in _partials(f"m{i}", m, types)]
     return df.groupBy(col(by).alias(PART)).agg(*outputs)
 
@@ -175,12 +182,25 @@ def _sketchable(value: Column, kind: str) -> Column:
     return F.concat(value if kind == "string" else value.cast("string"), F.lit(SKETCHED_TEXT))
 
 
-def _group_partials(df: DataFrame, by: str, name: str, measure: GroupStats) -> DataFrame:
+def _group_partials(
+    df: DataFrame,
+    by: str,
+    name: str,
+    measure: GroupStats,
+    by_key: bool = False,
+    partitions: int | None = None,
+) -> DataFrame:
     """Each partition's groups of equal key values (the rows a ``GroupStats`` keeps, as
-    the full scan's branch keeps them), rows, rows in groups of 2+ and of 1."""
+    the full scan's branch keeps them), rows, rows in groups of 2+ and of 1. ``by_key``
+    (keys expected unique): the rows shuffled straight to their key's partition, into
+    ``partitions`` (None: the session's), as a full scan's group-by: a partial
+    aggregation of unique keys keeps every row, and Spark's shuffle of it writes a file
+    per partition of the session's 200 even for a few rows."""
     keys = [col(c) for c in measure.columns]
     kept = _kept(measure)
     rows = df if kept is None else df.where(kept)
+    if by_key:  # the key holds the partition column: each partition's keys together
+        rows = rows.repartition(partitions, *keys) if partitions else rows.repartition(*keys)
     n = F.col("_assay_n")
     counts = rows.groupBy(col(by).alias(PART), *keys).agg(F.count(F.lit(1)).alias("_assay_n"))
     return counts.groupBy(PART).agg(

@@ -21,8 +21,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from assay.ir.rules import UniqueCheck
 from assay.ir.suite import Table
-from assay.planner.cost import PlannerOptions, split_branches
+from assay.planner.cost import PlannerOptions, group_partitions, split_branches
 from assay.planner.incremental import partial_kind, refusal
 from assay.planner.measures import CountIf, GroupStats, Measure, measures_of
 from assay.planner.passes.class_runs import class_runs
@@ -36,12 +37,16 @@ class PartitionPlan:
     """The aggregates of the scan of the partitions, their rows unioned in one Spark
     plan: each aggregate's measures (indices into the table's measures), the aggregates
     that group the rows by the values of some columns first (``values``: the aggregate's
-    number -> those columns; each of its measures a count of one of them), and the form
-    each measure is computed in where it is not the measure as written (``forms``)."""
+    number -> those columns; each of its measures a count of one of them), the form
+    each measure is computed in where it is not the measure as written (``forms``), and
+    the key groups whose rule expects unique keys (``keyed``: the measure's index -> the
+    shuffle partitions its rows go to by key, None: the session's), shuffled straight to
+    their key's partition as a full scan's are (``passes.group_bys``)."""
 
     aggregates: tuple[tuple[int, ...], ...]
     values: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     forms: Mapping[int, Measure] = field(default_factory=dict)
+    keyed: Mapping[int, int | None] = field(default_factory=dict)
 
 
 def partition_plan(
@@ -51,6 +56,7 @@ def partition_plan(
     types: Mapping[str, str],
     split: bool = False,
     typed: Table | None = None,
+    size_bytes: int | None = None,
 ) -> PartitionPlan:
     """The aggregates of the partitions' scan (``measures``: the table's, from
     :func:`~assay.planner.incremental.table_measures`): the groups of each key holding
@@ -61,7 +67,8 @@ def partition_plan(
     (:func:`split_branches`). ``typed``: the table with its literals typed (the full
     scan's plan's), whose measures are computed in place of those written; each count
     then in the full scan's cheaper forms (``options.class_runs``,
-    ``options.decimal_doubles``)."""
+    ``options.decimal_doubles``). ``size_bytes``: the bytes scanned (None: unknown),
+    which size the shuffle of a key's groups expected unique."""
     assert table.incremental is not None
     by = table.incremental.by
     kinds = [partial_kind(m, by) for m in measures]
@@ -93,7 +100,10 @@ def partition_plan(
     found.extend((i,) for i, kind in enumerate(kinds) if kind == "groups")
     if sketches:
         found.append(tuple(sketches))
-    return PartitionPlan(tuple(found), values, forms)
+    unique = {m for r in table.rules if isinstance(r.check, UniqueCheck) for m in measures_of(r)}
+    keyed = {i: group_partitions(size_bytes, options) for i, kind in enumerate(kinds)
+             if kind == "groups" and measures[i] in unique}  # fmt: skip
+    return PartitionPlan(tuple(found), values, forms, keyed)
 
 
 def _index(slot: Slot) -> int:

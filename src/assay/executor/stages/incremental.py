@@ -269,7 +269,7 @@ def _shape(
     the group-bys (docs/incremental.md)."""
     size = None if sizes is None else sum(sizes.get(k, 0) for k in scan)
     split = splits(table.source, options, size)
-    return partition_plan(table, measures, options, types, split, typed)
+    return partition_plan(table, measures, options, types, split, typed, size)
 
 
 def _scan(
@@ -290,8 +290,9 @@ def _scan(
                    f" aggregates, {len(keys)} partitions)")  # fmt: skip
     submitter.plans += 1
     frame = emit.partition_states(
-        df, by, measures, types, aggregated, values=shape.values, forms=shape.forms
-    )
+        df, by, measures, types, aggregated, values=shape.values, forms=shape.forms,
+        keyed=shape.keyed,
+    )  # fmt: skip
     found: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for row in submitter._collect(frame):
         got = row.asDict()
