@@ -11,8 +11,6 @@ import random
 from typing import Any
 
 import numpy as np
-from scipy import stats
-from scipy.spatial import distance
 
 from tests.differential.tricky import COLUMNS, Table, quote
 
@@ -68,6 +66,8 @@ def values_sql(rule: dict[str, Any]) -> tuple[str, str]:
 
 def drift_value(rule: dict[str, Any], table: list[Any], reference: list[Any]) -> float | None:
     """The oracle's number for a drift rule (None: a side has nothing to compare)."""
+    from scipy import stats  # here: every worker collects this module, few call it
+
     method = rule["method"]
     if rule["bins"] == "values":
         table = [v for v in table if v is not None]
@@ -103,6 +103,9 @@ def _category(value: Any) -> Any:
 
 
 def _binned(method: str, t: np.ndarray, r: np.ndarray) -> float:
+    from scipy import stats
+    from scipy.spatial import distance
+
     if method.startswith("chi_square"):
         kept = (t + r) > 0
         if kept.sum() < 2:
