@@ -23,6 +23,18 @@ timed runs are judged against the last stored run. Its ``added`` is against the 
 with a store (``base with store``: the base's metrics are written too), so only the
 drift rules' cost is counted.
 
+``--plans`` (drift against history only): the aggregate plans alone, as a run emits
+them, in alternating rounds in one JVM (one warm-up round, then ``--repeat``), each
+with the server JVM's CPU seconds (``benchmarks/branches.py``'s reading of
+``/proc/<pid>/stat``) and wall seconds: the base; the base with the 10 KLL drift
+rules, their sketches at the rates a stored run's counts give (``Sketch.expected`` set
+from a first run's counts, as a run with a store sets it), the counts beside in the
+scan branches reading their columns (``counts beside``: as a run emits it) and in the
+sketches' branch (``plain``); the base's branches with the counts beside alone; the
+sketches' branch alone, its sample only (as emitted beside the counts) and plain. The two
+forms' answers are compared: every output equal but the sketches' bytes (Spark's KLL
+compaction is randomised), the values each sketch holds equal in number.
+
 The JSON (``--out``) keeps every run. Which percentile is the default (exact
 ``percentile`` or ``percentile_approx``) was decided from this script's output; see
 benchmarks/README.md "What a rule kind adds".
@@ -284,7 +296,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--remote", default=None, help="a Spark Connect URL (default: an embedded server)"
     )
+    parser.add_argument(
+        "--plans", action="store_true", help="the KLL drift plans' JVM CPU, side by side"
+    )
+    parser.add_argument("--ui-url", help="accepted for the smoke tests' harness; not used")
     args = parser.parse_args(argv)
+    if args.plans:
+        return plans_main(args)
 
     import assay
     from assay.executor.session import open_session, quiet_pyspark_logging
@@ -358,6 +376,128 @@ def _case(
     if hand is not None:
         row["handwritten"] = measure(lambda: hand(df), repeat)
     return row
+
+
+# --- the KLL drift plans side by side (--plans) ---------------------------------------------
+
+
+def plans_main(args: argparse.Namespace) -> int:
+    """``--plans``: see the module docstring."""
+    import tempfile
+
+    from branches import jvm_pid
+
+    from assay.executor.session import open_session, quiet_pyspark_logging
+
+    quiet_pyspark_logging()
+    data = ensure_data(args.scale)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    handle = open_session(args.remote)
+    try:
+        with tempfile.TemporaryDirectory(prefix="assay-added-") as work:
+            forms = _plan_forms(handle.spark, str(data), args.base, Path(work))
+            out = _alternated(handle.spark, forms, jvm_pid(handle, args.remote), args.repeat)
+    finally:
+        handle.close()
+    out.update(scale=args.scale, base_rules=args.base)
+    args.out.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return 0 if out["answers_equal"] else 1
+
+
+def _plan_forms(spark: Any, data: str, base_rules: int, work: Path) -> dict[str, Callable[[], Any]]:
+    """Each form's call (collecting its one row): see the module docstring."""
+    import dataclasses
+
+    import yaml
+
+    from assay.config import load_suite
+    from assay.emit import spark as emit
+    from assay.executor.prepare import prepare
+    from assay.planner.drift import Sketch
+    from assay.planner.plan import AggregatePlan, ScanAggregate
+
+    def prepared(rules: Rules, name: str) -> Any:
+        table = {"name": "lineitem", "source": {"path": data}, "keys": list(suites_mod.KEYS),
+                 "rules": rules}  # fmt: skip
+        path = work / f"{name}.yaml"
+        path.write_text(yaml.safe_dump({"version": 1, "tables": [table]}), encoding="utf-8")
+        found = prepare(spark, load_suite([path]).tables[0])
+        assert hasattr(found, "planned"), found
+        return found
+
+    base = [dict(c.yaml) for c in suites_mod.suite(base_rules)]
+    plain, kll = prepared(base, "base"), prepared(base + _kll_history(), "kll")
+    first = emit.aggregate_frame(kll.df, kll.planned.plan.aggregate).collect()[0].asDict()
+
+    def rated(branch: Any) -> Any:  # each sketch at the rate its first run's count gives
+        if not isinstance(branch, ScanAggregate):
+            return branch
+        return dataclasses.replace(branch, slots=tuple(
+            dataclasses.replace(s, computed=dataclasses.replace(
+                s.form, expected=first[f"{s.name}_values"])) if isinstance(s.form, Sketch) else s
+            for s in branch.slots))  # fmt: skip
+
+    whole = AggregatePlan(tuple(map(rated, kll.planned.plan.aggregate.branches)))
+    counted = emit.counted_beside(whole.branches)  # as a run emits it
+    sketched = [b for b in counted if any(isinstance(s.form, Sketch) for s in b.slots)]
+    others = [b for b in counted if b not in sketched]  # the counts ride in these
+    plain_sketches = [b for b in whole.branches if any(isinstance(s.form, Sketch) for s in b.slots)]
+
+    def call(df: Any, plan: Any, beside: bool = True) -> Callable[[], Any]:
+        def run() -> Any:
+            if beside:
+                return emit.aggregate_frame(df, plan).collect()[0].asDict()
+            emit.counted_beside, kept = tuple, emit.counted_beside  # type: ignore[assignment]
+            try:
+                return emit.aggregate_frame(df, plan).collect()[0].asDict()
+            finally:
+                emit.counted_beside = kept
+
+        return run
+
+    return {
+        "base": call(plain.df, plain.planned.plan.aggregate),
+        "base + KLL, counts beside": call(kll.df, whole),
+        "base + KLL, plain": call(kll.df, whole, beside=False),
+        "base + the counts beside": call(kll.df, AggregatePlan(others)),
+        "sketches' branch, the sample alone": call(kll.df, AggregatePlan(sketched)),
+        "sketches' branch, plain": call(kll.df, AggregatePlan(plain_sketches)),
+    }
+
+
+def _alternated(
+    spark: Any, forms: dict[str, Callable[[], Any]], pid: int | None, repeat: int
+) -> dict[str, Any]:
+    """The forms in alternating rounds (a warm-up round first), JVM CPU and wall seconds
+    each; the two whole forms' answers compared."""
+    from branches import jvm_cpu
+
+    from assay.executor.run import optimizer_rule_excluded
+    from assay.judge.drift_kll import read
+    from assay.planner.cost import MERGE_SUBPLANS_RULE
+
+    runs: dict[str, dict[str, list[float]]] = {k: {"jvm_cpu": [], "wall": []} for k in forms}
+    with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, True):
+        answers = {k: call() for k, call in forms.items()}  # the warm-up round
+        for _ in range(repeat):
+            for k, call in forms.items():
+                c0, t0 = jvm_cpu(pid), time.perf_counter()
+                call()
+                t1, c1 = time.perf_counter(), jvm_cpu(pid)
+                runs[k]["wall"].append(round(t1 - t0, 3))
+                if c0 is not None and c1 is not None:
+                    runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+    beside, plain = answers["base + KLL, counts beside"], answers["base + KLL, plain"]
+    sketched = [k for k in plain if k.endswith("_sketch")]
+    equal = set(beside) == set(plain) and all(
+        beside[k] == plain[k] for k in plain if k not in sketched
+    )
+    held = all(read(bytes(beside[k])).n == read(bytes(plain[k])).n for k in sketched)
+    for k, r in runs.items():
+        cpu = f"JVM CPU min {min(r['jvm_cpu']):6.2f} s " if r["jvm_cpu"] else ""
+        print(f"{k:<34} {cpu}wall min {min(r['wall']):6.2f} s  {r}", flush=True)
+    print(f"answers equal: {equal} ({len(plain)} outputs), sketches' n equal: {held}", flush=True)
+    return {"plans": runs, "answers_equal": equal and held, "outputs": len(plain)}
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The rule-kind benchmark must keep working: ``benchmarks/added.py`` on tiny data, the
-drift cases (against a referenced source, and against the metrics store's history).
+drift cases (against a referenced source, and against the metrics store's history), and
+``--plans`` (the KLL drift plans side by side, their answers compared).
 
 Runs the harness once (a subprocess on the session's Spark server) on the 10-rule base
 and checks the JSON it writes and the history it stored. Nothing here asserts anything
@@ -52,3 +53,15 @@ def test_history_recorded_then_judged_against(document: tuple[dict, Path]) -> No
         sketches = [r for r in rows if r["measure"] == "kll_double"]
         assert len(sketches) == 2 * 8, variant  # 8 columns' sketches, 2 runs
         assert len({r["run_id"] for r in sketches}) == 2
+
+
+def test_the_kll_plans_side_by_side(server, tmp_path: Path) -> None:
+    """``--plans``: every form ran; the counts beside and the plain form answer alike."""
+    args = ["--plans", "--scale", "0.01", "--base", "10", "--repeat", "1"]
+    found = benchmark_json("added.py", [*args, *on_server(server, ui=False)], tmp_path / "p.json")
+    assert found["answers_equal"] is True and found["outputs"] > 40
+    assert set(found["plans"]) == {
+        "base", "base + KLL, counts beside", "base + KLL, plain", "base + the counts beside",
+        "sketches' branch, the sample alone", "sketches' branch, plain",
+    }  # fmt: skip
+    assert all(len(r["wall"]) == 1 for r in found["plans"].values())
