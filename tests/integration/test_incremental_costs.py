@@ -215,3 +215,23 @@ def test_the_embedded_server_lists_a_tables_directories_on_the_driver(spark):
     from assay.executor.session.embedded import LISTED_ON_THE_DRIVER, LISTING_THRESHOLD
 
     assert spark.conf.get(LISTING_THRESHOLD) == LISTED_ON_THE_DRIVER
+
+
+def test_a_runs_file_listing_starts_while_the_table_is_prepared(spark, tmp_path):
+    """A run's prepare starts an incremental table's file listing as soon as the source's
+    schema is known (collected in a thread while the table's other analyses go on);
+    ``assay check``'s prepare lists nothing (analysis round trips only)."""
+    from assay.executor.prepare import prepare
+    from assay.executor.stages.prepared import Prepared
+
+    data = tmp_path / "data"
+    for day in (1, 2):
+        _day(spark, data, day, 20)
+    table = assay.load(str(_config(tmp_path, data, True))).tables[0]
+    checked = prepare(spark, table)
+    assert isinstance(checked, Prepared) and checked.listing is None
+    ran = prepare(spark, table, listing=True)
+    assert isinstance(ran, Prepared) and ran.listing is not None
+    rows = ran.listing.result(timeout=120)
+    assert sorted({str(r["_assay_partition"]) for r in rows}) == ["2024-01-01", "2024-01-02"]
+    assert all(r["length"] > 0 for r in rows)
