@@ -115,12 +115,18 @@ def test_the_table_store_keeps_the_schemas_and_skips_a_bad_one(spark):
         f" 'orders', '{SCHEMA_RULE}', 'schema', 'not json', '{SCHEMA_MEASURE}', 1.0, NULL,"
         " NULL, CAST(map() AS MAP<STRING, STRING>), NULL"
     ).collect()
+    # and one whose JSON parses but a column lacks its type (read as NULL): skipped too
+    spark.sql(
+        f"INSERT INTO {table} PARTITION (run_id = 'another') SELECT TIMESTAMP'2024-02-19 06:00:00',"
+        f" 'orders', '{SCHEMA_RULE}', 'schema', '[{{\"name\": \"id\"}}]', '{SCHEMA_MEASURE}', 1.0,"
+        " NULL, NULL, CAST(map() AS MAP<STRING, STRING>), NULL"
+    ).collect()
     found, skipped = stored(spark, store, Selection(measures=(SCHEMA_MEASURE,)))
     assert len(found) == 6 and skipped.to_dict() == {
-        "count": 1, "reasons": {BAD_SCHEMA: 1}, "lines": []}  # fmt: skip
+        "count": 2, "reasons": {BAD_SCHEMA: 2}, "lines": []}  # fmt: skip
     later = assay.validate(_frame(spark, DAYS[-1][1]), RULES, name="orders",
                            run_time="2024-02-21T06:00:00Z", metrics_table=table)  # fmt: skip
-    assert later.summary.metrics["skipped"]["reasons"] == {BAD_SCHEMA: 1}
+    assert later.summary.metrics["skipped"]["reasons"] == {BAD_SCHEMA: 1}  # the newest only
     # the newest row was the bad one: skipped, and the previous good one judged against
     assert later.results[0].message == (
         "schema unchanged since the last run (2024-02-06T06:00:00.000+00:00): 3 columns"

@@ -374,9 +374,10 @@ def samples(
     join only those keys' rows (:func:`restricted`)."""
     keys = [col(k) for k in plan.keys]
     branches = _branches(plan, mismatched, differing_keys)
-    ids = F.filter(
-        F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches))),
-        lambda x: x.isNotNull(),
+    # array_compact, not filter() with a lambda: a lambda's variable gets a fresh
+    # expression id in every plan, so Spark would compile new code for every run
+    ids = F.array_compact(
+        F.array(*(F.when(where, F.lit(i)) for i, (_, _, where, _) in enumerate(branches)))
     )
     branch = F.col("_branch")
     ranked = (

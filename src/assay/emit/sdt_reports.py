@@ -50,7 +50,7 @@ _ROWS = (
 def _distinct_rows() -> Column:
     """The distinct rows of a key of the per-key flags (:data:`_ROWS`), as an array of
     structs, the rows whose flag is false left out."""
-    return F.filter(
+    return F.array_compact(  # not filter(): a lambda's code is compiled anew every plan
         F.array(
             *(
                 F.when(
@@ -62,8 +62,7 @@ def _distinct_rows() -> Column:
                 )
                 for flag, status, all_matched in _ROWS
             )
-        ),
-        lambda x: x.isNotNull(),
+        )
     )
 
 

@@ -121,9 +121,10 @@ def _history_frame(spark: SparkSession, store: MetricsStore, want: Wanted):
     # a schema row Spark cannot read as columns takes no place among the newest: the
     # previous good one is read too (the bad one still comes back, skipped and counted)
     listed = F.from_json(F.col("columns"), "array<struct<name:string,type:string>>")
-    readable = listed.isNotNull() & ~F.exists(
-        listed, lambda c: c["name"].isNull() | c["type"].isNull()
-    )
+    # no field null: each field's array as long as without its nulls (not exists() with
+    # a lambda, whose fresh expression id in every plan made Spark compile new code)
+    whole = [F.size(F.array_compact(listed[f])) == F.size(listed) for f in ("name", "type")]
+    readable = listed.isNotNull() & whole[0] & whole[1]
     schema = (F.col("rule") == SCHEMA_RULE) & (F.col("measure") == SCHEMA_MEASURE)
     good = F.coalesce(~schema | readable, F.lit(False)).alias("_good")
     newest_first = Window.partitionBy("table", "rule", "measure", "_good").orderBy(
