@@ -470,23 +470,15 @@ def _alternated(
 ) -> dict[str, Any]:
     """The forms in alternating rounds (a warm-up round first), JVM CPU and wall seconds
     each; the two whole forms' answers compared."""
-    from branches import jvm_cpu
+    from branches import rounds
 
     from assay.executor.run import optimizer_rule_excluded
     from assay.judge.drift_kll import read
     from assay.planner.cost import MERGE_SUBPLANS_RULE
 
-    runs: dict[str, dict[str, list[float]]] = {k: {"jvm_cpu": [], "wall": []} for k in forms}
     with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, True):
         answers = {k: call() for k, call in forms.items()}  # the warm-up round
-        for _ in range(repeat):
-            for k, call in forms.items():
-                c0, t0 = jvm_cpu(pid), time.perf_counter()
-                call()
-                t1, c1 = time.perf_counter(), jvm_cpu(pid)
-                runs[k]["wall"].append(round(t1 - t0, 3))
-                if c0 is not None and c1 is not None:
-                    runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+        runs = rounds(forms, pid, repeat)
     beside, plain = answers["base + KLL, counts beside"], answers["base + KLL, plain"]
     sketched = [k for k in plain if k.endswith("_sketch")]
     equal = set(beside) == set(plain) and all(

@@ -116,6 +116,20 @@ def jvm_cpu(pid: int | None) -> float | None:
     return _process_cpu(pid) if pid is not None else None
 
 
+def rounds(calls: dict[str, Any], pid: int | None, repeat: int) -> dict[str, dict[str, list[float]]]:
+    """Each call in ``repeat`` alternating rounds: its wall and JVM CPU seconds per round."""
+    runs: dict[str, dict[str, list[float]]] = {k: {"wall": [], "jvm_cpu": []} for k in calls}
+    for _ in range(repeat):
+        for k, call in calls.items():
+            c0, t0 = jvm_cpu(pid), time.perf_counter()
+            call()
+            t1, c1 = time.perf_counter(), jvm_cpu(pid)
+            runs[k]["wall"].append(round(t1 - t0, 3))
+            if c0 is not None and c1 is not None:
+                runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+    return runs
+
+
 # --- the parts ----------------------------------------------------------------------------
 
 
@@ -443,15 +457,7 @@ def side_by_side(spark: Any, yaml_path: Path, args: argparse.Namespace, pid: int
         shared = sorted(set(first) & set(second))
         out["answers_equal"] = all(first[c] == second[c] for c in shared)
         out["outputs_compared"] = len(shared)
-        runs: dict[str, dict[str, list[float]]] = {k: {"wall": [], "jvm_cpu": []} for k in calls}
-        for _ in range(args.repeat):
-            for k, call in calls.items():
-                c0, t0 = jvm_cpu(pid), time.perf_counter()
-                call()
-                t1, c1 = time.perf_counter(), jvm_cpu(pid)
-                runs[k]["wall"].append(round(t1 - t0, 3))
-                if c0 is not None and c1 is not None:
-                    runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+        runs = rounds(calls, pid, args.repeat)
     for k, p in forms.items():
         branches = p.planned.plan.aggregate.branches
         out[k] = {**runs[k], "branches": [type(b).__name__ for b in branches],
