@@ -400,18 +400,12 @@ def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None
     forms = [(e, [F.count_if(F.expr(e))]) for e in args.expr or []]
     forms += [(a, [F.expr(p) for p in a.split(";;")]) for a in args.agg or []]
     calls = [lambda c=c: list(df.agg(*c).collect()[0]) for _, c in forms]
-    out: list[dict[str, Any]] = [{"expr": e, "wall": [], "jvm_cpu": []} for e, _ in forms]
+    out: list[dict[str, Any]] = [{"expr": e} for e, _ in forms]
     for k, call in enumerate(calls):
         answer = call()  # warm-up
         out[k]["count"] = answer[0] if k < len(args.expr or []) else [str(v) for v in answer]
-    for _ in range(args.repeat):
-        for k, call in enumerate(calls):
-            c0, t0 = jvm_cpu(pid), time.perf_counter()
-            call()
-            t1, c1 = time.perf_counter(), jvm_cpu(pid)
-            out[k]["wall"].append(round(t1 - t0, 3))
-            if c0 is not None and c1 is not None:
-                out[k]["jvm_cpu"].append(round(c1 - c0, 2))
+    for k, measured in rounds(dict(enumerate(calls)), pid, args.repeat).items():
+        out[k].update(measured)
     for row in out:
         log(
             f"{row['expr']}: answer {row['count']}, wall min {min(row['wall'])} s, "
