@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from decimal import Decimal
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -111,14 +110,13 @@ def test_the_counts_stay_without_a_rate_or_a_host():
 
 
 def _values(frame, plan: AggregatePlan, beside: bool) -> dict:
-    """The plan's one row, the counts beside (as a run emits it) or in the sketches'
-    branch (the plain form)."""
+    """The plan's one row, the counts beside (as a run holds and emits it) or in the
+    sketches' branch (the plain form)."""
     from assay.emit import spark as emit
 
     if beside:
-        return emit.aggregate_frame(frame, plan).collect()[0].asDict()
-    with mock.patch.object(emit, "counted_beside", tuple):
-        return emit.aggregate_frame(frame, plan).collect()[0].asDict()
+        plan = AggregatePlan(counted_beside(plan.branches))
+    return emit.aggregate_frame(frame, plan).collect()[0].asDict()
 
 
 def _whole(frame) -> dict:
@@ -172,3 +170,34 @@ def test_the_sketches_branch_reads_no_count(spark):
     assert set(counted.columns) == {f"{n}_sketch" for n in COLUMNS}
     plain = sketch_frame(frame, _sketches(ROWS))
     assert set(plain.columns) == {f"{n}_{o}" for n in COLUMNS for o in ("sketch", *COUNTS)}
+
+
+# --- the plan a run holds, and what explain says -------------------------------------------
+
+
+def test_a_run_holds_the_counts_where_they_run_and_explain_says_so(tmp_path):
+    """With every sketch's count stored, the plan the run holds (and submits) has the
+    counts as ``count_if`` slots of the scan branch reading the column and the sketches'
+    branch reading only its sample, both rendered as such; ``explain`` (no store read)
+    shows the first run's form and where the counts go once a count is stored."""
+    from assay.executor.stages.drift_history import with_rates
+    from assay.monitoring.series import Point, distribution_identity
+    from assay.planner.render import render_plan
+    from tests.integration.test_drift_history_rate import _planned
+
+    planned = _planned(tmp_path)
+    rules = planned.plan.table.rules
+    stored = lambda n: (Point("2026-01-03T00:00:00", n, "c", state=b"s"),)  # noqa: E731
+    history = {("t", distribution_identity(rules[i])): stored(n)
+               for i, n in ((0, 1200.0), (2, 500.0), (3, 700.0))}  # fmt: skip
+    held = with_rates(planned, history).plan
+    forms = [type(s.form).__name__ for b in held.aggregate.branches for s in b.slots]
+    assert forms.count("SketchCounts") == 3 and forms.count("Sketch") == 3
+    sketches = [s.form for s in held.aggregate.slots if isinstance(s.form, Sketch)]
+    assert all(m.counted and m.expected for m in sketches)
+    text = render_plan(held)
+    assert text.count("(its sketch's counts)") == 3
+    assert text.count("; counted in a scan branch)") == 3
+    first = render_plan(planned.plan)
+    assert "(its sketch's counts)" not in first
+    assert first.count("with a count stored by an earlier run, counted in a scan branch") == 3

@@ -29,7 +29,7 @@ from assay.ir.references import Lookup, Reference
 from assay.ir.sources import CatalogSource
 from assay.judge.evaluate import judge
 from assay.planner import plan_table
-from assay.planner.drift import Distribution, Sketch, ValueCounts
+from assay.planner.drift import Distribution, Sketch, SketchCounts, ValueCounts
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -71,6 +71,7 @@ SAMPLES: dict[type, Measure] = {
     Frequencies: Frequencies(("a", "b"), Col("d")),
     Distribution: Distribution("a", CatalogSource("r"), "b", 10, True, Col("d")),
     Sketch: Sketch("a", 200, Col("d")),
+    SketchCounts: SketchCounts(Sketch("a", 200, Col("d"))),
     ValueCounts: ValueCounts("a", 1000, Col("d")),
 }
 

@@ -25,7 +25,6 @@ from assay.emit.references import References, reference_frame
 from assay.ir.expr import Col, Expr, rebuild
 from assay.ir.suite import CatalogSource, DataFrameSource, Source, SqlSource
 from assay.planner.drift import Sketch, SketchCounts, ValueCounts
-from assay.planner.drift_plan import counted_beside
 from assay.planner.frequencies import Frequencies
 from assay.planner.measures import (
     MEASURE_KINDS,
@@ -345,10 +344,9 @@ def aggregate_frame(
     df: DataFrame, plan: AggregatePlan, refs: Mapping[Source, DataFrame] | None = None
 ) -> DataFrame:
     """ONE single-row DataFrame computing every slot: scans, group-bys and reference
-    branches (over ``refs``, the referenced sources read) cross-joined (a sketch's counts
-    in a scan branch reading its column when its rate is known: ``counted_beside``)."""
+    branches (over ``refs``, the referenced sources read) cross-joined."""
     sides = references_of(df, refs)
-    parts = [_branch_frame(b, df, sides) for b in counted_beside(plan.branches)]
+    parts = [_branch_frame(b, df, sides) for b in plan.branches]
     return balanced(parts, lambda a, b: a.crossJoin(b))
 
 

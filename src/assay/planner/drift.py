@@ -141,11 +141,26 @@ it stands for (more than the sketch's own ``n`` when it read a sample). The run 
 
 
 def render_sketch(m: Sketch) -> str:
-    """A :class:`Sketch` measure as ``explain`` shows it."""
-    return (
+    """A :class:`Sketch` measure as ``explain`` shows it: where its counts are made and
+    what sets its sampling rate."""
+    sketch = (
         f"kll_sketch_agg_double(CAST({quote(m.column)} AS DOUBLE), {m.k}){where_text(m)}"
         f" over a sample of about {m.sample:,} values when there are more"
     )
+    if m.counted:
+        return f"{sketch} (rate {m.sample:,}/{m.expected:,} stored; counted in a scan branch)"
+    if m.expected:
+        return f"{sketch} (rate {m.sample:,}/{m.expected:,} stored), its values counted here"
+    return (
+        f"{sketch}, its values counted first (the rate); with a count stored by an earlier"
+        " run, counted in a scan branch reading the column instead"
+    )
+
+
+def render_sketch_counts(m: SketchCounts) -> str:
+    """A :class:`SketchCounts` as ``explain`` shows it."""
+    counted = f"{quote(m.sketch.column)}'s nulls, NaN, infinities and finite values"
+    return f"count_if of {counted}{where_text(m.sketch)} (its sketch's counts)"
 
 
 SKETCH_KIND = MeasureKind(
@@ -176,6 +191,15 @@ class ValueCounts:
         return (self.column,)
 
 
+SKETCH_COUNTS_KIND = MeasureKind(
+    lambda m: "kll",
+    render_sketch_counts,
+    lambda m: read(m.sketch, m.sketch.column),
+    outputs=SKETCH_OUTPUTS[1:],
+)
+"""Outputs under the sketch's slot name: the counts of :data:`SKETCH_OUTPUTS`."""
+
+
 VALUE_COUNTS_OUTPUTS = ("kept", "others_values", "others_rows", "nulls")
 """Named outputs of a :class:`ValueCounts`: the kept ``(v, n)`` pairs, how many values and
 rows the others are, the null rows."""
@@ -201,14 +225,24 @@ def _drift_measures(metric: DriftMetric) -> tuple[Any, ...]:
     return (distribution_of(metric),)
 
 
-DriftMeasure = Distribution | Sketch | ValueCounts
+DriftMeasure = Distribution | Sketch | SketchCounts | ValueCounts
 """The drift measures (members of :data:`assay.planner.measures.Measure`)."""
 
-DRIFT_KINDS = {Distribution: DRIFT_KIND, Sketch: SKETCH_KIND, ValueCounts: VALUE_COUNTS_KIND}
-DRIFT_FILTERED: dict[type, Callable[[Any, Expr], Any]] = {
-    kind: lambda m, c: replace(m, where=c if m.where is None else And((c, m.where)))
-    for kind in (Distribution, Sketch, ValueCounts)
+DRIFT_KINDS = {
+    Distribution: DRIFT_KIND,
+    Sketch: SKETCH_KIND,
+    SketchCounts: SKETCH_COUNTS_KIND,
+    ValueCounts: VALUE_COUNTS_KIND,
 }
+
+
+def _filtered(m: Any, c: Expr) -> Any:
+    if isinstance(m, SketchCounts):
+        return SketchCounts(_filtered(m.sketch, c))
+    return replace(m, where=c if m.where is None else And((c, m.where)))
+
+
+DRIFT_FILTERED: dict[type, Callable[[Any, Expr], Any]] = dict.fromkeys(DRIFT_KINDS, _filtered)
 """The drift measures' entries of :data:`assay.planner.measures.MEASURE_KINDS` and
 ``FILTERED`` (a filter kept as measures' ``where``)."""
 

@@ -57,8 +57,11 @@ def counted_beside(branches: Sequence[Branch]) -> tuple[Branch, ...]:
     A sketch's counts go to the unfiltered scan branch without an object aggregate that
     reads the most of its columns, the fewest outputs among equals (the first of equals);
     with no such branch (a plan of the sketches alone) the sketches' branch counts them
-    itself, as without a rate. Answers are read by output name, so the plan the executor
-    holds (and ``explain`` shows) is unchanged."""
+    itself, as without a rate. The rates come from the metrics store, so this is applied
+    where a run reads them (:func:`assay.executor.stages.drift_history.with_rates`), to
+    the plan it then holds and submits; ``explain`` (which reads no store) shows the
+    first run's form and says where the counts go once a count is stored
+    (:func:`assay.planner.drift.render_sketch`)."""
     hosts = {i: _read(b) for i, b in enumerate(branches) if _hosts(b)}
     moved: dict[int, list[Slot]] = {i: [] for i in hosts}
     out = list(branches)
@@ -69,7 +72,7 @@ def counted_beside(branches: Sequence[Branch]) -> tuple[Branch, ...]:
             host = min(hosts, key=lambda i: (len(reads - hosts[i]), _size(out[i]) + len(moved[i])))
             hosts[host] |= reads
             counts = SketchCounts(sketch)  # a form of the emitted plan, not a planner measure
-            moved[host].append(Slot(slot.name, slot.measure, slot.rules, counts))  # type: ignore[arg-type]
+            moved[host].append(Slot(slot.name, slot.measure, slot.rules, counts))
         if sketches:
             assert isinstance(branch, ScanAggregate)
             counted = {s: dataclasses.replace(s, computed=_counted(m)) for s, m in sketches.items()}

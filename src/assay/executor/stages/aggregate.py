@@ -83,7 +83,7 @@ def contained(
     found = _Found(budget=Budget(MAX_CONTAINMENT_PLANS, first))
     if aggregate is not None:
         base = frozenset(s.name for s in aggregate.slots if s.measure == RowCount())
-        units = [s.name for s in aggregate.slots if s.name not in base]
+        units = list(dict.fromkeys(s.name for s in aggregate.slots if s.name not in base))
         subset = lambda part: aggregate_subset(aggregate, base | frozenset(part))  # noqa: E731
         bad = found.budget.bisect(units, lambda part: found.add(
             submitter.aggregate(subset(part), None)))  # fmt: skip

@@ -30,6 +30,7 @@ from assay.monitoring.series import (
 )
 from assay.planner.drift import Sketch
 from assay.planner.drift import sketch_of as sketch_measure
+from assay.planner.drift_plan import counted_beside
 from assay.planner.measures import filtered
 from assay.planner.plan import AggregatePlan, ScanAggregate, Slot
 
@@ -84,7 +85,10 @@ def with_rates(planned: Planned, history: History | str) -> Planned:
     """``planned`` with each sketch whose column a stored run counted computed at the
     sampling rate that count gives (``Sketch.expected``: the newest stored run's finite
     values), so that its values are counted in the same read as the sketch
-    (:func:`assay.emit.drift.sketch_frame`); the others as planned (the counts first)."""
+    (:func:`assay.emit.drift.sketch_frame`), and those counts moved into a scan branch
+    reading the column where one can carry them
+    (:func:`assay.planner.drift_plan.counted_beside`): the plan the run submits, as
+    held; the others as planned (the counts first)."""
     plan = planned.plan
     if isinstance(history, str) or plan.aggregate is None:
         return planned
@@ -110,7 +114,7 @@ def with_rates(planned: Planned, history: History | str) -> Planned:
         if isinstance(b, ScanAggregate) else b
         for b in plan.aggregate.branches
     ]  # fmt: skip
-    aggregate = AggregatePlan(branches)
+    aggregate = AggregatePlan(counted_beside(branches))
     return dataclasses.replace(planned, plan=dataclasses.replace(plan, aggregate=aggregate))
 
 
