@@ -55,6 +55,18 @@ own before it was collected (one more ``analyze:schema``): it is collected as it
 a source Spark cannot list by the column says so when the plan is analysed."""
 
 
+def _jobs(server, since: int) -> list[int]:  # type: ignore[no-untyped-def]
+    """The Spark jobs of each SQL execution from number ``since`` on (Spark UI REST API)."""
+    import json
+    import urllib.request
+
+    server.sql_executions()  # finds the application id
+    url = f"{server.ui_url}/api/v1/applications/{server._app_id}/sql?details=false"
+    with urllib.request.urlopen(url, timeout=60) as r:
+        found = {int(e["id"]): e for e in json.load(r)}
+    return [len(found[i]["successJobIds"]) for i in sorted(found) if i >= since]
+
+
 def test_a_run_after_one_new_partition_makes_the_requests_counted(spark, server, tmp_path, calls):
     data = tmp_path / "data"
     inc = _config(tmp_path, data, True)
@@ -68,6 +80,10 @@ def test_a_run_after_one_new_partition_makes_the_requests_counted(spark, server,
     table = _table(result)
     assert _scanned(table) == ["2024-01-03"] and table["error"] is None
     assert server.sql_executions() - before == table["spark_plans"] == 3
+    # one Spark job per plan: the new partition is small, read in one task by the
+    # aggregate and the detail plan (no shuffle, so no adaptive query stages; shuffled,
+    # they ran 8 and 2 jobs here, the aggregate five stages in five jobs at SF1)
+    assert _jobs(server, before) == [1, 1, 1]
     assert {k: v for k, v in calls.items() if k.startswith(("analyze", "execute"))} == ONE_NEW
     calls.clear()
     before = server.sql_executions()

@@ -22,6 +22,7 @@ from assay.monitoring.states import partition_key
 from assay.planner.cost import DEFAULT_OPTIONS
 from assay.planner.incremental import column_types, empty_partial, table_measures
 from assay.planner.lower import plan_table
+from assay.planner.measures import GroupStats, measures_of
 from assay.planner.partitions import partition_plan
 from tests.integration.test_incremental import _results, _same, _table
 from tests.integration.test_incremental_cost import _same_partials
@@ -93,9 +94,18 @@ def _states(spark, tmp_path, options, planned: bool) -> tuple[dict, object]:  # 
     measures = table_measures(table.rules, "p")
     typed = plan_table(table, types=types).table if planned else None
     shape = partition_plan(table, measures, options, types, False, typed)
+    return _partials(df, shape, measures, types), shape
+
+
+def _partials(df, shape, measures, types) -> dict:  # type: ignore[no-untyped-def]
+    """Each partition's partial values by the aggregate ``shape`` over ``df``'s rows (read
+    in one task when ``shape.one_task``, as a run reads them: ``emit.in_partitions``)."""
+    if shape.one_task:
+        df = emit.in_partitions(df, "p", ["x", "y", "z", "only", None], one_task=True)
     frame = emit.partition_states(
-        df, "p", measures, types, shape.aggregates, values=shape.values, forms=shape.forms
-    )
+        df, "p", measures, types, shape.aggregates, values=shape.values, forms=shape.forms,
+        keyed=shape.keyed,
+    )  # fmt: skip
     values: dict = {}
     for row in frame.collect():
         got = row.asDict()
@@ -105,7 +115,51 @@ def _states(spark, tmp_path, options, planned: bool) -> tuple[dict, object]:  # 
     for part in values.values():
         for measure in measures:
             part.setdefault(measure, empty_partial(measure, "p"))
-    return values, shape
+    return values
+
+
+KEYS = """
+      - {type: unique, columns: [id, p]}
+      - {type: unique, columns: [k, p]}
+      - {type: duplicate_count, columns: [k, p], must_be: '>= 0'}
+      - {type: has_uniqueness, columns: [k, c, p], fraction: 0, operator: '>='}
+"""
+"""Keys holding the partition column: one unique, one repeated within and across
+partitions (and in the late rows), one with a key column holding nulls."""
+
+
+def test_one_task_gives_each_partition_the_partials_of_the_shuffled_aggregate(spark, tmp_path):
+    """A scan small enough for one task (``PartitionPlan.one_task``: its rows coalesced to
+    one Spark partition, each aggregate and group-by without a shuffle) against the same
+    aggregate shuffled (the key groups of a unique rule by key into one partition, into
+    the session's, or grouped as any group-by): the same partial values of every
+    partition, on the tricky frame read from several Spark partitions, with keys repeated
+    within and across partitions, a null partition, every partition new at once, and
+    late rows of two partitions (duplicating keys already there) in another frame."""
+    from pyspark.sql.connect import functions as F
+
+    config = tmp_path / "rules.yaml"
+    config.write_text(RULES.replace("data", str(tmp_path / "data")) + KEYS)
+    table = assay.load(str(config)).tables[0]
+    early = _frame(spark).withColumn("k", F.col("id") % 50)
+    late = early.where("p = 'x' OR p IS NULL").withColumn("id", F.col("id") + 1000)
+    df = early.unionByName(late).repartition(3)
+    types = column_types([(f.name, f.dataType.simpleString()) for f in df.schema.fields])
+    measures = table_measures(table.rules, "p")
+    typed = plan_table(table, types=types).table
+    shape = partition_plan(table, measures, DEFAULT_OPTIONS, types, False, typed, 2**20)
+    assert shape.one_task and not shape.keyed and len(shape.values) == 1
+    got = _partials(df, shape, measures, types)
+    assert len(got) == 5  # x, y, z, only, the null one
+    shuffled = partition_plan(table, measures, DEFAULT_OPTIONS, types, False, typed, 2**30)
+    assert not shuffled.one_task and len(shuffled.keyed) == 2
+    for keyed in (shuffled.keyed, dict.fromkeys(shuffled.keyed), {}):
+        want = _partials(df, dataclasses.replace(shuffled, keyed=keyed), measures, types)
+        assert got.keys() == want.keys()
+        for key in want:
+            _same_partials(got[key], want[key])
+    (repeated,) = [m for m in measures_of(table.rules[-3]) if isinstance(m, GroupStats)]
+    assert got[partition_key("x")][repeated][2] > 0  # rows in groups of 2+: keys repeat in x
 
 
 def test_the_full_scan_forms_give_each_partition_the_partials_of_the_plain_form(spark, tmp_path):

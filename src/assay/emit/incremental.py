@@ -55,17 +55,21 @@ def hashed_fingerprints(df: DataFrame, by: str, columns: Sequence[str]) -> DataF
     )
 
 
-def in_partitions(df: DataFrame, by: str, values: Sequence[Any]) -> DataFrame:
-    """The rows of the partitions ``values`` (None: the null partition)."""
+def in_partitions(
+    df: DataFrame, by: str, values: Sequence[Any], one_task: bool = False
+) -> DataFrame:
+    """The rows of the partitions ``values`` (None: the null partition); ``one_task``: in
+    one Spark partition (``coalesce(1)``, no shuffle: a plan over them then groups and
+    windows them in one task, without exchanges,
+    :attr:`~assay.planner.partitions.PartitionPlan.one_task`)."""
     present = [v for v in values if v is not None]
     kept: list[Column] = []
     if present:
         kept.append(col(by).isin(present))
     if len(present) < len(values):
         kept.append(col(by).isNull())
-    if not kept:
-        return df.where(F.lit(False))
-    return df.where(balanced(kept, lambda a, b: a | b))
+    rows = df.where(balanced(kept, lambda a, b: a | b)) if kept else df.where(F.lit(False))
+    return rows.coalesce(1) if one_task else rows
 
 
 def partition_states(

@@ -41,12 +41,21 @@ class PartitionPlan:
     each measure is computed in where it is not the measure as written (``forms``), and
     the key groups whose rule expects unique keys (``keyed``: the measure's index -> the
     shuffle partitions its rows go to by key, None: the session's), shuffled straight to
-    their key's partition as a full scan's are (``passes.group_bys``)."""
+    their key's partition as a full scan's are (``passes.group_bys``).
+
+    ``one_task``: the partitions scanned are small (their files at most
+    ``group_partition_bytes``, the size one partition of a key's group-by holds), so each
+    aggregate reads their rows in one task (``coalesce(1)``) and groups them there: no
+    shuffle, no adaptive query stages (one new month at SF1: one Spark stage of three
+    tasks against five stages in three waves, and no re-planning of the ~90-measure plan
+    as each stage ends). Its group-bys are the same group-bys, over one partition; the
+    key groups are then not shuffled (``keyed`` empty)."""
 
     aggregates: tuple[tuple[int, ...], ...]
     values: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     forms: Mapping[int, Measure] = field(default_factory=dict)
     keyed: Mapping[int, int | None] = field(default_factory=dict)
+    one_task: bool = False
 
 
 def partition_plan(
@@ -68,7 +77,8 @@ def partition_plan(
     scan's plan's), whose measures are computed in place of those written; each count
     then in the full scan's cheaper forms (``options.class_runs``,
     ``options.decimal_doubles``). ``size_bytes``: the bytes scanned (None: unknown),
-    which size the shuffle of a key's groups expected unique."""
+    which size the shuffle of a key's groups expected unique, or make the scan one task
+    (``PartitionPlan.one_task``)."""
     assert table.incremental is not None
     by = table.incremental.by
     kinds = [partial_kind(m, by) for m in measures]
@@ -100,10 +110,11 @@ def partition_plan(
     found.extend((i,) for i, kind in enumerate(kinds) if kind == "groups")
     if sketches:
         found.append(tuple(sketches))
+    one_task = not split and size_bytes is not None and size_bytes <= options.group_partition_bytes
     unique = {m for r in table.rules if isinstance(r.check, UniqueCheck) for m in measures_of(r)}
     keyed = {i: group_partitions(size_bytes, options) for i, kind in enumerate(kinds)
-             if kind == "groups" and measures[i] in unique}  # fmt: skip
-    return PartitionPlan(tuple(found), values, forms, keyed)
+             if kind == "groups" and measures[i] in unique and not one_task}  # fmt: skip
+    return PartitionPlan(tuple(found), values, forms, keyed, one_task)
 
 
 def _index(slot: Slot) -> int:

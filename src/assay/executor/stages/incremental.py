@@ -123,7 +123,7 @@ def measure_incremental(
     estimates = _estimates(table, values, new)
     scanned = Scanned(tuple(prints), tuple(scan), deleted, merged_from, states, Measured(new),
                       estimates)  # fmt: skip
-    _sample_new_rows(submitter, by, scan)
+    _sample_new_rows(submitter, by, scan, shape.one_task)
     return Measured(values), scanned
 
 
@@ -283,7 +283,8 @@ def _scan(
     """The partial values of every measure over the partitions ``keys``: one plan, its
     aggregates' rows unioned (:func:`emit.partition_states`); a measure a partition has
     no row for in its aggregate (no row kept for a key's groups) has its empty values."""
-    df = emit.in_partitions(submitter.prepared.df, by, [partition_value(k) for k in keys])
+    values = [partition_value(k) for k in keys]
+    df = emit.in_partitions(submitter.prepared.df, by, values, shape.one_task)
     submitter.step = "aggregate plan"
     aggregated = shape.aggregates
     submitter.note(f"aggregate plan ({len(measures)} measures in {len(aggregated)}"
@@ -305,8 +306,11 @@ def _scan(
     return found
 
 
-def _sample_new_rows(submitter: SparkSubmitter, by: str, keys: Sequence[PartitionKey]) -> None:
-    """The detail plan samples the partitions scanned now (the new data) only."""
+def _sample_new_rows(
+    submitter: SparkSubmitter, by: str, keys: Sequence[PartitionKey], one_task: bool = False
+) -> None:
+    """The detail plan samples the partitions scanned now (the new data) only (``one_task``:
+    small, read in one task as the aggregate read them: its window without a shuffle)."""
     p = submitter.prepared
-    df = emit.in_partitions(p.df, by, [partition_value(k) for k in keys])
+    df = emit.in_partitions(p.df, by, [partition_value(k) for k in keys], one_task)
     submitter.prepared = dataclasses.replace(p, df=df)
