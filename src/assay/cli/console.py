@@ -78,9 +78,11 @@ class RunStream:
         """Why the run stopped, as stderr said it."""
 
     def __call__(self, event: Any) -> None:
+        from assay.cli.collector import resume
         from assay.report.comparison import ComparisonResult
         from assay.report.events import RunSummary, TableFinished
 
+        resume()  # the start is over (assay.cli.collector)
         self._write(event)
         said_error(event, self._debug)
         if isinstance(event, RunSummary):

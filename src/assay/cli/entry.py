@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 def main() -> None:
     """Console-script entry point."""
+    from assay.cli.collector import pause
+
+    pause()  # until the run's first event: the start's objects are not scanned over and over
     from assay.warm.client import forward
 
     code = forward(sys.argv[1:])
