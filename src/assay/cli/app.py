@@ -251,8 +251,11 @@ def _root(
 def command() -> Any:
     """The command line as click reads it, built once from the typer app: building it
     evaluates every option's annotations (84 ms), which the warm client does before its
-    first command instead of in every one."""
-    return typer.main.get_command(app)
+    first command instead of in every one; each option's coercion is built only for a
+    value given (:mod:`assay.cli.coercion`: a run's ~30 options left out cost ~85 ms)."""
+    from assay.cli.coercion import defer_coercions
+
+    return defer_coercions(typer.main.get_command(app))
 
 
 def main() -> None:
