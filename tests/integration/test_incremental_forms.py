@@ -151,6 +151,8 @@ def test_one_task_gives_each_partition_the_partials_of_the_shuffled_aggregate(sp
     assert shape.one_task and not shape.keyed and len(shape.values) == 1
     got = _partials(df, shape, measures, types)
     assert len(got) == 5  # x, y, z, only, the null one
+    past = partition_plan(table, measures, DEFAULT_OPTIONS, types, False, typed, 4 * 2**20 + 1)
+    assert not past.one_task and past.keyed  # over one_task_bytes (4 MiB): shuffled
     shuffled = partition_plan(table, measures, DEFAULT_OPTIONS, types, False, typed, 2**30)
     assert not shuffled.one_task and len(shuffled.keyed) == 2
     for keyed in (shuffled.keyed, dict.fromkeys(shuffled.keyed), {}):

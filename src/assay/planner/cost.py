@@ -87,7 +87,10 @@ class PlannerOptions:
     branch; ``pushdown`` enables statistics-prunable filtered branches.
     ``group_partition_bytes`` sizes the shuffle of a uniqueness group-by (one partition
     per that many bytes of the table, at most ``max_group_partitions``, which the executor
-    sets to the session's ``spark.sql.shuffle.partitions``). In the detail plan, up to
+    sets to the session's ``spark.sql.shuffle.partitions``). An incremental run's scan of
+    at most ``one_task_bytes`` of files (Spark's ``openCostInBytes``: its scan is about one
+    file split a branch anyway) is aggregated in one task, without a shuffle
+    (:class:`assay.planner.partitions.PartitionPlan`). In the detail plan, up to
     ``detail_rule_branches`` rules failing on at least ``detail_sort_rows`` rows each get
     a branch of their own (:func:`own_branches`), which reads only the low end of the
     first key's range when ``detail_bound_margin`` times the samples are expected there
@@ -113,6 +116,7 @@ class PlannerOptions:
     pushdown: bool = False
     split_min_bytes: int = 16 * 2**20
     group_partition_bytes: int = 16 * 2**20
+    one_task_bytes: int = 4 * 2**20
     max_group_partitions: int = 200
     detail_rule_branches: int = 8
     detail_sort_rows: int = 50_000

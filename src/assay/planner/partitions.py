@@ -44,12 +44,14 @@ class PartitionPlan:
     their key's partition as a full scan's are (``passes.group_bys``).
 
     ``one_task``: the partitions scanned are small (their files at most
-    ``group_partition_bytes``, the size one partition of a key's group-by holds), so each
-    aggregate reads their rows in one task (``coalesce(1)``) and groups them there: no
-    shuffle, no adaptive query stages (one new month at SF1: one Spark stage of three
-    tasks against five stages in three waves, and no re-planning of the ~90-measure plan
-    as each stage ends). Its group-bys are the same group-bys, over one partition; the
-    key groups are then not shuffled (``keyed`` empty)."""
+    ``one_task_bytes``, 4 MiB: about one file split of each branch anyway), so each
+    aggregate reads their rows in one partition (``coalesce(1)``) and groups them there:
+    no shuffle, no adaptive query stages (one new month at SF1: one Spark stage against
+    five in three waves, and no re-planning of the ~90-measure plan as each stage ends).
+    Its group-bys are the same group-bys, over one partition; the key groups are then
+    not shuffled (``keyed`` empty). Spark's union of the aggregates, partitioned alike,
+    runs them in one task, one after the other: past a few MiB the shuffled form's tasks
+    on every core win."""
 
     aggregates: tuple[tuple[int, ...], ...]
     values: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
@@ -110,7 +112,7 @@ def partition_plan(
     found.extend((i,) for i, kind in enumerate(kinds) if kind == "groups")
     if sketches:
         found.append(tuple(sketches))
-    one_task = not split and size_bytes is not None and size_bytes <= options.group_partition_bytes
+    one_task = not split and size_bytes is not None and size_bytes <= options.one_task_bytes
     unique = {m for r in table.rules if isinstance(r.check, UniqueCheck) for m in measures_of(r)}
     keyed = {i: group_partitions(size_bytes, options) for i, kind in enumerate(kinds)
              if kind == "groups" and measures[i] in unique and not one_task}  # fmt: skip
