@@ -361,6 +361,7 @@ def environment(scale: float, data: Path | None, args: argparse.Namespace) -> di
         "retry_noisy": args.retry_noisy,
         "loadavg_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "server_conf": {**SERVER_CONF, **dict(args.conf)},
+        "shared_sessions": bool(getattr(args, "shared_sessions", False)),
     }
 
 
@@ -393,6 +394,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     help="use this sc:// server instead of an embedded one (no SQL counts "
                          "unless --ui-url is given)")
     ap.add_argument("--ui-url", default=None, help="Spark UI of --remote")
+    ap.add_argument("--shared-sessions", action="store_true",
+                    help="the embedded server's Connect sessions share generated code, as "
+                         "the warm server's do: each assay_cli run is a new session, which "
+                         "otherwise compiles its plans' classes anew (README, Start-up)")
     ap.add_argument("--compile-only", action="store_true",
                     help="only the planner compile time for 1,000 and 10,000 rules (no Spark)")
     ap.add_argument("--compile-rules", default="1000,10000")
@@ -511,7 +516,13 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     log(f"starting Spark (data: {data}, {document['environment']['rows']} rows)")
     conf = {**SERVER_CONF, **dict(args.conf)}
-    handle = open_session(args.remote, server_conf=None if args.remote else conf)
+    if args.shared_sessions and not args.remote:
+        from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT
+        from assay.executor.session.embedded import open_embedded
+
+        handle = open_embedded(DEFAULT_CONNECT_TIMEOUT, conf, None, many_sessions=True)
+    else:
+        handle = open_session(args.remote, server_conf=None if args.remote else conf)
     try:
         spark = handle.spark
         ui_url = args.ui_url or handle.ui_url

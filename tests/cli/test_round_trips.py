@@ -68,6 +68,7 @@ NOT_IMPORTED = (
     "assay.report.github",  # GitHub Actions: only in a step
     "assay.report.junit",
     "assay.report.openlineage",  # the events: only when lineage is asked for
+    "pydantic",  # typer's coercion of options left out (assay.cli.coercion)
 )
 """Modules a plain ``assay run`` (no report file, no lineage, outside GitHub Actions)
 does not import."""

@@ -108,14 +108,21 @@ def open_embedded(
     server_conf: dict[str, str],
     log_path: str | None,
     input_bytes: int | None = None,
+    *,
+    many_sessions: bool = False,
 ) -> SparkHandle:
     """Start our own server on free local ports and connect to it with a fresh token
-    (``input_bytes``: what the run reads, when known; :func:`.jvm.jit_options`)."""
+    (``input_bytes``: what the run reads, when known; :func:`.jvm.jit_options`;
+    ``many_sessions``: sessions sharing generated code, as the warm server's do, for a
+    caller that opens several, such as the benchmarks' command line runs)."""
     # One private directory per server for its log and warehouse: nothing is left in the
     # user's working directory, and the handle removes it when the run ends well.
     state = tempfile.mkdtemp(prefix="assay-server-")
     try:
-        started = start_server(server_conf, state, log_path, tied=True, input_bytes=input_bytes)
+        started = start_server(
+            server_conf, state, log_path, tied=True, input_bytes=input_bytes,
+            many_sessions=many_sessions,
+        )  # fmt: skip
     except BaseException:
         _discard_unless_logged(state)
         raise
