@@ -234,10 +234,13 @@ def test_the_embedded_server_lists_a_tables_directories_on_the_driver(spark):
 
 
 def test_a_runs_file_listing_starts_while_the_table_is_prepared(spark, tmp_path):
-    """A run's prepare starts an incremental table's file listing as soon as the source's
-    schema is known (collected in a thread while the table's other analyses go on);
+    """A run's prepare starts an incremental table's file listing first, before the
+    source's schema is asked (collected in a thread while the table is analysed), its
+    partitions typed as Spark infers them from the paths, as the table's reader does;
     ``assay check``'s prepare lists nothing (analysis round trips only)."""
+    from assay.emit.incremental import LISTED_TYPE
     from assay.executor.prepare import prepare
+    from assay.executor.stages.incremental import typed_as
     from assay.executor.stages.prepared import Prepared
 
     data = tmp_path / "data"
@@ -251,3 +254,32 @@ def test_a_runs_file_listing_starts_while_the_table_is_prepared(spark, tmp_path)
     rows = ran.listing.result(timeout=120)
     assert sorted({str(r["_assay_partition"]) for r in rows}) == ["2024-01-01", "2024-01-02"]
     assert all(r["length"] > 0 for r in rows)
+    assert dict(ran.schema)["day"] == "date" and {r[LISTED_TYPE] for r in rows} == {"date"}
+    assert typed_as(rows, "date") and not typed_as(rows, "string")
+
+
+def test_an_early_listing_typed_otherwise_is_listed_again_cast(
+    spark, server, tmp_path, monkeypatch
+):
+    """The early listing's partitions typed otherwise than the table's column (as a
+    reader given a schema would type them): the listing is collected again, cast to the
+    table's type, one more plan; its fingerprints are those of the early listing (the
+    run after the first scans nothing), the results as before."""
+    from assay.executor.stages import incremental as stage
+
+    data = tmp_path / "data"
+    inc = _config(tmp_path, data, True)
+    for day in (1, 2):
+        _day(spark, data, day, 30)
+    first = assay.run(str(inc), spark=spark, run_time="2024-02-01T06:00:00Z")
+    monkeypatch.setattr(stage, "typed_as", lambda rows, kind: False)
+    before = server.sql_executions()
+    again = assay.run(str(inc), spark=spark, run_time="2024-02-02T06:00:00Z")
+    table = _table(again)
+    assert _scanned(table) == [] and table["error"] is None
+    assert server.sql_executions() - before == table["spark_plans"] == 2  # listed twice
+    mine, theirs = _results(again), _results(first)
+    assert mine.keys() == theirs.keys()
+    for index in mine:
+        assert mine[index]["metric_value"] == theirs[index]["metric_value"], index
+        assert mine[index]["passed"] == theirs[index]["passed"], index

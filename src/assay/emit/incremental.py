@@ -32,19 +32,27 @@ _LISTING_OPTIONS = frozenset(
 """A path source's options that choose its files, given to the listing too."""
 
 
-def file_listing(df: DataFrame, source: Source, by: str, kind: str) -> DataFrame | None:
+LISTED_TYPE = "_assay_listed_type"
+"""The type Spark inferred for the partition column from the paths, in a listing taken
+before the table's schema was known (:func:`file_listing` without ``kind``)."""
+
+
+def file_listing(
+    spark: SparkSession, source: Source, by: str, kind: str | None
+) -> DataFrame | None:
     """Each file of a path source with its partition (``by``, hive layout, cast to the
     table's ``kind``), size and modification time: Spark's file listing through the
     ``binaryFile`` source, whose content is never read (one row per file, no data
-    read). None for a source that is not files."""
+    read). None for a source that is not files. Without ``kind`` (the table's schema not
+    known yet) the partition as Spark infers it from the paths, as it does for the
+    table's own reader, and that type's name (:data:`LISTED_TYPE`) beside it."""
     if not isinstance(source, PathSource) or not source.paths or source.format in _NOT_FILES:
         return None
     options = {k: v for k, v in source.options if k in _LISTING_OPTIONS}
-    spark: SparkSession = df.sparkSession  # type: ignore[assignment]
     listing = spark.read.format("binaryFile").options(**options).load(list(source.paths))
-    return listing.select(
-        col(by).cast(kind).alias(PART), "path", "length", F.col("modificationTime").cast("string")
-    )
+    part = [col(by).cast(kind).alias(PART)] if kind else [col(by).alias(PART)]
+    typed = [] if kind else [F.typeof(col(by)).alias(LISTED_TYPE)]
+    return listing.select(*part, "path", "length", F.col("modificationTime").cast("string"), *typed)
 
 
 def hashed_fingerprints(df: DataFrame, by: str, columns: Sequence[str]) -> DataFrame:

@@ -63,18 +63,18 @@ def prepare(
     """The table ready to run (its validator rules left out:
     :mod:`assay.executor.validators`), or why it cannot run; ``timeout`` bounds each of
     its Spark plans (seconds). ``listing`` (a run, not a check): an incremental table's
-    file listing started as soon as its schema is known, collected while the rest is
-    analysed (:func:`~assay.executor.stages.incremental.start_listing`)."""
+    file listing started first, collected while the table is analysed
+    (:func:`~assay.executor.stages.incremental.start_listing`)."""
     whole = table
     try:
         table, _ = split_validators(table)
     except ConfigError as error:
         return ConfigErrors([error])
+    early = start_listing(table, spark, timeout) if listing else None  # beside the schema's
     read = read_source(spark, table)
     if isinstance(read, AssayError):
         return read
     df, schema = read
-    early = start_listing(table, df, schema, timeout) if listing else None
     refs = read_references(spark, table, schema)
     plan, keys, calls = planned_counted(spark, table, df, schema, options, refs.failed)
     problems = schema_problems(spark, whole, plan.table, schema, keys)

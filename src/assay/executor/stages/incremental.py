@@ -37,7 +37,7 @@ from assay.planner.measures import ColumnAgg, Measure, RowCount, measures_of
 from assay.planner.partitions import PartitionPlan, partition_plan
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql.connect.session import SparkSession
 
 
 @dataclass(frozen=True)
@@ -171,10 +171,10 @@ def _fingerprints(
     by, df = table.incremental.by, submitter.prepared.df
     kind = column_types(schema).get(by.lower(), "string")
     submitter.step = "fingerprint plan"
-    frame = emit.file_listing(df, table.source, by, kind)
+    frame = emit.file_listing(df.sparkSession, table.source, by, kind)  # type: ignore[arg-type]
     rows = None
     if frame is not None:  # collected as it is: no analysis round trip before it
-        rows = _listed(submitter, frame)
+        rows = _listed(submitter, frame, kind)
     sizes: dict[PartitionKey, int] | None = {} if rows is not None else None
     if rows is None:  # not partitioned by the column (or not files): the rows are hashed
         submitter.note("fingerprint plan (the partitions' rows)")
@@ -182,7 +182,7 @@ def _fingerprints(
         rows = submitter._collect(emit.hashed_fingerprints(df, by, [name for name, _ in schema]))
     found: dict[PartitionKey, list[str]] = {}
     for row in rows:
-        said = [str(row[name]) for name in row.asDict() if name != emit.PART]
+        said = [str(row[name]) for name in row.asDict() if name not in _UNSAID]
         key = partition_key(row[emit.PART])
         found.setdefault(key, []).append("|".join(said))
         if sizes is not None:
@@ -194,21 +194,22 @@ def _fingerprints(
     return prints, sizes
 
 
+_UNSAID = frozenset({emit.PART, emit.LISTED_TYPE})
+"""The listing's columns that are not a file's fingerprint."""
+
 Listing = Future  # of the file listing's rows, or None (:func:`_listed`)
 
 
-def start_listing(
-    table: Table, df: DataFrame, schema: Sequence[tuple[str, str]], timeout: float | None
-) -> Listing | None:
+def start_listing(table: Table, spark: SparkSession, timeout: float | None) -> Listing | None:
     """An incremental path source's file listing (the fingerprint plan), collected in a
-    thread of its own while the rest of the table is analysed (its expression rules,
-    its size: analysis round trips): it needs the source's schema only (the partition
-    column's type). None for any other table, whose fingerprints are taken when it runs."""
+    thread of its own while the table is prepared: started before its source's schema
+    is asked (the listing's partition typed as Spark infers it from the paths, as the
+    table's reader does; :func:`_listed` lists again, cast, a partition typed otherwise),
+    so its round trip runs beside the table's analyses. None for any other table, whose
+    fingerprints are taken when it runs."""
     if table.incremental is None:
         return None
-    by = table.incremental.by
-    kind = column_types(schema).get(by.lower(), "string")
-    frame = emit.file_listing(df, table.source, by, kind)
+    frame = emit.file_listing(spark, table.source, table.incremental.by, None)
     if frame is None:
         return None
     listing: Listing = Future()
@@ -236,16 +237,29 @@ def _collected(frame: Any, timeout: float | None) -> list[Any] | None:
         return None
 
 
-def _listed(submitter: SparkSubmitter, frame: Any) -> list[Any] | None:
+def _listed(submitter: SparkSubmitter, frame: Any, kind: str) -> list[Any] | None:
     """The file listing's rows, one plan (started while the table was prepared, when it
-    was: :func:`start_listing`); None when Spark refused it (:func:`_collected`)."""
+    was: :func:`start_listing`, and kept when its partitions are typed ``kind``, the
+    table's type of the column); None when Spark refused it (:func:`_collected`)."""
     submitter.note("fingerprint plan (the partitions' files)")
     submitter.plans += 1
     early = submitter.prepared.listing
-    rows = early.result() if early is not None else _collected(frame, submitter.prepared.timeout)
+    if early is None:
+        rows = _collected(frame, submitter.prepared.timeout)
+    else:
+        rows = early.result()
+        if rows is not None and not typed_as(rows, kind):  # listed again, cast
+            submitter.plans += 1
+            rows = _collected(frame, submitter.prepared.timeout)
     if rows is None:
         submitter.plans -= 1  # refused before it ran
     return rows
+
+
+def typed_as(rows: Sequence[Any], kind: str) -> bool:
+    """Whether an early listing's partitions (:func:`start_listing`) are of the table's
+    type ``kind`` (the type Spark inferred from the paths, :data:`emit.LISTED_TYPE`)."""
+    return all(row[emit.LISTED_TYPE] == kind for row in rows)
 
 
 def _shape(
