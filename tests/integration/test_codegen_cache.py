@@ -5,8 +5,8 @@ again (docs/planner.md#shaping-by-cost-assayplannercost)."""
 from __future__ import annotations
 
 
-def test_the_embedded_server_keeps_a_thousand_generated_classes(spark):
+def test_the_embedded_server_keeps_two_thousand_generated_classes(spark):
     from assay.executor.session.embedded import CODEGEN_CACHE, CODEGEN_CACHE_ENTRIES
 
-    assert CODEGEN_CACHE_ENTRIES == "1000"
+    assert CODEGEN_CACHE_ENTRIES == "2000"
     assert spark.conf.get(CODEGEN_CACHE) == CODEGEN_CACHE_ENTRIES
