@@ -116,17 +116,49 @@ def jvm_cpu(pid: int | None) -> float | None:
     return _process_cpu(pid) if pid is not None else None
 
 
-def rounds(calls: dict[str, Any], pid: int | None, repeat: int) -> dict[str, dict[str, list[float]]]:
+_THREAD_KINDS = (
+    ("tasks", ("Executor task",)),
+    ("gc", ("GC Thread", "G1 ", "GC ")),
+    ("jit", ("C1 Compiler", "C2 Compiler")),
+)
+"""Thread name prefixes (``/proc/<pid>/task/<tid>/comm``, 15 characters) by kind; the rest
+is ``other``."""
+
+
+def thread_cpu(pid: int | None) -> dict[str, float]:
+    """The server JVM's CPU seconds so far by kind of thread (:data:`_THREAD_KINDS`): the
+    task threads', the garbage collector's, the JIT compilers' and the rest. A thread that
+    ended is counted nowhere (a task thread ends when idle for a minute): compare the
+    kinds' sum with :func:`jvm_cpu` over the same span."""
+    found = {kind: 0.0 for kind, _ in _THREAD_KINDS} | {"other": 0.0}
+    if pid is None:
+        return found
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        kind = next((k for k, names in _THREAD_KINDS if name.startswith(names)), "other")
+        found[kind] += (int(fields[11]) + int(fields[12])) / _CLK
+    return found
+
+
+def rounds(
+    calls: dict[str, Any], pid: int | None, repeat: int
+) -> dict[str, dict[str, list[float]]]:
     """Each call in ``repeat`` alternating rounds: its wall and JVM CPU seconds per round."""
     runs: dict[str, dict[str, list[float]]] = {k: {"wall": [], "jvm_cpu": []} for k in calls}
     for _ in range(repeat):
         for k, call in calls.items():
-            c0, t0 = jvm_cpu(pid), time.perf_counter()
+            c0, t0, k0 = jvm_cpu(pid), time.perf_counter(), thread_cpu(pid)
             call()
-            t1, c1 = time.perf_counter(), jvm_cpu(pid)
+            t1, c1, k1 = time.perf_counter(), jvm_cpu(pid), thread_cpu(pid)
             runs[k]["wall"].append(round(t1 - t0, 3))
             if c0 is not None and c1 is not None:
                 runs[k]["jvm_cpu"].append(round(c1 - c0, 2))
+                for kind in k0:
+                    runs[k].setdefault(kind, []).append(round(k1[kind] - k0[kind], 2))
     return runs
 
 
@@ -346,11 +378,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     data = ensure_data(args.scale)
     work = Path(tempfile.mkdtemp(prefix="assay-branches-"))
     yaml_path = suites_mod.write_suite(work, str(data), args.suite)
-    handle = open_session(args.remote, server_conf=None if args.remote else dict(SERVER_CONF))
+    server_conf = {**SERVER_CONF, **dict(_pair(p) for p in args.server_conf or [])}
+    handle = open_session(args.remote, server_conf=None if args.remote else server_conf)
     document: dict[str, Any] = {
         "benchmark": "branches",
         "scale": args.scale,
         "suite": args.suite,
+        "server_conf": args.server_conf or [],
         "data": str(data),
         "repeat": args.repeat,
         "warmup": args.warmup,
@@ -374,6 +408,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ]
         document["key_range"] = plan.key_range
         with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, len(plan.aggregate.scans) > 1):
+            if args.fused:
+                document["fused"] = fused(found, pid, args.warmup, args.repeat)
+                return document
             for k, part in enumerate(found):
                 call, frame = part.pop("call"), part.pop("frame")
                 part["method_sizes"] = method_sizes(spark, frame())
@@ -386,6 +423,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         handle.close()
         shutil.rmtree(work, ignore_errors=True)
     return document
+
+
+def fused(found: list[dict[str, Any]], pid: int | None, warmup: int, repeat: int) -> Any:
+    """``--fused``: the whole plan, and its branches run one after another (each its own
+    plan), in alternating rounds in one JVM after ``warmup`` rounds: whether the fused
+    plan costs more than its parts, and in which threads (tasks, the collector, the JIT,
+    the rest: :func:`thread_cpu`)."""
+    whole = next(p["call"] for p in found if p["kind"] == "whole")
+    apart = [p["call"] for p in found if p["kind"] not in ("whole", "floor")]
+    calls = {"fused": whole, "apart": lambda: [call() for call in apart]}
+    for _ in range(warmup):
+        for call in calls.values():
+            call()
+    out = rounds(calls, pid, repeat)
+    for k, runs in out.items():
+        log(f"{k}: " + ", ".join(f"{kind} {values}" for kind, values in runs.items()))
+    return out
 
 
 def expressions(spark: Any, data: str, args: argparse.Namespace, pid: int | None) -> list[Any]:
@@ -521,6 +575,12 @@ def _with_conf(spark: Any, conf: dict[str, str], call: Any) -> Any:
 
 
 def format_table(document: dict[str, Any]) -> str:
+    if "fused" in document:
+        return "\n".join(
+            f"{k:>6}: "
+            + ", ".join(f"{kind} min {min(v, default='-')} {v}" for kind, v in r.items())
+            for k, r in document["fused"].items()
+        )
     if "side_by_side" in document:
         d = document["side_by_side"]
         forms = d.get("forms", ["off", "on"])
@@ -607,6 +667,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--parts",
         action="store_true",
         help="with --off/--planner: profile each part of the plan so planned (not side by side)",
+    )
+    ap.add_argument(
+        "--server-conf",
+        action="append",
+        help="a setting KEY=VALUE of the embedded server (its start: static settings such "
+        "as spark.sql.codegen.cache.maxEntries)",
+    )
+    ap.add_argument(
+        "--fused",
+        action="store_true",
+        help="instead of the parts: the whole plan and its branches one after another, "
+        "side by side, with the JVM's CPU by kind of thread",
     )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)

@@ -61,3 +61,17 @@ def test_forms_side_by_side_answer_alike(server, tmp_path) -> None:
     assert rows[0]["count"] == rows[1]["count"] == int(rows[2]["count"][1])
     assert rows[2]["count"][0] == rows[3]["count"][0]  # the same sum, as text
     assert all(len(r["jvm_cpu"]) == 1 for r in rows)
+
+
+def test_the_whole_plan_beside_its_parts_by_kind_of_thread(server, tmp_path) -> None:
+    """``--fused``: the whole plan and its branches one after another, alternated, with the
+    server JVM's CPU by kind of thread (tasks, collector, JIT, the rest)."""
+    out = tmp_path / "fused.json"
+    args = ["--scale", "0.01", "--suite", "10", "--repeat", "1", "--warmup", "0", "--no-jfr",
+            "--fused"]  # fmt: skip
+    fused = benchmark_json("branches.py", [*args, *on_server(server)], out)["fused"]
+    assert list(fused) == ["fused", "apart"]
+    for runs in fused.values():
+        assert len(runs["wall"]) == 1
+        assert {"jvm_cpu", "tasks", "gc", "jit", "other"} <= set(runs)
+        assert runs["tasks"][0] > 0  # the task threads ran the plan

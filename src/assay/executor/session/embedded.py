@@ -72,11 +72,11 @@ all of them on every run, the least recently used first evicted, and the JVM the
 interprets and JIT-compiles each new class anew. The 300-rule benchmark's aggregate plan
 compiles about 114 classes: with 100 entries every run compiled them all again (about 95
 new classes loaded per run after warm-up, the JIT threads 4.5-5.5 CPU s of a run's 17-18);
-with 1,000, 5-8 (JIT 1.1-2.0 s, the run 12-13 CPU s; docs/planner.md). 2,000 leaves room
-for the plans a warm server runs beside it (the benchmark's one query per rule, up to a
-few classes each, between two runs of the suite); an entry costs about 13 KB of metaspace
-(376 of Janino's class loaders, 604 classes: 4.8 MB). A server setting given for the run
-wins."""
+with 1,000, 5-8 (JIT 1.2-3.0 s, the run 13-14 CPU s by its threads; docs/planner.md).
+2,000 leaves room for the plans a warm server runs beside it (the benchmark's one query
+per rule, up to a few classes each, between two runs of the suite); an entry costs about
+13 KB of metaspace (376 of Janino's class loaders, 604 classes: 4.8 MB). A server
+setting given for the run wins."""
 
 
 # Spark's default log4j config logs every task at INFO. Keep WARN, plus the two INFO
