@@ -414,6 +414,7 @@ def _plan_forms(spark: Any, data: str, base_rules: int, work: Path) -> dict[str,
     from assay.emit import spark as emit
     from assay.executor.prepare import prepare
     from assay.planner.drift import Sketch
+    from assay.planner.drift_plan import counted_beside
     from assay.planner.plan import AggregatePlan, ScanAggregate
 
     def prepared(rules: Rules, name: str) -> Any:
@@ -438,27 +439,18 @@ def _plan_forms(spark: Any, data: str, base_rules: int, work: Path) -> dict[str,
             for s in branch.slots))  # fmt: skip
 
     whole = AggregatePlan(tuple(map(rated, kll.planned.plan.aggregate.branches)))
-    counted = emit.counted_beside(whole.branches)  # as a run emits it
+    counted = counted_beside(whole.branches)  # as a run holds and emits it (with_rates)
     sketched = [b for b in counted if any(isinstance(s.form, Sketch) for s in b.slots)]
     others = [b for b in counted if b not in sketched]  # the counts ride in these
     plain_sketches = [b for b in whole.branches if any(isinstance(s.form, Sketch) for s in b.slots)]
 
-    def call(df: Any, plan: Any, beside: bool = True) -> Callable[[], Any]:
-        def run() -> Any:
-            if beside:
-                return emit.aggregate_frame(df, plan).collect()[0].asDict()
-            emit.counted_beside, kept = tuple, emit.counted_beside  # type: ignore[assignment]
-            try:
-                return emit.aggregate_frame(df, plan).collect()[0].asDict()
-            finally:
-                emit.counted_beside = kept
-
-        return run
+    def call(df: Any, plan: Any) -> Callable[[], Any]:
+        return lambda: emit.aggregate_frame(df, plan).collect()[0].asDict()
 
     return {
         "base": call(plain.df, plain.planned.plan.aggregate),
-        "base + KLL, counts beside": call(kll.df, whole),
-        "base + KLL, plain": call(kll.df, whole, beside=False),
+        "base + KLL, counts beside": call(kll.df, AggregatePlan(counted)),
+        "base + KLL, plain": call(kll.df, whole),
         "base + the counts beside": call(kll.df, AggregatePlan(others)),
         "sketches' branch, the sample alone": call(kll.df, AggregatePlan(sketched)),
         "sketches' branch, plain": call(kll.df, AggregatePlan(plain_sketches)),
