@@ -64,21 +64,6 @@ it, 0.78-1.34 s without (alternated in one process, load average 8-11). A server
 setting given for the run wins."""
 
 
-CODEGEN_CACHE = "spark.sql.codegen.cache.maxEntries"
-CODEGEN_CACHE_ENTRIES = "2000"
-"""The generated classes the server keeps compiled (Spark's default 100, a static
-setting): a plan whose stages and projections need more than the cache holds recompiles
-all of them on every run, the least recently used first evicted, and the JVM then
-interprets and JIT-compiles each new class anew. The 300-rule benchmark's aggregate plan
-compiles about 114 classes: with 100 entries every run compiled them all again (about 95
-new classes loaded per run after warm-up, the JIT threads 4.5-5.5 CPU s of a run's 17-18);
-with 1,000, 5-8 (JIT 1.2-3.0 s, the run 13-14 CPU s by its threads; docs/planner.md).
-2,000 leaves room for the plans a warm server runs beside it (the benchmark's one query
-per rule, up to a few classes each, between two runs of the suite); an entry costs about
-13 KB of metaspace (376 of Janino's class loaders, 604 classes: 4.8 MB). A server
-setting given for the run wins."""
-
-
 # Spark's default log4j config logs every task at INFO. Keep WARN, plus the two INFO
 # loggers that announce readiness and the UI port.
 _LOG4J2 = """\
@@ -198,7 +183,6 @@ def start_server(
     log = log_path or os.path.join(state, "server.log")
     conf.setdefault("spark.sql.warehouse.dir", os.path.join(state, "warehouse"))
     conf.setdefault(LISTING_THRESHOLD, LISTED_ON_THE_DRIVER)
-    conf.setdefault(CODEGEN_CACHE, CODEGEN_CACHE_ENTRIES)
     token = secrets.token_urlsafe(24)  # no '=' and no ';': safe in the URL as is
     env["SPARK_CONNECT_AUTHENTICATE_TOKEN"] = token  # via env: not visible in `ps`
     user_options = conf.get("spark.driver.extraJavaOptions", "")
