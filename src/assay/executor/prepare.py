@@ -8,6 +8,10 @@ result, in order:
    outputs that cannot be written;
 4. :func:`bound_sql`: ``_validation_df`` bound and the SQL rules analysed.
 
+The questions that need only the source (the rules' regexes, their SQL snippets) are
+asked in threads of their own as soon as the source is read, their analysis RPCs in
+flight beside the planning's; their answers are read, and reported, in the order above.
+
 :func:`prepare` runs them and returns a frozen
 :class:`~assay.executor.stages.prepared.Prepared`, or the first unit of failure: the
 table's config errors, or why its source cannot be read. It is the first stage of a
@@ -16,10 +20,12 @@ table's run (:mod:`assay.executor.stages`).
 
 from __future__ import annotations
 
+import threading
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pyspark.sql.connect.session import SparkSession
 
@@ -51,6 +57,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 Schema = list[tuple[str, str]]
+T = TypeVar("T")
 
 
 def prepare(
@@ -75,16 +82,22 @@ def prepare(
     if isinstance(read, AssayError):
         return read
     df, schema = read
+    # what needs the source alone (the rules' regexes and SQL snippets: up to three
+    # analysis RPCs) is asked beside the planning's questions (the size, the folds)
+    patterns = _beside(lambda: _uncompilable(spark, table))
+    snippets = _beside(lambda: snippet_problems(df, table, beside=_beside))
     refs = read_references(spark, table, schema)
     plan, keys, calls = planned_counted(spark, table, df, schema, options, refs.failed)
-    problems = schema_problems(spark, whole, plan.table, schema, keys)
+    uncompilable = patterns.result()
+    problems = schema_problems(spark, whole, plan.table, schema, keys, uncompilable)
     if isinstance(problems, AssayError):
         return problems
     problems += refs.problems
     problems += [ConfigError(m, o, hint=h) for m, o, h in refusals(whole, schema)]
     problems += version_problems(spark, table)  # drift against history: Spark 4.1+
+    wrong_snippets = snippets.result()
     if not problems:
-        problems += snippet_problems(df, table)
+        problems += wrong_snippets
     sql = SqlBinding()
     if plan.sql is not None and not problems:
         sql = bound_sql(spark, plan, df)
@@ -93,6 +106,21 @@ def prepare(
         return ConfigErrors(problems)
     ready = Planned(plan, tuple(schema), keys, options, refs.failed, sql.setup_plans, calls)
     return Prepared(ready, df, sql.text, timeout, refs.frames, early)
+
+
+def _beside(work: Callable[[], T]) -> Future[T]:
+    """``work`` run in a thread of its own (its analysis RPCs in flight beside the
+    caller's), its result or its exception kept for the caller."""
+    done: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(work())
+        except BaseException as exc:  # noqa: BLE001 - raised where the result is read
+            done.set_exception(exc)
+
+    threading.Thread(target=run, name="assay-analysis", daemon=True).start()
+    return done
 
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:
@@ -177,13 +205,19 @@ def planned_counted(
 
 
 def schema_problems(
-    spark: SparkSession, whole: Table, typed: Table, schema: Schema, keys: tuple[str, ...]
+    spark: SparkSession,
+    whole: Table,
+    typed: Table,
+    schema: Schema,
+    keys: tuple[str, ...],
+    uncompilable: Uncompilable | None = None,
 ) -> list[ConfigError] | AssayError:
     """What does not fit the schema (``whole``: the table as configured), the regexes of
-    ``typed`` Java cannot compile, and outputs that cannot be written (an output format
+    ``typed`` Java cannot compile (``uncompilable``: those of some patterns found
+    already, :func:`_uncompilable`), and outputs that cannot be written (an output format
     the server lacks is the table's Spark failure)."""
     problems: list[ConfigError] = list(check_table(whole, schema, keys))
-    problems += _pattern_problems(spark, typed)
+    problems += _pattern_problems(spark, typed, uncompilable)
     if typed.outputs and not problems:
         unwritable = check_sinks(spark, typed)
         config = [e for e in unwritable if isinstance(e, ConfigError)]
@@ -240,15 +274,36 @@ def bound_sql(spark: SparkSession, plan: TablePlan, df: DataFrame) -> SqlBinding
     return SqlBinding(text, setup, tuple(errors or [together]))
 
 
-def _pattern_problems(spark: SparkSession, table: Table) -> list[ConfigError]:
-    """Every regex of the table's rules that Java cannot compile, at its rule (before any
-    scan: one analysis RPC for all of them)."""
+Uncompilable = tuple[frozenset[str], Mapping[str, Exception]]
+"""Patterns asked about, and those of them Java cannot compile with Spark's error."""
+
+
+def _patterns(table: Table) -> dict[str, list[int]]:
+    """Every regex of the table's rules, with the rules that use it."""
     users: dict[str, list[int]] = {}
     for index, rule in enumerate(table.rules):
         for expr in expressions_of(rule.check):
             for pattern in patterns_of(expr):
                 users.setdefault(pattern, []).append(index)
-    bad = emit.uncompilable_patterns(spark, list(users))
+    return users
+
+
+def _uncompilable(spark: SparkSession, table: Table) -> Uncompilable:
+    """The regexes of ``table``'s rules Java cannot compile (one analysis RPC for all of
+    them, none without), asked before the plan types the table's literals."""
+    patterns = list(_patterns(table))
+    return frozenset(patterns), emit.uncompilable_patterns(spark, patterns)
+
+
+def _pattern_problems(
+    spark: SparkSession, table: Table, known: Uncompilable | None = None
+) -> list[ConfigError]:
+    """Every regex of the table's rules that Java cannot compile, at its rule (before any
+    scan: one analysis RPC for all of them, none for the patterns ``known`` already)."""
+    users = _patterns(table)
+    asked, found = known if known is not None else (frozenset(), {})
+    found = {**found, **emit.uncompilable_patterns(spark, [p for p in users if p not in asked])}
+    bad = {p: found[p] for p in users if p in found}
     return [
         ConfigError(
             f"{table.rules[i].kind}: the regular expression {pattern!r} is not one Java can"

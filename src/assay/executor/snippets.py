@@ -2,8 +2,9 @@
 predicate), analysed by Spark before any scan, with errors at the setting that holds it.
 
 Two analysis RPCs for all of a table's snippets, only when it has some, and no scan: the
-snippets' types (each must be a boolean: a row condition), then the snippets as the
-aggregate reads them (a row condition may not use an aggregate or window function). Each
+snippets' types (each must be a boolean: a row condition) and the snippets as the
+aggregate reads them (a row condition may not use an aggregate or window function), the
+two in flight at once where the caller can run one beside the other. Each
 is analysed alone only when its batch fails, so the error names the rule at fault and
 quotes the user's text with a caret, never the query assay wraps it in. A metric's SQL
 aggregate (:class:`~assay.ir.metrics.SqlMetric`, SodaCL's ``<name> expression``) is
@@ -13,8 +14,9 @@ analysed as the aggregate plan reads it: one more RPC, only when the table has o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay.emit import spark as emit
 from assay.errors import ConfigError
@@ -52,19 +54,30 @@ def snippets_of(table: Table) -> list[Snippet]:
     return found
 
 
-def snippet_problems(df: DataFrame, table: Table) -> list[ConfigError]:
+def snippet_problems(
+    df: DataFrame, table: Table, beside: Callable[[Callable[[], Any]], Future[Any]] | None = None
+) -> list[ConfigError]:
     """What Spark finds wrong with the table's rule snippets (none: nothing to say; no
-    RPC without snippets)."""
+    RPC without snippets). ``beside`` (a way to run work in a thread of its own): the
+    snippets as the aggregate reads them are asked at once, beside their types, as the
+    usual case has them all conditions; asked again, after, only when one is not."""
+
+    def counts(found: Sequence[Snippet]) -> list[str | ConfigError]:
+        return _alone_on_failure(
+            found, lambda s: emit.snippet_counts(df, [x.text for x in s]), _not_per_row
+        )
+
     snippets = snippets_of(table)
+    early = beside(lambda: counts(snippets)) if beside is not None and snippets else None
     typed = _alone_on_failure(snippets, lambda s: emit.snippet_types(df, [x.text for x in s]))
     problems = [p for p in typed if isinstance(p, ConfigError)]
     booleans = [s for s, t in zip(snippets, typed, strict=True) if t == "boolean"]
     for s, t in zip(snippets, typed, strict=True):
         if isinstance(t, str) and t != "boolean":
             problems.append(_error(s, f"{_words(s)} is {_a(t)}, not a condition (a boolean)"))
-    counted = _alone_on_failure(
-        booleans, lambda s: emit.snippet_counts(df, [x.text for x in s]), _not_per_row
-    )
+    counted = early.result() if early is not None else None
+    if counted is None or len(booleans) < len(snippets):
+        counted = counts(booleans)
     problems += [p for p in counted if isinstance(p, ConfigError)]
     aggregates = aggregates_of(table)
     computed = _alone_on_failure(
