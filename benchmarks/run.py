@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 import suites as suites_mod  # noqa: E402
 from cpu import CpuMeter  # noqa: E402
 from sparkui import SparkUI  # noqa: E402
-from strategies import DESCRIPTIONS, STRATEGIES, Context, timed  # noqa: E402
+from strategies import DEFAULT_STRATEGIES, DESCRIPTIONS, STRATEGIES, Context, timed  # noqa: E402
 
 DATA_DIR = HERE / "data"
 RESULTS_DIR = HERE / "results"
@@ -56,6 +56,22 @@ def log(message: str) -> None:
 
 
 # --- data ---------------------------------------------------------------------------------
+
+
+def _start_warm_client() -> int | None:
+    """A warm client (docs/deployment.md) for ``assay_cli_warm``, from this Python and
+    these files; the pid of the one started, None when one was running already (used as
+    it is, and left running)."""
+    from assay.warm.client import client_pid, start_client, supported
+
+    if not supported():
+        raise SystemExit("assay_cli_warm: the warm client needs Unix sockets and fork")
+    if client_pid() is not None:
+        log("assay_cli_warm: using the warm client already running")
+        return None
+    pid = start_client()
+    log(f"warm client up (pid {pid}) for assay_cli_warm")
+    return pid
 
 
 def scale_name(scale: float) -> str:
@@ -376,8 +392,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--warmup", type=int, default=1,
                     help="unmeasured runs per strategy first, after two warm-up scans (0: "
                          "neither)")
-    ap.add_argument("--strategies", default=",".join(STRATEGIES),
-                    help=f"subset of {','.join(STRATEGIES)}")
+    ap.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                    help=f"subset of {','.join(STRATEGIES)} (default: all but assay_cli_warm, "
+                         "which starts a warm client for its runs and stops it after)")
     ap.add_argument("--quick", action="store_true",
                     help=f"tiny data (scale {QUICK_SCALE}) and suites 10,50 unless given; for CI")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "latest.json")
@@ -523,7 +540,10 @@ def main(argv: list[str] | None = None) -> int:
         handle = open_embedded(DEFAULT_CONNECT_TIMEOUT, conf, None, many_sessions=True)
     else:
         handle = open_session(args.remote, server_conf=None if args.remote else conf)
+    warm_client = None
     try:
+        if "assay_cli_warm" in args.strategy_names:
+            warm_client = _start_warm_client()
         spark = handle.spark
         ui_url = args.ui_url or handle.ui_url
         ui = SparkUI(ui_url) if ui_url else None
@@ -569,6 +589,10 @@ def main(argv: list[str] | None = None) -> int:
             document["rss"] = _guard(lambda: extras.rss(base, args, ensure_data))
             write_json(args.out, document)
     finally:
+        if warm_client is not None:
+            from assay.warm.client import stop_client
+
+            stop_client()
         handle.close()
     document["elapsed_seconds"] = round(time.perf_counter() - start, 1)
     add_ratios(rows)

@@ -116,23 +116,30 @@ def assay_command(yaml_paths: list[Path]) -> list[str]:
     return [sys.executable, "-m", "assay", "run", *map(str, yaml_paths), "--no-progress"]
 
 
-def cli_env(connect_url: str) -> dict[str, str]:
+def cli_env(connect_url: str, warm: bool = False) -> dict[str, str]:
     """The environment of an ``assay`` subprocess talking to our server: ``SPARK_REMOTE``
-    is what ``--remote`` reads, and keeps the token out of the process list."""
+    is what ``--remote`` reads, and keeps the token out of the process list. Not
+    ``warm``: the command runs from scratch even when a warm client runs on the machine
+    (``ASSAY_NO_WARM_CLIENT``), so that ``assay_cli`` always pays its imports."""
     env = dict(os.environ)
     env["SPARK_REMOTE"] = connect_url
     env.pop("SPARK_CONNECT_AUTHENTICATE_TOKEN", None)
+    if warm:
+        env.pop("ASSAY_NO_WARM_CLIENT", None)
+    else:
+        env["ASSAY_NO_WARM_CLIENT"] = "1"
     return env
 
 
-def assay_cli(ctx: Context) -> Outcome:
-    """``assay run suite.yaml --remote <url>`` as a subprocess (JSON lines on stdout)."""
+def assay_cli(ctx: Context, warm: bool = False) -> Outcome:
+    """``assay run suite.yaml --remote <url>`` as a subprocess (JSON lines on stdout);
+    ``warm``: forwarded to the warm client run.py started (:func:`assay_cli_warm`)."""
     import orjson
 
     if not ctx.connect_url:
         raise RuntimeError("no connection URL for the CLI (the session handle hides the token)")
     done = subprocess.run(
-        assay_command([ctx.yaml_path]), env=cli_env(ctx.connect_url), capture_output=True,
+        assay_command([ctx.yaml_path]), env=cli_env(ctx.connect_url, warm), capture_output=True,
         timeout=ctx.timeout, check=False,
     )
     if done.returncode not in (0, 1):
@@ -147,14 +154,27 @@ def assay_cli(ctx: Context) -> Outcome:
     )
 
 
+def assay_cli_warm(ctx: Context) -> Outcome:
+    """``assay_cli`` with a warm client on the machine (``assay server start`` starts one;
+    run.py starts it alone, beside its own server, when this strategy is asked for): the
+    same fresh ``assay run`` process, forwarded to a fork of a process that has its
+    imports done (docs/deployment.md, "The warm client"). The server is the same stock
+    Connect server, each run a new session of it."""
+    return assay_cli(ctx, warm=True)
+
+
 STRATEGIES: dict[str, Callable[[Context], Outcome]] = {
     "floor": floor,
     "handwritten": handwritten,
     "naive": naive,
     "assay_api": assay_api,
     "assay_cli": assay_cli,
+    "assay_cli_warm": assay_cli_warm,
 }
 """Strategy name -> function, in the order they run and are printed."""
+
+DEFAULT_STRATEGIES = tuple(name for name in STRATEGIES if name != "assay_cli_warm")
+"""What run.py runs unless told: not the warm client, which it would start (and stop)."""
 
 DESCRIPTIONS = {
     "floor": "one aggregate touching each column once (reading the data)",
@@ -162,6 +182,7 @@ DESCRIPTIONS = {
     "naive": "one Spark action per rule",
     "assay_api": "assay: load_suite + run_suite on the open session",
     "assay_cli": "assay run suite.yaml --remote <same server> (subprocess)",
+    "assay_cli_warm": "assay_cli forwarded to a warm client (its imports done)",
 }
 
 
