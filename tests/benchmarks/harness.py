@@ -19,11 +19,19 @@ def on_server(server: Any, ui: bool = True) -> list[str]:
     return ["--remote", server.url, *(["--ui-url", server.ui_url] if ui else [])]
 
 
-def benchmark_json(script: str, args: list[str], out: Path, timeout: float = 600) -> Any:
-    """``benchmarks/<script> ARGS --out OUT``, which must exit 0; the document it wrote."""
+def benchmark_json(
+    script: str,
+    args: list[str],
+    out: Path,
+    timeout: float = 600,
+    env: dict[str, str] | None = None,
+) -> Any:
+    """``benchmarks/<script> ARGS --out OUT`` (in ``env``, else this process's
+    environment), which must exit 0; the document it wrote."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / script), *args, "--out", str(out)],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,

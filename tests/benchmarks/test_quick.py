@@ -6,11 +6,14 @@ and checks the JSON it writes. Nothing here asserts anything about time.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.benchmarks.harness import benchmark_json, on_server
 
-STRATEGIES = ("floor", "handwritten", "naive", "assay_api", "assay_cli")
+STRATEGIES = ("floor", "handwritten", "naive", "assay_api", "assay_cli", "assay_cli_warm")
+ASSAY = ("assay_api", "assay_cli", "assay_cli_warm")
 
 pytestmark = pytest.mark.slow
 
@@ -18,8 +21,15 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def quick(server, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bench") / "quick.json"
-    args = ["--quick", "--suites", "10", "--repeat", "1", "--warmup", "0", *on_server(server)]
-    return benchmark_json("run.py", args, out, timeout=300)
+    args = ["--quick", "--suites", "10", "--repeat", "1", "--warmup", "0",
+            "--strategies", ",".join(STRATEGIES), *on_server(server)]  # fmt: skip
+    # the warm client run.py starts for assay_cli_warm lives in a state directory of the
+    # test's own (never a developer's warm client), and is stopped by run.py
+    state = tmp_path_factory.mktemp("state")
+    env = {**os.environ, "ASSAY_STATE_DIR": str(state)}
+    document = benchmark_json("run.py", args, out, timeout=300, env=env)
+    document["warm_client_log"] = (state / "client.log").read_text()
+    return document
 
 
 def _rows(document: dict) -> dict[str, dict]:
@@ -50,11 +60,18 @@ def test_strategies_agree_on_which_rules_fail(quick: dict) -> None:
 
 
 def test_assay_reports_the_plans_the_server_ran(quick: dict) -> None:
-    for name in ("assay_api", "assay_cli"):
+    for name in ASSAY:
         row = _rows(quick)[name]
         assert row["sql_executions"] == row["spark_plans"], name
 
 
 def test_assay_runs_one_or_two_sql_executions_per_table(quick: dict) -> None:
-    for name in ("assay_api", "assay_cli"):
+    for name in ASSAY:
         assert _rows(quick)[name]["sql_executions"] in (1, 2), name
+
+
+def test_assay_cli_warm_runs_through_the_warm_client_and_assay_cli_never(quick: dict) -> None:
+    log = quick["warm_client_log"]
+    forked = [line for line in log.splitlines() if ": assay run " in line]
+    assert len(forked) == 1, log  # the one measured run (no warm-up)
+    assert "refused" not in log and "stopped" in log, log
