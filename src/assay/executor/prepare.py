@@ -20,12 +20,10 @@ table's run (:mod:`assay.executor.stages`).
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from pyspark.sql.connect.session import SparkSession
 
@@ -35,6 +33,7 @@ from assay.emit.analysis import analysed_beside
 from assay.emit.statistics import UNKNOWN, scan_facts
 from assay.errors import AssayError, ConfigError, ConfigErrors
 from assay.executor import frames as bound
+from assay.executor.beside import beside
 from assay.executor.outputs import check_sinks
 from assay.executor.references import read_references
 from assay.executor.snippets import snippet_problems
@@ -57,7 +56,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 Schema = list[tuple[str, str]]
-T = TypeVar("T")
 
 
 def prepare(
@@ -84,8 +82,8 @@ def prepare(
     df, schema = read
     # what needs the source alone (the rules' regexes and SQL snippets: up to three
     # analysis RPCs) is asked beside the planning's questions (the size, the folds)
-    patterns = _beside(lambda: _uncompilable(spark, table))
-    snippets = _beside(lambda: snippet_problems(df, table, beside=_beside))
+    patterns = beside(lambda: _uncompilable(spark, table), "assay-analysis")
+    snippets = beside(lambda: snippet_problems(df, table, beside=beside), "assay-analysis")
     refs = read_references(spark, table, schema)
     plan, keys, calls = planned_counted(spark, table, df, schema, options, refs.failed)
     uncompilable = patterns.result()
@@ -106,21 +104,6 @@ def prepare(
         return ConfigErrors(problems)
     ready = Planned(plan, tuple(schema), keys, options, refs.failed, sql.setup_plans, calls)
     return Prepared(ready, df, sql.text, timeout, refs.frames, early)
-
-
-def _beside(work: Callable[[], T]) -> Future[T]:
-    """``work`` run in a thread of its own (its analysis RPCs in flight beside the
-    caller's), its result or its exception kept for the caller."""
-    done: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            done.set_result(work())
-        except BaseException as exc:  # noqa: BLE001 - raised where the result is read
-            done.set_exception(exc)
-
-    threading.Thread(target=run, name="assay-analysis", daemon=True).start()
-    return done
 
 
 def read_source(spark: SparkSession, table: Table) -> tuple[DataFrame, Schema] | AssayError:

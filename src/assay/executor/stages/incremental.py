@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.emit import incremental as emit
+from assay.executor.beside import beside
 from assay.executor.deadline import deadline
 from assay.executor.stages.aggregate import Measured
 from assay.executor.stages.submitter import SparkSubmitter, Submitter
@@ -212,16 +212,7 @@ def start_listing(table: Table, spark: SparkSession, timeout: float | None) -> L
     frame = emit.file_listing(spark, table.source, table.incremental.by, None)
     if frame is None:
         return None
-    listing: Listing = Future()
-
-    def collect() -> None:
-        try:
-            listing.set_result(_collected(frame, timeout))
-        except BaseException as exc:  # noqa: BLE001 - raised where the listing is read
-            listing.set_exception(exc)
-
-    threading.Thread(target=collect, name="assay-listing", daemon=True).start()
-    return listing
+    return beside(lambda: _collected(frame, timeout), "assay-listing")
 
 
 def _collected(frame: Any, timeout: float | None) -> list[Any] | None:
