@@ -175,7 +175,9 @@ def test_every_change_scans_only_what_changed_and_equals_a_full_scan(spark, serv
     spark.sql("SELECT * FROM parquet.`{}` WHERE false".format(data / "day=2024-01-02")).write.mode(
         "overwrite"
     ).parquet(str(empty))
-    check(["2024-01-05"], 5, plans=2)  # scanned once (no row fails there: no detail plan)
+    # scanned once; no row fails there, but the not_null failed on the latest partition
+    # before it: its samples were asked beside the aggregate (a detail plan finding none)
+    check(["2024-01-05"], 5)
     check([], 5)  # then known by its files
     shutil.rmtree(data / "day=2024-01-02")  # a deleted partition
     check([], 4, deleted=1)

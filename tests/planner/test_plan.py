@@ -105,6 +105,27 @@ def test_detail_only_for_failed_row_rules():
     assert plan_detail(plan, {2}, ("id",)) is None
 
 
+def test_a_fixed_order_is_the_same_whichever_rules_failed():
+    """``ordered_by``: the order of every row rule's columns, kept as is by each part of
+    the plan (``fixed_order``); without it, the failed rules' columns, narrowed by each
+    part to its own rules'."""
+    plan = plan_table(
+        table(
+            rule(0, "not_null", RowCheck(IsNull(Col("b"))), ["b"]),
+            rule(1, "not_null", RowCheck(IsNull(Col("a"))), ["a"]),
+            rule(2, "not_null", RowCheck(IsNull(Col("c"))), ["c"]),
+        )
+    )
+    every = {0, 1, 2}
+    alone = plan_detail(plan, {1}, ("id",), ordered_by=every)
+    with_others = plan_detail(plan, {1, 2}, ("id",), ordered_by=every)
+    assert alone is not None and with_others is not None
+    assert alone.order == with_others.order == ("id", "b", "a", "c")
+    assert alone.fixed_order and with_others.fixed_order
+    narrowed = plan_detail(plan, {1}, ("id",))
+    assert narrowed is not None and narrowed.order == ("id", "a") and not narrowed.fixed_order
+
+
 def test_planning_is_deterministic_and_renders_stably():
     rules = [
         rule(i, "not_null", RowCheck(IsNull(Col(f"c{i % 7}"))), [f"c{i % 7}"]) for i in range(30)

@@ -48,7 +48,7 @@ def detail_frame(
     shared = tuple(e for e in rows if e.rule_index not in own)
     if shared:
         columns = {c for e in shared for c in e.columns}
-        order = tuple(c for c in plan.order if c in columns)
+        order = plan.order if plan.fixed_order else tuple(c for c in plan.order if c in columns)
         parts.append(_detail_shared(df, dataclasses.replace(plan, entries=shared, order=order)))
     return balanced(parts, lambda a, b: a.unionAll(b))
 
@@ -101,14 +101,16 @@ def _detail_branch(
         rows = df.select("*", shared_count(e.group, e.where).alias(f"_assay_dup{n}"))
     if plan.hashed and e.rule_index in dict(plan.bounds):
         rows = rows.select("*", _row_hash(e.columns))
-    order = [col(c) for c in plan.order if c in e.columns] or [col(c) for c in e.columns]
+    by = plan.order if plan.fixed_order else [c for c in plan.order if c in e.columns]
+    order = [col(c) for c in by] or [col(c) for c in e.columns]
     test = _bounded(plan, e, _entry_test(n, e))
     failing = rows.where(test)
     if e.absent is not None:  # a foreign key: its keyed rows without a match
         failing = unmatched_rows(failing, e.absent, sides)
     if e.present is not None:  # a negated foreign key: its keyed rows with a match
         failing = matched_rows(failing, e.present, sides)
-    top = failing.select(*(col(c) for c in e.columns)).orderBy(*order).limit(plan.sample_size)
+    read = dict.fromkeys((*e.columns, *by))
+    top = failing.select(*(col(c) for c in read)).orderBy(*order).limit(plan.sample_size)
     rule = F.lit(e.rule_index).alias("_assay_rule")
     return top.select(rule, _row_json(e.columns).alias("_assay_row"))
 

@@ -16,6 +16,7 @@ import base64
 import contextlib
 import fcntl
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -134,7 +135,7 @@ def read(path: str, wanted: Wanted) -> tuple[History, Skipped]:
     return newest(found, wanted), tally(skips)
 
 
-_STATE_LINE = (b'"measure":"state"', b'"measure": "state"')
+_STATE_LINE = re.compile(rb'"measure": ?"state"')
 """What a state row's line holds as assay writes it (or a JSON writer with spaces)."""
 
 
@@ -144,12 +145,16 @@ def state_lines(path: str, tables: Sequence[str]) -> Iterator[dict[str, Any]]:
     passed over without parsing it, a state line that is not a store row skipped. Under
     a shared ``flock``, as :func:`scan` reads."""
     names = set(tables)
-    needles = [orjson.dumps(name) for name in names]
-    assert STATE_MEASURE == "state"  # the needles above
+    if not names:
+        return
+    # one search per line for each test, in C: a generator of `in` tests per line cost
+    # a third of the read (8,384 lines: 0.047 of 0.142 CPU s)
+    named = re.compile(b"|".join(re.escape(orjson.dumps(name)) for name in sorted(names)))
+    assert STATE_MEASURE == "state"  # the pattern above
     with contextlib.suppress(FileNotFoundError), open(path, "rb") as handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
         for line in handle:
-            if not any(n in line for n in _STATE_LINE) or not any(n in line for n in needles):
+            if _STATE_LINE.search(line) is None or named.search(line) is None:
                 continue
             row = _state_row(line, names)
             if row is not None:

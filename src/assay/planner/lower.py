@@ -94,6 +94,7 @@ def plan_detail(
     key_range: tuple[object, object] | None = None,
     row: tuple[str, ...] = (),
     hash_bounds: bool = True,
+    ordered_by: Collection[int] | None = None,
 ) -> DetailPlan | None:
     """The detail plan for the rules in ``failed`` (None when none of them is row-level).
 
@@ -102,21 +103,25 @@ def plan_detail(
     :data:`MAX_SAMPLE_COLUMNS` of them).
 
     ``comparable`` tells which columns Spark can order by (not maps): the sampled ones
-    that can are tie-breakers after the keys. ``failed_rows`` (each rule's failing rows,
+    that can are tie-breakers after the keys: the columns of the rules ``ordered_by``
+    (None: of the rules in ``failed``; every row rule's makes a rule's samples the same
+    whichever other rules failed). ``failed_rows`` (each rule's failing rows,
     from the aggregate plan) shapes the plan by cost; with ``key_range`` (the first key's
     min and max) a rule's own branch may read only the low end of the
     key's range (:func:`assay.planner.cost.key_bound`); without keys (and with
     ``hash_bounds``) a heavy rule's branch reads the low end of a row hash's range."""
     if plan.detail is None:
         return None
-    entries = tuple(
+    ordering = set(failed) if ordered_by is None else set(failed) | set(ordered_by)
+    identified = tuple(
         e if e.grouped else dataclasses.replace(e, columns=_identified(keys, _sampled(e, row), row))
         for e in plan.detail.entries
-        if e.rule_index in failed
+        if e.rule_index in ordering
     )
+    entries = tuple(e for e in identified if e.rule_index in failed)
     if not entries:
         return None
-    sampled = dict.fromkeys(c for e in entries for c in e.columns)
+    sampled = dict.fromkeys(c for e in identified for c in e.columns)
     order = tuple(dict.fromkeys(keys + tuple(c for c in sampled if comparable(c))))
     sampled_rules = {e.rule_index for e in entries}
     counts = {i: n for i, n in (failed_rows or {}).items() if i in sampled_rules}
@@ -133,7 +138,8 @@ def plan_detail(
     # a foreign key's samples are a join: always a branch of their own
     joined = {e.rule_index for e in entries if e.absent is not None or e.present is not None}
     own = tuple(sorted({*heaviest, *heavy(unbounded, options), *joined}))
-    return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed)
+    fixed = ordered_by is not None
+    return DetailPlan(entries, keys, size, order, own, tuple(bounds), hashed, fixed)
 
 
 def _detail_bounds(

@@ -317,6 +317,10 @@ class DetailPlan:
     hashed: bool = False
     """The bounds are of ``xxhash64`` of each rule's sampled columns, not of a key (a
     table without keys)."""
+    fixed_order: bool = False
+    """``order`` orders every rule's samples as it is (the columns of every row rule of
+    the table: :func:`assay.planner.lower.plan_detail`'s ``ordered_by``); otherwise each
+    part of the plan narrows it to its own rules' columns."""
 
 
 @dataclass(frozen=True, slots=True)

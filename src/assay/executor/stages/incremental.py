@@ -18,7 +18,9 @@ from assay.emit import incremental as emit
 from assay.executor.beside import beside
 from assay.executor.deadline import deadline
 from assay.executor.stages.aggregate import Measured
-from assay.executor.stages.submitter import SparkSubmitter, Submitter
+from assay.executor.stages.detail import ask_beside, failed_rules
+from assay.executor.stages.judge import judge_rules
+from assay.executor.stages.submitter import Asked, SparkSubmitter, Submitter
 from assay.ir.suite import Table
 from assay.monitoring.identity import identities
 from assay.monitoring.states import PartitionKey, Stored, partition_key, partition_value, state_rows
@@ -56,6 +58,9 @@ class Scanned:
     drawn from, and what a rule of ``scope: new`` is judged on."""
     estimates: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
     """The rules whose value a sketch estimates (``exact: false``), with its bounds."""
+    asked: Asked | None = None
+    """The new data's samples asked beside its aggregate (a scan in one task:
+    :func:`assay.executor.stages.detail.ask_beside`)."""
 
     def said(self) -> dict[str, Any]:
         """The table's ``incremental`` summary (docs/incremental.md#what-a-run-says)."""
@@ -100,7 +105,20 @@ def measure_incremental(
     planned = submitter.prepared.planned
     typed = planned.plan.table
     shape = _shape(table, planned.options, measures, types, scan, sizes, typed)
-    fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
+    # the detail plan samples the new data only (the old partitions were sampled when new)
+    new_rows = emit.in_partitions(
+        submitter.prepared.df, by, [partition_value(k) for k in scan], shape.one_task
+    )
+    asked = None
+    if scan and shape.one_task:  # its task leaves a core idle: the samples asked beside
+        kept = [k for k in prints if k not in scan]
+        asked = _ask_likely(submitter, new_rows, _latest(kept, stored, judged), measures, types)
+    try:
+        fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
+    except BaseException:
+        if asked is not None:
+            asked.cancel()
+        raise
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
     for key in prints:
         if key in scan:  # a partition of files without rows has none in the aggregate
@@ -122,9 +140,49 @@ def measure_incremental(
     merged_from = stored.merged_from(k for k in prints if k not in scan)
     estimates = _estimates(table, values, new)
     scanned = Scanned(tuple(prints), tuple(scan), deleted, merged_from, states, Measured(new),
-                      estimates)  # fmt: skip
-    _sample_new_rows(submitter, by, scan, shape.one_task)
+                      estimates, asked)  # fmt: skip
+    submitter.prepared = dataclasses.replace(submitter.prepared, df=new_rows)
     return Measured(values), scanned
+
+
+def _ask_likely(
+    submitter: SparkSubmitter,
+    new_rows: Any,
+    latest: Mapping[Measure, list[Any]] | None,
+    measures: Sequence[Measure],
+    types: Mapping[str, str],
+) -> Asked | None:
+    """The new data's samples of the rules that failed on the latest stored partition
+    (``latest``'s partial values, judged), asked beside the aggregate
+    (:func:`~assay.executor.stages.detail.ask_beside`)."""
+    if latest is None:
+        return None
+    planned = submitter.prepared.planned
+    assert planned.plan.table.incremental is not None
+    by = planned.plan.table.incremental.by
+    values = _merged(measures, [latest], types, by)
+    likely = failed_rules(planned, judge_rules(planned, Measured(values)))
+    return ask_beside(planned, submitter, new_rows, likely)
+
+
+def _latest(
+    kept: Sequence[PartitionKey], stored: Stored, judged: Sequence[tuple[str, Sequence[Measure]]]
+) -> dict[Measure, list[Any]] | None:
+    """The stored partial values of the latest partition among ``kept`` (the greatest
+    value of the partition column): the rules that failed on it are likely to fail on
+    the new one. None when there is none or it lacks a rule's state."""
+    values = {k: partition_value(k) for k in kept}
+    present = [k for k in kept if values[k] is not None]
+    try:
+        key = max(present, key=lambda k: values[k], default=None)
+    except TypeError:  # values of mixed types
+        key = max(present, default=None)
+    if key is None or any((identity, key) not in stored.rules for identity, _ in judged):
+        return None
+    known: dict[Measure, list[Any]] = {}
+    for identity, found in judged:
+        known.update(zip(found, stored.rules[(identity, key)][1], strict=True))
+    return known
 
 
 def _merged(
@@ -309,13 +367,3 @@ def _scan(
         for measure in measures:
             part.setdefault(measure, empty_partial(measure, by))
     return found
-
-
-def _sample_new_rows(
-    submitter: SparkSubmitter, by: str, keys: Sequence[PartitionKey], one_task: bool = False
-) -> None:
-    """The detail plan samples the partitions scanned now (the new data) only (``one_task``:
-    small, read in one task as the aggregate read them: its window without a shuffle)."""
-    p = submitter.prepared
-    df = emit.in_partitions(p.df, by, [partition_value(k) for k in keys], one_task)
-    submitter.prepared = dataclasses.replace(p, df=df)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from assay.executor.results import TableOutcome
 from assay.executor.stages.aggregate import Measured, measure
-from assay.executor.stages.detail import Sampled, sample
+from assay.executor.stages.detail import Sampled, every_row_rule, sample
 from assay.executor.stages.drift_history import (
     drift_states,
     first_runs,
@@ -114,12 +114,17 @@ class IncrementalScan(Scan):
         self, planned: Planned, judged: Judged, measured: Measured, submitter: Submitter
     ) -> Sampled:
         """The detail plan over the partitions scanned (the new data), for the rules
-        that fail on it; none when nothing was scanned."""
+        that fail on it (those asked beside the aggregate kept from there); none when
+        nothing was scanned. A rule's samples are ordered by every row rule's columns,
+        so they do not depend on which rules failed, nor on whether they were asked
+        early (docs/incremental.md#samples)."""
         assert self.scanned is not None
         if not self.scanned.scanned:
             return Sampled()
-        new = self.scanned.new
-        return sample(planned, judge_rules(planned, new), new.values, submitter)
+        new, asked = self.scanned.new, self.scanned.asked
+        judged_new = judge_rules(planned, new)
+        every = every_row_rule(planned)
+        return sample(planned, judged_new, new.values, submitter, asked, ordered_by=every)
 
     def outcome(self, outcome: TableOutcome) -> TableOutcome:
         """The outcome saying what the run scanned and merged: each result judged on the

@@ -8,8 +8,12 @@ gives the stages a submitter of its own that answers from values computed before
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
+import uuid
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,6 +22,7 @@ from assay.dialects.validator_functions import ValidatorResult
 from assay.emit import detail as emit_detail
 from assay.emit import spark as emit
 from assay.emit.histogram import histogram_frame
+from assay.executor.beside import beside
 from assay.executor.deadline import deadline
 from assay.executor.outputs import write_outputs
 from assay.executor.validators import call_validator
@@ -27,12 +32,24 @@ from assay.planner.plan import AggregatePlan, DetailPlan, HistogramPlan, SqlPlan
 from assay.report.events import RuleResult, spark_json
 
 if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
     from pyspark.sql.connect.session import SparkSession
 
     from assay.executor.stages.prepared import Prepared
 
 Samples = dict[int, list[dict[str, Any]]]
 """Sample rows (column -> value) by rule index."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A detail plan in flight beside the caller's next plans
+    (:meth:`SparkSubmitter.detail_beside`): its samples once it ends, or ``cancel`` to
+    interrupt it on the server when they are not needed."""
+
+    plan: DetailPlan
+    samples: Future[Samples]
+    cancel: Callable[[], None]
 
 
 @dataclass(frozen=True)
@@ -131,10 +148,42 @@ class SparkSubmitter:
         p = self.prepared
         rows = self._collect(emit_detail.detail_frame(p.df, plan, p.refs))
         self.plans += 1
-        found: Samples = {e.rule_index: [] for e in plan.entries}
-        for row in rows:
-            found[int(row["_assay_rule"])].append(spark_json(row["_assay_row"]))
-        return found
+        return _samples(plan, rows)
+
+    def detail_beside(self, plan: DetailPlan, df: DataFrame) -> Asked:
+        """``plan`` over ``df`` collected in a thread of its own, under the plan timeout
+        and a tag of its own (what :attr:`Asked.cancel` interrupts), while the caller
+        goes on with its next plan; counted as submitted (taken back when cancelled
+        before its thread sent it)."""
+        frame = emit_detail.detail_frame(df, plan, self.prepared.refs)
+        spark: Any = frame.sparkSession  # the frame's session (a DataFrame source's own)
+        timeout = self.prepared.timeout
+        tag = f"assay-beside-{uuid.uuid4().hex[:12]}"
+        lock, state = threading.Lock(), {"sent": False, "cancelled": False}
+
+        def collect() -> Samples:
+            with lock:
+                if state["cancelled"]:
+                    return {}
+                state["sent"] = True
+            spark.addTag(tag)  # tags are per thread: this thread's plan only
+            try:
+                with deadline(spark, timeout):
+                    return _samples(plan, frame.collect())
+            finally:
+                spark.removeTag(tag)
+
+        def cancel() -> None:
+            with lock:
+                state["cancelled"] = True
+                if not state["sent"]:
+                    self.plans -= 1
+                    return
+            with contextlib.suppress(Exception):  # it may have just ended
+                spark.interruptTag(tag)
+
+        self.plans += 1
+        return Asked(plan, beside(collect, "assay-samples"), cancel)
 
     def validate(self, rule: Rule) -> ValidatorResult | str:
         return call_validator(rule, self.prepared.df)
@@ -145,6 +194,14 @@ class SparkSubmitter:
         return write_outputs(
             self.spark, p.plan.table, p.df, columns, p.validation_sql, results, self.note
         )
+
+
+def _samples(plan: DetailPlan, rows: list[Any]) -> Samples:
+    """A detail plan's rows as each rule's samples (every rule of the plan has a list)."""
+    found: Samples = {e.rule_index: [] for e in plan.entries}
+    for row in rows:
+        found[int(row["_assay_rule"])].append(spark_json(row["_assay_row"]))
+    return found
 
 
 def aggregate_values(
