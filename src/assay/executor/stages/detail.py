@@ -100,7 +100,7 @@ def sample(
     ``ordered_by``: the rules whose columns order the samples (None: the failed rules')."""
     outcomes = judged.outcomes
     failed = failed_rules(planned, judged)
-    samples: Samples = {i: [] for i in failed}
+    samples: Samples = {}  # a failed rule sampled by a plan has a list, empty or not
     calls = 0
     if asked is not None:
         covered = {e.rule_index for e in asked.plan.entries}
@@ -127,7 +127,7 @@ def sample(
     if detail is None:
         return Sampled(samples, planner_calls=calls + 1)
     submitter.note(f"detail plan (samples for {len(detail.entries)} failed rules)")
-    samples.update(submitter.detail(detail))
+    samples.update({i: [] for i in failed} | submitter.detail(detail))
     short = {
         i for i, _ in detail.bounds if len(samples[i]) < min(detail.sample_size, failed_rows[i])
     }

@@ -120,14 +120,9 @@ def measure_incremental(
             asked.cancel()
         raise
     parts: dict[PartitionKey, dict[Measure, list[Any]]] = {}
-    for key in prints:
-        if key in scan:  # a partition of files without rows has none in the aggregate
-            parts[key] = fresh.get(key) or {m: empty_partial(m, by) for m in measures}
-            continue
-        known: dict[Measure, list[Any]] = {}
-        for identity, found in judged:
-            known.update(zip(found, stored.rules[(identity, key)][1], strict=True))
-        parts[key] = known
+    for key in prints:  # a scanned partition of files without rows has none in the aggregate
+        parts[key] = (fresh.get(key) or {m: empty_partial(m, by) for m in measures}
+                      if key in scan else _stored_partials(stored, judged, key))  # fmt: skip
     values = _merged(measures, parts.values(), types, by)
     new = _merged(measures, [parts[k] for k in scan], types, by)
     rules = {(i, key): (digests[i], [parts[key][m] for m in found])
@@ -160,8 +155,11 @@ def _ask_likely(
     planned = submitter.prepared.planned
     assert planned.plan.table.incremental is not None
     by = planned.plan.table.incremental.by
-    values = _merged(measures, [latest], types, by)
-    likely = failed_rules(planned, judge_rules(planned, Measured(values)))
+    try:  # a guess: whatever stops it leaves the samples to be asked after the aggregate
+        values = _merged(measures, [latest], types, by)
+        likely = failed_rules(planned, judge_rules(planned, Measured(values)))
+    except Exception:  # noqa: BLE001 - judging the whole table later meets and reports it
+        return None
     return ask_beside(planned, submitter, new_rows, likely)
 
 
@@ -179,6 +177,13 @@ def _latest(
         key = max(present, default=None)
     if key is None or any((identity, key) not in stored.rules for identity, _ in judged):
         return None
+    return _stored_partials(stored, judged, key)
+
+
+def _stored_partials(
+    stored: Stored, judged: Sequence[tuple[str, Sequence[Measure]]], key: PartitionKey
+) -> dict[Measure, list[Any]]:
+    """The stored partial values of partition ``key``, of every rule's measures."""
     known: dict[Measure, list[Any]] = {}
     for identity, found in judged:
         known.update(zip(found, stored.rules[(identity, key)][1], strict=True))
