@@ -106,8 +106,8 @@ def sample(
         covered = {e.rule_index for e in asked.plan.entries}
         if heavy({i: outcomes[i].failed_count or 0 for i in covered}, planned.options):
             asked.cancel()  # too many rows for its one sort: planned below, with counts
-        elif not failed & covered:  # none of its rules failed: it keeps no row, ends soon
-            asked.samples.exception()  # waited for (counted, run), not read
+        elif not failed & covered:  # none of its rules failed: its few rows are not needed
+            asked.samples.exception()  # waited for (counted, run: one task), not read
         else:
             submitter.step = "detail plan"
             found = asked.samples.result()

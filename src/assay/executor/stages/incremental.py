@@ -112,7 +112,8 @@ def measure_incremental(
     asked = None
     if scan and shape.one_task:  # its task leaves a core idle: the samples asked beside
         kept = [k for k in prints if k not in scan]
-        asked = _ask_likely(submitter, new_rows, _latest(kept, stored, judged), measures, types)
+        latest = _latest(kept, stored, judged)
+        asked = _ask_likely(submitter, new_rows, latest, measures, types, by)
     try:
         fresh = _scan(submitter, by, scan, measures, types, shape) if scan else {}
     except BaseException:
@@ -146,6 +147,7 @@ def _ask_likely(
     latest: Mapping[Measure, list[Any]] | None,
     measures: Sequence[Measure],
     types: Mapping[str, str],
+    by: str,
 ) -> Asked | None:
     """The new data's samples of the rules that failed on the latest stored partition
     (``latest``'s partial values, judged), asked beside the aggregate
@@ -153,8 +155,6 @@ def _ask_likely(
     if latest is None:
         return None
     planned = submitter.prepared.planned
-    assert planned.plan.table.incremental is not None
-    by = planned.plan.table.incremental.by
     try:  # a guess: whatever stops it leaves the samples to be asked after the aggregate
         values = _merged(measures, [latest], types, by)
         likely = failed_rules(planned, judge_rules(planned, Measured(values)))
