@@ -232,3 +232,22 @@ def test_the_warm_client_imported_what_commands_import(server):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == []
+
+
+def test_two_replies_in_one_segment_are_read_one_at_a_time():
+    """A command that ends at once (``--help``) can have its pid and its exit arrive in one
+    segment: each read takes its own line and leaves the next one on the socket."""
+    import socket
+
+    from assay.warm.client import _read_line
+
+    ours, theirs = socket.socketpair()
+    ours.settimeout(5.0)  # a reader that took the second line waits for a third: fail, not hang
+    with ours, theirs:
+        theirs.sendall(b'{"pid": 12345}\n{"exit": 0}\n{"sig')
+        assert _read_line(ours) == {"pid": 12345}
+        assert _read_line(ours) == {"exit": 0}
+        theirs.sendall(b'nal": 15}\n')
+        assert _read_line(ours) == {"signal": 15}
+        theirs.close()
+        assert _read_line(ours) is None

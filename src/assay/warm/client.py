@@ -212,17 +212,21 @@ def _await(sock: socket.socket, pid: int) -> int:
 
 def _read_line(sock: socket.socket) -> dict | None:
     """One JSON line from ``sock`` (None at the end of the stream), across interruptions
-    by the signals being passed on."""
+    by the signals being passed on. It takes no byte past the line's end: the child's pid
+    and its exit can arrive in one segment (a command that ends at once, ``--help``), and
+    the second line is the next call's."""
     data = b""
-    while not data.endswith(b"\n"):
+    while True:
         try:
-            chunk = sock.recv(4096)
+            peeked = sock.recv(4096, socket.MSG_PEEK)
         except InterruptedError:  # pragma: no cover - PEP 475 retries recv itself
             continue
-        if not chunk:
+        if not peeked:
             return None
-        data += chunk
-    return json.loads(data)  # type: ignore[no-any-return]
+        end = peeked.find(b"\n")
+        data += sock.recv(len(peeked) if end < 0 else end + 1)
+        if end >= 0:
+            return json.loads(data)  # type: ignore[no-any-return]
 
 
 # --- the warm client's side -------------------------------------------------------------
