@@ -4,6 +4,7 @@ submits it, then each of its branches alone, through the same emitter.
     python benchmarks/branches.py                          # SF1, the 100-rule suite
     python benchmarks/branches.py --suite 300 --repeat 5
     python benchmarks/branches.py --scale 0.01 --repeat 1  # a smoke run
+    python benchmarks/branches.py --suite 300 --runs 6 --new-sessions  # whole runs, code compiled
 
 The plan is the executor's (``executor.prepare``: the server's size estimate, the first
 key's range, the folded SQL rules as the run folds them); each part is
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -366,6 +368,57 @@ def _plumbing(frame: str) -> bool:
     )
 
 
+def whole_runs(
+    handle: Any, yaml_path: Path, args: argparse.Namespace, pid: int | None, ui: str | None
+) -> dict[str, Any]:
+    """``--runs N``: the suite run whole (``assay.run``, samples included) N times, each in
+    the script's one session or, with ``--new-sessions``, in a session of its own as every
+    command has (``--session`` settings set in each). Per run: wall, the JVM's CPU by kind
+    of thread, and the **classes Spark compiled** (the count of the driver's
+    ``CodeGenerator.compilationTime`` histogram, the metrics servlet of the server's UI,
+    before and after): a run whose generated code Spark's cache still holds compiles
+    none, and its code is already JIT-compiled."""
+    from pyspark.sql.connect.session import SparkSession
+
+    import assay
+
+    def compiled() -> int | None:
+        if not ui:
+            return None
+        try:
+            with urllib.request.urlopen(ui.rstrip("/") + "/metrics/json/", timeout=30) as r:
+                found = json.load(r).get("histograms") or {}
+        except Exception:  # noqa: BLE001 - diagnostics only
+            return None
+        return sum(int(h.get("count") or 0) for k, h in found.items()
+                   if k.endswith("CodeGenerator.compilationTime"))  # fmt: skip
+
+    settings = [_pair(p) for p in args.session or []]
+    out: dict[str, Any] = {"new_sessions": args.new_sessions, "session": args.session or [],
+                           "shared_sessions": bool(args.shared_sessions), "runs": []}  # fmt: skip
+    for k in range(args.runs):
+        spark = handle.spark
+        if args.new_sessions:
+            spark = SparkSession.builder.remote(handle.connect_url or args.remote).create()
+        for key, value in settings:
+            spark.conf.set(key, value)
+        n0, c0, k0, t0 = compiled(), jvm_cpu(pid), thread_cpu(pid), time.perf_counter()
+        result = assay.run(str(yaml_path), spark=spark)
+        t1, c1, k1, n1 = time.perf_counter(), jvm_cpu(pid), thread_cpu(pid), compiled()
+        if args.new_sessions:
+            spark.stop()
+        count = None if n0 is None or n1 is None else n1 - n0
+        row: dict[str, Any] = {
+            "wall": round(t1 - t0, 3), "exit_code": result.exit_code, "classes_compiled": count
+        }  # fmt: skip
+        if c0 is not None and c1 is not None:
+            row["jvm_cpu"] = round(c1 - c0, 2)
+            row.update({kind: round(k1[kind] - k0[kind], 2) for kind in k0})
+        out["runs"].append(row)
+        log(f"run {k + 1}/{args.runs}: {row}")
+    return out
+
+
 # --- the run ------------------------------------------------------------------------------
 
 
@@ -379,7 +432,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="assay-branches-"))
     yaml_path = suites_mod.write_suite(work, str(data), args.suite)
     server_conf = {**SERVER_CONF, **dict(_pair(p) for p in args.server_conf or [])}
-    handle = open_session(args.remote, server_conf=None if args.remote else server_conf)
+    if args.shared_sessions and not args.remote:
+        from assay.executor.deadline import DEFAULT_CONNECT_TIMEOUT
+        from assay.executor.session.embedded import open_embedded
+
+        handle = open_embedded(DEFAULT_CONNECT_TIMEOUT, server_conf, None, many_sessions=True)
+    else:
+        handle = open_session(args.remote, server_conf=None if args.remote else server_conf)
     document: dict[str, Any] = {
         "benchmark": "branches",
         "scale": args.scale,
@@ -397,6 +456,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         document["jfr"] = recorder is not None
         if args.expr or args.agg:
             document["expressions"] = expressions(spark, str(data), args, pid)
+            return document
+        if args.runs:
+            ui = args.ui_url or handle.ui_url
+            document["runs"] = whole_runs(handle, yaml_path, args, pid, ui)
             return document
         if (args.off or args.planner or args.session) and not args.parts:
             document["side_by_side"] = side_by_side(spark, yaml_path, args, pid)
@@ -575,6 +638,20 @@ def _with_conf(spark: Any, conf: dict[str, str], call: Any) -> Any:
 
 
 def format_table(document: dict[str, Any]) -> str:
+    if "runs" in document:
+        d = document["runs"]
+        how = "each in a session of its own" if d["new_sessions"] else "in one session"
+        server = " (a server without per-session class loaders)" if d["shared_sessions"] else ""
+        settings = f", settings {', '.join(d['session'])}" if d["session"] else ""
+        lines = [
+            f"{document['suite']} rules at SF{document['scale']:g}, whole runs {how}"
+            f"{server}{settings}",
+            f"{'run':>4} {'wall s':>7} {'JVM cpu s':>9} {'JIT s':>6} {'compiled':>8}",
+        ]
+        for k, r in enumerate(d["runs"], 1):
+            lines.append(f"{k:>4} {r['wall']:>7} {r.get('jvm_cpu', '-')!s:>9} "
+                         f"{r.get('jit', '-')!s:>6} {r['classes_compiled']!s:>8}")  # fmt: skip
+        return "\n".join(lines)
     if "fused" in document:
         return "\n".join(
             f"{k:>6}: "
@@ -634,7 +711,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--jfr-runs", type=int, default=2, help="runs of each part under the recorder")
     ap.add_argument("--top", type=int, default=15, help="frames listed per part")
     ap.add_argument("--remote", help="sc:// URL of a running server (default: an embedded one)")
-    ap.add_argument("--ui-url", help="accepted for the smoke tests' harness; not used")
+    ap.add_argument(
+        "--ui-url", help="the server's UI (with --remote and --runs: the classes compiled)"
+    )
     ap.add_argument(
         "--expr",
         action="append",
@@ -661,7 +740,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--session",
         action="append",
         help="with --planner (or alone): a Spark SQL conf KEY=VALUE set around the second "
-        "form's runs",
+        "form's runs; with --runs: set in each run's session before it (repeatable)",
     )
     ap.add_argument(
         "--parts",
@@ -679,6 +758,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="instead of the parts: the whole plan and its branches one after another, "
         "side by side, with the JVM's CPU by kind of thread",
+    )
+    ap.add_argument(
+        "--runs",
+        type=int,
+        default=0,
+        help="instead of the parts: the suite run whole (assay.run) this many times, with "
+        "the classes Spark compiled for each run",
+    )
+    ap.add_argument(
+        "--new-sessions",
+        action="store_true",
+        help="with --runs: each run in a session of its own, as each command has",
+    )
+    ap.add_argument(
+        "--shared-sessions",
+        action="store_true",
+        help="the embedded server as the warm server runs it: no class loader per session",
     )
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)

@@ -75,3 +75,17 @@ def test_the_whole_plan_beside_its_parts_by_kind_of_thread(server, tmp_path) -> 
         assert len(runs["wall"]) == 1
         assert {"jvm_cpu", "tasks", "gc", "jit", "other"} <= set(runs)
         assert runs["tasks"][0] > 0  # the task threads ran the plan
+
+
+def test_whole_runs_count_the_classes_spark_compiled(server, tmp_path) -> None:
+    """``--runs``: the suite run whole, each run in a session of its own, with the classes
+    the server compiled for it (the UI's metrics servlet) and the JVM's CPU by thread."""
+    args = ["--scale", "0.01", "--suite", "10", "--runs", "2", "--new-sessions"]
+    document = benchmark_json("branches.py", [*args, *on_server(server)], tmp_path / "runs.json")
+    runs = document["runs"]["runs"]
+    assert document["runs"]["new_sessions"] is True and len(runs) == 2
+    for run in runs:
+        assert run["wall"] > 0 and run["exit_code"] == 1  # the 10-rule suite has a failing rule
+        assert run["jvm_cpu"] >= 0 and run["tasks"] >= 0
+    # the first run of a fresh suite compiles its plans' classes on any server
+    assert runs[0]["classes_compiled"] > 0
