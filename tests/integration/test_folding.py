@@ -339,6 +339,27 @@ def test_scan_branches_answer_as_one_aggregate_and_stay_apart(spark, data, tmp_p
     finally:
         spark.conf.unset("spark.sql.optimizer.excludedRules")
 
+    # while a branched run runs, Spark names generated classes without their stage's number
+    # (executor.run.STABLE_CLASS_NAMES); an unbranched run leaves the session as it is; the
+    # session's own setting is back after either
+    from assay.executor.run import STABLE_CLASS_NAMES
+
+    key, value = STABLE_CLASS_NAMES
+    before = spark.conf.get(key, None)
+    during: dict[str, list[str | None]] = {}
+    for strategy in ("split", "single"):
+        sink = Collect()
+
+        def seen(event, sink=sink, strategy=strategy) -> None:
+            if event.to_dict()["event"] == "result":
+                during.setdefault(strategy, []).append(spark.conf.get(key, None))
+            sink(event)
+
+        run_suite(suite, spark, seen, options=PlannerOptions(strategy=strategy, max_outputs=3))
+        assert _scrub(sink.events) == answers[0]
+        assert spark.conf.get(key, None) == before
+    assert set(during["split"]) == {value} and value not in during["single"]
+
     table = suite.tables[0]
     plan = plan_table(table, PlannerOptions(strategy="split", max_outputs=3, by_value=False))
     assert len(plan.aggregate.scans) >= 4

@@ -130,7 +130,10 @@ def run_suite(
                             full)  # fmt: skip
         tables = _Tables(spark, suite, prepared, sink, progress, each)
         branched = any(_scan_branches(p.plan) > 1 for p in prepared if isinstance(p, Prepared))
-        with optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched):
+        with (
+            optimizer_rule_excluded(spark, MERGE_SUBPLANS_RULE, branched),
+            session_setting(spark, *STABLE_CLASS_NAMES, branched),
+        ):
             outcomes = each_interruptible(spark, pool, tables.run, len(prepared))
     results = run_comparisons(spark, compared, run_id, sink, suite.policy, progress.note)
     summary = with_comparisons(_summary(run_id, outcomes, start), results)
@@ -327,6 +330,54 @@ def _include(spark: SparkSession, rule: str) -> None:
                 spark.conf.unset(_EXCLUDED_KEY)
             else:
                 spark.conf.set(_EXCLUDED_KEY, before)
+
+
+STABLE_CLASS_NAMES = ("spark.sql.codegen.useIdInClassName", "false")
+"""Generated classes named without their whole-stage codegen stage's number. Adaptive
+execution numbers the stages as it creates them, so the same stage's code could differ
+between two runs of one plan by that number alone and miss Spark's generated-class cache
+(keyed by the code): with it, a repeated run of a plan the cache holds compiles no class
+(benchmarks/README.md, "Whole runs and the code Spark compiles for them")."""
+
+_SETTINGS: dict[tuple[int, str], tuple[int, str | None]] = {}
+"""(session, key) -> (runs setting it now, the value before the first of them)."""
+
+
+@contextlib.contextmanager
+def session_setting(spark: SparkSession, key: str, value: str, wanted: bool) -> Iterator[None]:
+    """Set a session setting while the block runs, then put back what the session had
+    (runs overlapping on one session set and restore it once). A server that refuses the
+    setting runs as it is: a setting set this way never changes an answer."""
+    if not wanted:
+        yield
+        return
+    spark = bound.unbound(spark)
+    slot = (id(spark), key)
+    with _EXCLUDING:
+        if slot in _SETTINGS:
+            count, before = _SETTINGS[slot]
+            _SETTINGS[slot] = (count + 1, before)
+        else:
+            try:
+                before = spark.conf.get(key, None)
+                if before != value:
+                    spark.conf.set(key, value)
+            except Exception:  # noqa: BLE001 - the setting is an optimisation
+                before = value  # nothing set: nothing to put back
+            _SETTINGS[slot] = (1, before)
+    try:
+        yield
+    finally:
+        with _EXCLUDING:
+            count, before = _SETTINGS.pop(slot)
+            if count > 1:
+                _SETTINGS[slot] = (count - 1, before)
+            elif before != value:
+                with contextlib.suppress(Exception):
+                    if before is None:
+                        spark.conf.unset(key)
+                    else:
+                        spark.conf.set(key, before)
 
 
 def _session_options(spark: SparkSession, suite: Suite, options: PlannerOptions) -> PlannerOptions:
