@@ -294,14 +294,15 @@ def optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Ite
 
 
 _EXCLUDED_KEY = "spark.sql.optimizer.excludedRules"
-_EXCLUDING = threading.Lock()
+_SETTING = threading.Lock()
+"""Held while a run changes or restores a session setting (an excluded rule, any other)."""
 _EXCLUDED: dict[tuple[int, str], tuple[int, str | None]] = {}
 """(session, rule) -> (runs excluding it now, the setting before the first of them): runs
 overlapping on one session (threads of a Python caller) set and restore it once."""
 
 
 def _exclude(spark: SparkSession, rule: str) -> bool:
-    with _EXCLUDING:
+    with _SETTING:
         slot = (id(spark), rule)
         if slot in _EXCLUDED:
             count, before = _EXCLUDED[slot]
@@ -319,7 +320,7 @@ def _exclude(spark: SparkSession, rule: str) -> bool:
 
 
 def _include(spark: SparkSession, rule: str) -> None:
-    with _EXCLUDING:
+    with _SETTING:
         slot = (id(spark), rule)
         count, before = _EXCLUDED.pop(slot)
         if count > 1:
@@ -353,7 +354,7 @@ def session_setting(spark: SparkSession, key: str, value: str, wanted: bool) -> 
         return
     spark = bound.unbound(spark)
     slot = (id(spark), key)
-    with _EXCLUDING:
+    with _SETTING:
         if slot in _SETTINGS:
             count, before = _SETTINGS[slot]
             _SETTINGS[slot] = (count + 1, before)
@@ -368,7 +369,7 @@ def session_setting(spark: SparkSession, key: str, value: str, wanted: bool) -> 
     try:
         yield
     finally:
-        with _EXCLUDING:
+        with _SETTING:
             count, before = _SETTINGS.pop(slot)
             if count > 1:
                 _SETTINGS[slot] = (count - 1, before)
