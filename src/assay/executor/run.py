@@ -271,8 +271,9 @@ def _scan_branches(plan: TablePlan) -> int:
     return len(plan.aggregate.scans) if plan.aggregate is not None else 0
 
 
-@contextlib.contextmanager
-def optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Iterator[None]:
+def optimizer_rule_excluded(
+    spark: SparkSession, rule: str, wanted: bool
+) -> contextlib.AbstractContextManager[None]:
     """Exclude an optimizer rule from the session while the block runs, then put the
     session's ``spark.sql.optimizer.excludedRules`` back as it was.
 
@@ -280,58 +281,15 @@ def optimizer_rule_excluded(spark: SparkSession, rule: str, wanted: bool) -> Ite
     back into the one oversized aggregate the planner split on purpose
     (:mod:`assay.planner.cost`). A server that refuses the setting keeps its optimizer.
     """
-    if not wanted:
-        yield
-        return
-    spark = bound.unbound(spark)
-    if not _exclude(spark, rule):
-        yield
-        return
-    try:
-        yield
-    finally:
-        _include(spark, rule)
+
+    def excluding(before: str | None) -> str | None:
+        rules = [r.strip() for r in (before or "").split(",") if r.strip()]
+        return before if rule in rules else ",".join([*rules, rule])
+
+    return session_setting(spark, _EXCLUDED_KEY, excluding, wanted, slot=rule)
 
 
 _EXCLUDED_KEY = "spark.sql.optimizer.excludedRules"
-_SETTING = threading.Lock()
-"""Held while a run changes or restores a session setting (an excluded rule, any other)."""
-_EXCLUDED: dict[tuple[int, str], tuple[int, str | None]] = {}
-"""(session, rule) -> (runs excluding it now, the setting before the first of them): runs
-overlapping on one session (threads of a Python caller) set and restore it once."""
-
-
-def _exclude(spark: SparkSession, rule: str) -> bool:
-    with _SETTING:
-        slot = (id(spark), rule)
-        if slot in _EXCLUDED:
-            count, before = _EXCLUDED[slot]
-            _EXCLUDED[slot] = (count + 1, before)
-            return True
-        try:
-            before = spark.conf.get(_EXCLUDED_KEY, None)
-            rules = [r.strip() for r in (before or "").split(",") if r.strip()]
-            if rule not in rules:
-                spark.conf.set(_EXCLUDED_KEY, ",".join([*rules, rule]))
-        except Exception:  # noqa: BLE001 - slower plans, same answers
-            return False
-        _EXCLUDED[slot] = (1, before)
-        return True
-
-
-def _include(spark: SparkSession, rule: str) -> None:
-    with _SETTING:
-        slot = (id(spark), rule)
-        count, before = _EXCLUDED.pop(slot)
-        if count > 1:
-            _EXCLUDED[slot] = (count - 1, before)
-            return
-        with contextlib.suppress(Exception):
-            if before is None:
-                spark.conf.unset(_EXCLUDED_KEY)
-            else:
-                spark.conf.set(_EXCLUDED_KEY, before)
-
 
 STABLE_CLASS_NAMES = ("spark.sql.codegen.useIdInClassName", "false")
 """Generated classes named without their whole-stage codegen stage's number. Adaptive
@@ -340,40 +298,54 @@ between two runs of one plan by that number alone and miss Spark's generated-cla
 (keyed by the code): with it, a repeated run of a plan the cache holds compiles no class
 (benchmarks/README.md, "Whole runs and the code Spark compiles for them")."""
 
-_SETTINGS: dict[tuple[int, str], tuple[int, str | None]] = {}
-"""(session, key) -> (runs setting it now, the value before the first of them)."""
+_SETTING = threading.Lock()
+"""Held while a run changes or restores a session setting."""
+_SETTINGS: dict[tuple[int, str, str], tuple[int, str | None, bool]] = {}
+"""(session, key, slot) -> (runs holding the change now, the value before the first of
+them, whether the first changed it): runs overlapping on one session (threads of a
+Python caller) change and restore it once."""
 
 
 @contextlib.contextmanager
-def session_setting(spark: SparkSession, key: str, value: str, wanted: bool) -> Iterator[None]:
-    """Set a session setting while the block runs, then put back what the session had
-    (runs overlapping on one session set and restore it once). A server that refuses the
-    setting runs as it is: a setting set this way never changes an answer."""
+def session_setting(
+    spark: SparkSession,
+    key: str,
+    value: str | Callable[[str | None], str | None],
+    wanted: bool,
+    slot: str | None = None,
+) -> Iterator[None]:
+    """Set a session setting while the block runs (``value``, or ``value(before)`` from
+    what the session had), then put back what the session had. Runs overlapping on one
+    session change and restore it once per ``slot`` (default: the value). A server that
+    refuses the setting runs as it is: a setting set this way never changes an answer."""
     if not wanted:
         yield
         return
     spark = bound.unbound(spark)
-    slot = (id(spark), key)
+    held = (id(spark), key, slot if slot is not None else str(value))
     with _SETTING:
-        if slot in _SETTINGS:
-            count, before = _SETTINGS[slot]
-            _SETTINGS[slot] = (count + 1, before)
+        if held in _SETTINGS:
+            count, before, changed = _SETTINGS[held]
+            _SETTINGS[held] = (count + 1, before, changed)
         else:
+            before, changed = None, False
             try:
                 before = spark.conf.get(key, None)
-                if before != value:
-                    spark.conf.set(key, value)
+                target = value(before) if callable(value) else value
+                if target is not None and target != before:
+                    spark.conf.set(key, target)
+                    changed = True
             except Exception:  # noqa: BLE001 - the setting is an optimisation
-                before = value  # nothing set: nothing to put back
-            _SETTINGS[slot] = (1, before)
+                changed = False  # nothing set: nothing to put back
+            _SETTINGS[held] = (1, before, changed)
     try:
         yield
     finally:
         with _SETTING:
-            count, before = _SETTINGS.pop(slot)
+            count, before, changed = _SETTINGS.pop(held)
             if count > 1:
-                _SETTINGS[slot] = (count - 1, before)
-            elif before != value:
+                _SETTINGS[held] = (count - 1, before, changed)
+            elif changed:
                 with contextlib.suppress(Exception):
                     if before is None:
                         spark.conf.unset(key)
