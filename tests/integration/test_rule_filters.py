@@ -53,10 +53,14 @@ def _with_filter(example: str, condition: str) -> str:
 
 
 def _config(path: str, rules: list[str], table_filter: str | None = None) -> str:
+    return "tables:\n" + _table("t", path, rules, table_filter)
+
+
+def _table(name: str, path: str, rules: list[str], table_filter: str | None = None) -> str:
     body = "\n".join(f"      - {r}" for r in rules)
     where = f'    filter: "{table_filter}"\n' if table_filter else ""
     return (
-        f'tables:\n  - name: t\n    source: {{path: "{path}"}}\n{where}    keys: [id]\n'
+        f'  - name: {name}\n    source: {{path: "{path}"}}\n{where}    keys: [id]\n'
         f"    sample_size: 3\n    rules:\n{body}\n"
     )
 
@@ -99,19 +103,19 @@ def test_a_rule_filter_equals_the_table_filter(server, data, tmp_path):
     before = server.sql_executions()
     fused = run_config(server.spark, write_config(tmp_path, _config(data, fused_rules), "f.yaml"))
     plans = server.sql_executions() - before
+    # the plain forms: a table per filter and one without, in one run (its tables run at
+    # once; each is planned and judged as it would be alone)
+    plain_tables = [_table(f"p{n}", data, FILTERABLE, c) for n, c in enumerate(FILTERS.values())]
+    config = "tables:\n" + "".join(plain_tables) + _table("w", data, FILTERABLE)
+    plain = run_config(server.spark, write_config(tmp_path, config, "plain.yaml"))
     for n, (name, condition) in enumerate(FILTERS.items()):
-        plain = run_config(
-            server.spark,
-            write_config(tmp_path, _config(data, FILTERABLE, condition), f"p{n}.yaml"),
-        )
         for k, example in enumerate(FILTERABLE):
-            got, want = fused.result("t", width * k + n), plain.result("t", k)
+            got, want = fused.result("t", width * k + n), plain.result(f"p{n}", k)
             assert _plain(got, condition) == _plain(want), (name, example)
             validate_event(got)
-    whole = run_config(server.spark, write_config(tmp_path, _config(data, FILTERABLE), "w.yaml"))
     for k, example in enumerate(FILTERABLE):
         got = fused.result("t", width * k + width - 1)
-        assert _plain(got) == _plain(whole.result("t", k)), example
+        assert _plain(got) == _plain(plain.result("w", k)), example
     failing = any(r["severity"] != "pass" for r in fused.results)
     assert plans == fused.tables()["t"]["spark_plans"] == (2 if failing else 1)
 
